@@ -1,0 +1,18 @@
+import { createChainScanActivities } from './chain-scan';
+import { createChainTxActivities } from './chain-tx';
+import type { ActivityDeps } from './deps';
+import { createReadModelActivities } from './read-models';
+import { createReconcileActivities } from './reconcile';
+
+export type { ActivityDeps } from './deps';
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createReadModelActivities(deps),
+    ...createChainScanActivities(deps),
+    ...createChainTxActivities(deps),
+    ...createReconcileActivities(deps),
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createActivities>;

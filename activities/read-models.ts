@@ -1,0 +1,29 @@
+import { extendDepositWatch, applyPaymentTransition } from '../db/queries/payments';
+import { upsertPayin } from '../db/queries/payins';
+import type { PayinDisposition, PayinStatus } from '../db/tables';
+import type { DetectedPayin, PaymentTransition } from '../workflows/types';
+import type { ActivityDeps } from './deps';
+
+export function createReadModelActivities({ knex }: Pick<ActivityDeps, 'knex'>) {
+  return {
+    /** Idempotent: writes absolute values. */
+    async recordPaymentTransition(transition: PaymentTransition): Promise<void> {
+      await applyPaymentTransition({ knex, transition });
+    },
+
+    /** Idempotent: upsert keyed by (chain, tx, log index). */
+    async recordPayin(input: {
+      paymentId: string;
+      payin: DetectedPayin;
+      status: PayinStatus;
+      disposition?: PayinDisposition;
+    }): Promise<void> {
+      await upsertPayin({ knex, ...input });
+    },
+
+    /** Idempotent: only ever moves the watch end later. */
+    async extendDepositWatch(input: { paymentId: string; windowMs: number }): Promise<void> {
+      await extendDepositWatch({ knex, ...input });
+    },
+  };
+}

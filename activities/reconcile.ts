@@ -1,0 +1,19 @@
+import { listPaymentsWithoutWorkflow } from '../db/queries/payments';
+import { ensurePaymentWorkflow } from '../lib/payment-workflows';
+import type { ActivityDeps } from './deps';
+
+const BATCH = 100;
+
+export function createReconcileActivities({ knex, temporal, latePayinWindowMs, log }: Pick<ActivityDeps, 'knex' | 'temporal' | 'latePayinWindowMs' | 'log'>) {
+  return {
+    /** Idempotent: starting a payment workflow that already runs finds the running one. */
+    async startOrphanedPaymentWorkflows(input: { olderThanMs: number }): Promise<number> {
+      const orphans = await listPaymentsWithoutWorkflow({ knex, olderThanMs: input.olderThanMs, limit: BATCH });
+      for (const row of orphans) {
+        await ensurePaymentWorkflow({ client: temporal.client, knex, taskQueue: temporal.taskQueue, row, latePayinWindowMs });
+        log.warn({ paymentId: row.id }, 'started the workflow of a payment whose creation was interrupted');
+      }
+      return orphans.length;
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from '../lib/logger';
+import { ApiError, errorMiddleware } from './errors';
+import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
+
+export type ApiDeps = PaymentRoutesDeps & { log: Logger };
+
+export const PAYMENT_API_PREFIX = '/v1/payment-api';
+
+/** Builds the HTTP application; `api/server.ts` is the only place that listens. */
+export function createApp(deps: ApiDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(errorMiddleware(deps.log));
+  app.use(async (ctx, next) => {
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json')) {
+      throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
+    }
+    await next();
+  });
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', encoding: 'utf-8' }));
+
+  const root = new Router();
+  root.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  const payments = paymentRoutes(deps);
+  root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
+  app.use(root.routes());
+  app.use(root.allowedMethods({ throw: true }));
+  return app;
+}

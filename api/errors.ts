@@ -1,0 +1,57 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../lib/logger';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** An error the client caused or may act on; its code and message are safe to show. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+  }
+}
+
+export const invalidRequest = (message: string, details?: ErrorDetail[]) => new ApiError(400, 'invalid_request', message, details);
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
+
+/** Koa's own errors for a bad request (unparsable JSON, body too large, …) keep their 4xx status. */
+const koaClientErrorCodes: Record<number, string> = {
+  400: 'invalid_request',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/** First middleware: every error becomes `{ error, message, details? }`; unexpected ones are logged and hidden. */
+export function errorMiddleware(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
+    } catch (err) {
+      if (err instanceof ApiError) {
+        ctx.status = err.status;
+        ctx.body = { error: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+        return;
+      }
+      // The router answers unknown HTTP methods with 501; for the client that is a method it may not use.
+      const raw = (err as { status?: number }).status;
+      const status = raw === 501 ? 405 : raw;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = { error: koaClientErrorCodes[status] ?? 'invalid_request', message: (err as Error).message };
+        return;
+      }
+      log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = { error: 'internal_error', message: 'internal error' };
+    }
+  };
+}

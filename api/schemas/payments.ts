@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+export const appIdSchema = z.string().regex(/^(merchant|wallet)_[a-z0-9][a-z0-9-]{0,62}$/, 'must look like merchant_<slug> or wallet_<slug>');
+
+export const orderIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+const displaySchema = z
+  .object({
+    title: text(200).optional(),
+    name: text(200).optional(),
+    description: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be an upper-case currency code such as "USD"').optional(),
+  })
+  .refine((d) => d.title !== undefined || d.name !== undefined, { message: 'display.name or display.title is required' });
+
+const sourceSchema = z.object({
+  chainId: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a numeric chain id written as a string, such as "8453"'),
+  tokenSymbol: z.string().regex(/^[A-Za-z0-9]{2,12}$/, 'must be a token symbol such as "USDC"'),
+  amount: z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,36})?$/, 'must be a positive decimal string such as "12.50"'),
+});
+
+const metadataSchema = z
+  .record(z.string().max(64), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 4096, { message: 'must serialise to at most 4096 bytes of JSON' });
+
+/** `POST {payment_api_url}` (key-authenticated): the merchant's wallet is the destination, so none may be sent. */
+export const createPaymentBodySchema = z.object({
+  type: z.literal('exactIn', { message: 'must be "exactIn"' }).default('exactIn'),
+  orderId: orderIdSchema.nullish(),
+  display: displaySchema,
+  source: sourceSchema,
+  destination: z.never({ message: 'must not be set: payouts go to the merchant wallet configured on the server' }).optional(),
+  metadata: metadataSchema.nullish(),
+});
+
+/** `POST {payment_api_url}/payments`: the same body, naming the merchant app instead of authenticating as it. */
+export const createPaymentByAppIdBodySchema = createPaymentBodySchema.extend({ appId: appIdSchema });
+
+export type CreatePaymentBody = z.infer<typeof createPaymentBodySchema>;
+
+export const paymentIdParamSchema = z.string().uuid('must be a payment id (UUID)');

@@ -1,0 +1,212 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Contract, ContractFactory, HDNodeWallet, JsonRpcProvider, keccak256, Wallet } from 'ethers';
+import { compileContracts, type CompiledContracts } from './compile';
+
+export interface DevnetChainSpec { chainId: number; name: string; port: number }
+export interface DevnetOptions {
+  chains: DevnetChainSpec[];
+  /** Interval mining period; transactions are also mined as soon as they arrive. Default 1000. */
+  blockTimeMs?: number;
+  /** Where each node's output goes (`hardhat-<chainId>.log`); without it, output is discarded. */
+  logDir?: string;
+}
+export interface DevnetToken { address: string; decimals: number }
+export interface DevnetChain {
+  chainId: number; name: string; rpcUrl: string;
+  tokens: { USDC: DevnetToken; USDT: DevnetToken };
+  depositFactory: string; bridge: string; forwarderInitCodeHash: string;
+  priceFeeds: { ETH_USD: string };
+}
+export interface DevnetAccount { address: string; privateKey: string }
+export interface Devnet {
+  chains: DevnetChain[];
+  /** Hardhat account #0: owns the factories and bridges, holds liquidity. */
+  treasury: DevnetAccount;
+  /** Hardhat account #1: gas plus 10,000 USDC and 10,000 USDT on every chain. */
+  customer: DevnetAccount;
+  /** Hardhat account #2: the demo merchant's payout wallet. */
+  merchantPayout: DevnetAccount;
+  /** Kills every node and waits for it to exit; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+const REPO_ROOT = resolve(__dirname, '../..');
+const HARDHAT_CLI = join(REPO_ROOT, 'node_modules', 'hardhat', 'internal', 'cli', 'cli.js');
+const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 5_000;
+const LOG_TAIL_CHARS = 4_000;
+const USD_DECIMALS = 6;
+
+function hardhatAccount(index: number): DevnetAccount {
+  const wallet = HDNodeWallet.fromPhrase(HARDHAT_MNEMONIC, undefined, `m/44'/60'/0'/0/${index}`);
+  return { address: wallet.address, privateKey: wallet.privateKey };
+}
+
+export async function devnetRpc(rpcUrl: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method} failed: ${body.error.message}`);
+  return body.result;
+}
+
+class HardhatNode {
+  readonly rpcUrl: string;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<void>;
+  private readonly log: WriteStream | undefined;
+  private tail = '';
+  private started = false;
+
+  constructor(readonly spec: DevnetChainSpec, blockTimeMs: number, logDir: string | undefined) {
+    this.rpcUrl = `http://127.0.0.1:${spec.port}`;
+    this.log = logDir === undefined ? undefined : createWriteStream(join(logDir, `hardhat-${spec.chainId}.log`));
+    this.child = spawn(
+      process.execPath,
+      [HARDHAT_CLI, 'node', '--config', join(__dirname, 'hardhat.config.js'), '--hostname', '127.0.0.1', '--port', String(spec.port)],
+      {
+        cwd: REPO_ROOT,
+        detached: false,
+        // stdin is the child's lifeline: hardhat.config.js exits when it closes.
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          DEVNET_CHAIN_ID: String(spec.chainId),
+          DEVNET_BLOCK_TIME_MS: String(blockTimeMs),
+          DEVNET_LOGGING: String(logDir !== undefined),
+          DEVNET_EXIT_WITH_PARENT: 'true',
+          // Never prompt, never send telemetry or error reports, never show banners.
+          HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+          CI: 'true',
+          NO_COLOR: '1',
+        },
+      },
+    );
+    const onOutput = (chunk: Buffer): void => {
+      this.log?.write(chunk);
+      this.tail = (this.tail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+      this.started ||= this.tail.includes('Started HTTP and WebSocket JSON-RPC server');
+    };
+    this.child.stdout?.on('data', onOutput);
+    this.child.stderr?.on('data', onOutput);
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Resolves once this node (not some stale one on the same port) serves the expected chain id. */
+  async ready(): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    const { chainId, port } = this.spec;
+    while (Date.now() < deadline) {
+      if (!this.running) throw this.failure(`hardhat node for chain ${chainId} exited during startup`);
+      if (this.started) {
+        const id = await devnetRpc(this.rpcUrl, 'eth_chainId', []).catch(() => undefined);
+        if (id !== undefined && Number(id) !== chainId) throw this.failure(`port ${port} answers with chain id ${Number(id)}, not ${chainId}`);
+        if (id !== undefined) return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw this.failure(`hardhat node for chain ${chainId} on port ${port} did not start within ${START_TIMEOUT_MS} ms`);
+  }
+
+  private failure(message: string): Error {
+    return new Error(`${message}\n--- hardhat node output (tail) ---\n${this.tail}`);
+  }
+
+  /** Synchronous so it can run in a process 'exit' handler. */
+  kill(): void {
+    if (this.running) this.child.kill('SIGTERM');
+  }
+
+  async stop(): Promise<void> {
+    this.kill();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await this.exited;
+    clearTimeout(timer);
+    this.log?.end();
+  }
+}
+
+async function deployChain(node: HardhatNode, compiled: CompiledContracts, treasury: DevnetAccount, customer: DevnetAccount): Promise<DevnetChain> {
+  // ethers caches identical reads for 250 ms by default, which would hand back stale nonces here.
+  const provider = new JsonRpcProvider(node.rpcUrl, node.spec.chainId, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
+  try {
+    const signer = new Wallet(treasury.privateKey, provider);
+    // Explicit nonces, each transaction mined before the next, so every fresh start yields the same addresses.
+    let nonce = await provider.getTransactionCount(treasury.address, 'pending');
+    const artifact = (name: string) => {
+      const c = compiled[name];
+      if (!c) throw new Error(`contract ${name} was not compiled`);
+      return c;
+    };
+    const deploy = async (name: string, ...args: unknown[]): Promise<string> => {
+      const { abi, bytecode } = artifact(name);
+      const contract = await new ContractFactory(abi, bytecode, signer).deploy(...args, { nonce: nonce++ });
+      await contract.deploymentTransaction()?.wait();
+      return contract.getAddress();
+    };
+    const call = async (name: string, address: string, method: string, ...args: unknown[]): Promise<void> => {
+      const fn = new Contract(address, artifact(name).abi, signer).getFunction(method);
+      await (await fn.send(...args, { nonce: nonce++ })).wait();
+    };
+
+    const depositFactory = await deploy('DepositFactory', treasury.address);
+    const usdc = await deploy('TestStablecoin', 'USD Coin', 'USDC', USD_DECIMALS);
+    const usdt = await deploy('TestStablecoin', 'Tether USD', 'USDT', USD_DECIMALS);
+    const bridge = await deploy('DevnetBridge', treasury.address);
+    const ethUsd = await deploy('MockPriceFeed', 8, 3000n * 10n ** 8n, 'ETH / USD');
+    for (const token of [usdc, usdt]) {
+      await call('TestStablecoin', token, 'setBridge', bridge);
+      await call('TestStablecoin', token, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(USD_DECIMALS));
+      await call('TestStablecoin', token, 'mint', customer.address, 10_000n * 10n ** BigInt(USD_DECIMALS));
+    }
+    return {
+      chainId: node.spec.chainId,
+      name: node.spec.name,
+      rpcUrl: node.rpcUrl,
+      tokens: { USDC: { address: usdc, decimals: USD_DECIMALS }, USDT: { address: usdt, decimals: USD_DECIMALS } },
+      depositFactory,
+      bridge,
+      forwarderInitCodeHash: keccak256(artifact('DepositForwarder').bytecode),
+      priceFeeds: { ETH_USD: ethUsd },
+    };
+  } finally {
+    provider.destroy();
+  }
+}
+
+/** Starts one hardhat node per chain and deploys the Payrail contracts and test liquidity on each. */
+export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
+  const compiled = compileContracts();
+  if (opts.logDir !== undefined) mkdirSync(opts.logDir, { recursive: true });
+  const nodes = opts.chains.map((spec) => new HardhatNode(spec, opts.blockTimeMs ?? 1000, opts.logDir));
+  const killAll = (): void => nodes.forEach((n) => n.kill());
+  // Covers normal exits and uncaught errors; the stdin lifeline covers signals and crashes.
+  process.on('exit', killAll);
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= Promise.all(nodes.map((n) => n.stop())).then(() => {
+      process.off('exit', killAll);
+    });
+    return stopping;
+  };
+
+  const [treasury, customer, merchantPayout] = [0, 1, 2].map(hardhatAccount) as [DevnetAccount, DevnetAccount, DevnetAccount];
+  try {
+    await Promise.all(nodes.map((n) => n.ready()));
+    const chains = await Promise.all(nodes.map((n) => deployChain(n, compiled, treasury, customer)));
+    return { chains, treasury, customer, merchantPayout, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import type { ApiKeyRow, MerchantAppRow } from '../tables';
+
+export async function findMerchantApp(options: { knex: Knex; appId: string }): Promise<MerchantAppRow | undefined> {
+  return options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).first();
+}
+
+export async function upsertMerchantApp(options: {
+  knex: Knex;
+  app: Omit<MerchantAppRow, 'created_at'>;
+}): Promise<void> {
+  await options.knex<MerchantAppRow>('merchant_apps').insert(options.app).onConflict('app_id').merge();
+}
+
+/** The live (unrevoked) key with this hash, joined to nothing: callers load the app separately when they need it. */
+export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: string }): Promise<ApiKeyRow | undefined> {
+  return options.knex<ApiKeyRow>('api_keys').where({ key_hash: options.keyHash }).whereNull('revoked_at').first();
+}
+
+export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<void> {
+  await options.knex<ApiKeyRow>('api_keys').insert(options.key);
+}

@@ -1,0 +1,113 @@
+/** Row types of the read-model tables, as node-postgres returns them (numeric and bigint as strings). */
+
+import type { PaymentStatus } from '../workflows/types';
+
+export type ApiKeyScope = 'Orders' | 'Admin';
+
+export interface MerchantAppRow {
+  app_id: string;
+  name: string;
+  payout_chain_id: number;
+  payout_token_symbol: string;
+  payout_address: string;
+  webhook_url: string | null;
+  created_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  app_id: string;
+  scope: ApiKeyScope;
+  key_hash: string;
+  key_hint: string;
+  name: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface PaymentDisplay {
+  title: string | null;
+  name: string | null;
+  description: string | null;
+  currency: string | null;
+}
+
+export interface PaymentRow {
+  id: string;
+  app_id: string;
+  order_id: string | null;
+  type: 'exactIn';
+  status: PaymentStatus;
+  display: PaymentDisplay;
+  metadata: Record<string, unknown> | null;
+  source_chain_id: number;
+  source_token_symbol: string;
+  source_token_address: string;
+  source_decimals: number;
+  source_amount_units: string;
+  fee_units: string;
+  deposit_address: string;
+  sender_address: string | null;
+  payin_tx_hash: string | null;
+  amount_received_units: string | null;
+  payin_confirmed_at: Date | null;
+  destination_chain_id: number;
+  destination_token_symbol: string;
+  destination_token_address: string;
+  destination_decimals: number;
+  destination_address: string;
+  destination_amount_units: string;
+  payout_tx_hash: string | null;
+  payout_confirmed_at: Date | null;
+  webhook_url: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  workflow_started_at: Date | null;
+}
+
+export interface DepositAddressRow {
+  chain_id: number;
+  address: string;
+  payment_id: string;
+  watch_until: Date;
+}
+
+export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
+export type PayinDisposition = 'payment' | 'refund';
+
+export interface PayinRow {
+  id: string;
+  payment_id: string;
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  token_address: string;
+  sender_address: string;
+  amount_units: string;
+  block_number: string;
+  status: PayinStatus;
+  disposition: PayinDisposition | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ChainTxStatus = 'signed' | 'confirmed' | 'reverted';
+
+export interface ChainTxRow {
+  intent_key: string;
+  payment_id: string | null;
+  purpose: string;
+  chain_id: number;
+  signer: string;
+  nonce: string;
+  to_address: string;
+  token_address: string | null;
+  amount_units: string | null;
+  raw_tx: string;
+  tx_hash: string;
+  status: ChainTxStatus;
+  block_number: string | null;
+  created_at: Date;
+  updated_at: Date;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+
+const envSchema = z.object({
+  HTTP_HOST: z.string().default('127.0.0.1'),
+  HTTP_PORT: int(8080),
+  /** Origin merchants and customers reach the API at; payment links are built from it. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().min(1),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
+  PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
+  TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  FEE_BPS: int(50).pipe(z.number().max(10_000)),
+  PAYMENT_TTL_SECONDS: int(1800).pipe(z.number().min(1)),
+  /** How long a deposit address stays watched after expiry or completion, so late payins are refunded. */
+  LATE_PAYIN_WINDOW_SECONDS: int(7 * 24 * 3600),
+  API_KEY_PREFIX: z.string().regex(/^[a-z]{1,8}_$/).default('pr_'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  http: { host: string; port: number; publicBaseUrl: string };
+  databaseUrl: string;
+  temporal: { address: string; namespace: string; taskQueue: string };
+  chainsFile: string;
+  treasuryPrivateKey?: string;
+  feeBps: number;
+  paymentTtlSeconds: number;
+  latePayinWindowSeconds: number;
+  apiKeyPrefix: string;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    http: { host: e.HTTP_HOST, port: e.HTTP_PORT, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.HTTP_PORT}` },
+    databaseUrl: e.DATABASE_URL,
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    chainsFile: e.PAYRAIL_CHAINS_FILE,
+    treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
+    feeBps: e.FEE_BPS,
+    paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
+    latePayinWindowSeconds: e.LATE_PAYIN_WINDOW_SECONDS,
+    apiKeyPrefix: e.API_KEY_PREFIX,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,194 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ChainRegistryFile } from '../chains/registry';
+import { startDevnet, type Devnet } from '../chains/devnet/devnet';
+import { createKnex, migrateLatest } from '../db/connection';
+import { loadConfig, type AppConfig } from '../lib/config';
+import { startApi, type RunningApi } from '../api/server';
+import { PAYMENT_API_PREFIX } from '../api/app';
+import { startWorker, type RunningWorker } from '../workers/main';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/postgres';
+import { startTemporalDevServer, type TemporalDevServer } from './dev/temporal';
+import { resolveTemporalCli } from './provision/temporal-cli';
+import { seedDemoMerchant, type DemoMerchant } from './seed-demo';
+
+export const DEVNET_CHAINS = [
+  { chainId: 42161, name: 'Arbitrum (devnet)' },
+  { chainId: 8453, name: 'Base (devnet)' },
+] as const;
+
+export interface StackOptions {
+  /** Data, logs and generated config live here. */
+  varDir: string;
+  /** Keep PostgreSQL data and Temporal history in `varDir` across runs (the dev stack); tests start clean. */
+  persistent: boolean;
+  ports: { http: number; postgres: number; temporal: number; temporalUi?: number; chains: [number, number] };
+  blockTimeMs?: number;
+  /** `DATABASE_URL` / `TEMPORAL_ADDRESS` select external services; other keys override Payrail's settings. */
+  env?: NodeJS.ProcessEnv;
+  /** Run a worker inside this process (tests that kill workers start their own instead). */
+  worker: boolean;
+  log?: (line: string) => void;
+}
+
+/** What `var/dev-stack.json` holds: everything a developer or a test needs to talk to the running stack. */
+export interface DevStackInfo {
+  paymentApiUrl: string;
+  merchantApiUrl: string;
+  legacyApiUrl: string;
+  dashboardUrl: string;
+  temporalAddress: string;
+  temporalUiUrl: string | null;
+  chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }> }>;
+  customer: { privateKey: string; address: string };
+  demoMerchant: DemoMerchant;
+}
+
+export interface Stack {
+  info: DevStackInfo;
+  config: AppConfig;
+  /** The environment a separately started worker or API process needs to join this stack. */
+  env: Record<string, string>;
+  devnet: Devnet;
+  api: RunningApi;
+  worker?: RunningWorker;
+  stop(): Promise<void>;
+}
+
+/** Starts the whole system: PostgreSQL, Temporal, the two-chain devnet, the worker and the API. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = options.log ?? (() => undefined);
+  const env = options.env ?? {};
+  const logDir = path.join(options.varDir, 'logs');
+  await mkdir(logDir, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const fn of stops.splice(0).reverse()) await fn().catch((err: unknown) => log(`stop failed: ${String(err)}`));
+  };
+
+  try {
+    let databaseUrl = env.DATABASE_URL;
+    if (!databaseUrl) {
+      log('starting PostgreSQL (embedded)…');
+      const pg: EmbeddedPostgresHandle = await startEmbeddedPostgres({
+        dataDir: path.join(options.varDir, 'postgres'),
+        port: options.ports.postgres,
+        logFile: path.join(logDir, 'postgres.log'),
+      });
+      stops.push(() => pg.stop());
+      databaseUrl = pg.databaseUrl;
+    }
+
+    let temporalAddress = env.TEMPORAL_ADDRESS;
+    let temporalUiUrl: string | null = null;
+    if (!temporalAddress) {
+      log('starting Temporal dev server…');
+      const temporal: TemporalDevServer = await startTemporalDevServer({
+        cliPath: await resolveTemporalCli({ log }),
+        dbFile: options.persistent ? path.join(options.varDir, 'temporal', 'temporal.db') : undefined,
+        port: options.ports.temporal,
+        uiPort: options.ports.temporalUi,
+        logFile: path.join(logDir, 'temporal.log'),
+      });
+      stops.push(() => temporal.stop());
+      temporalAddress = temporal.address;
+      temporalUiUrl = temporal.uiUrl ?? null;
+    }
+
+    log('starting the two-chain devnet…');
+    const devnet = await startDevnet({
+      chains: DEVNET_CHAINS.map((c, i) => ({ ...c, port: options.ports.chains[i]! })),
+      blockTimeMs: options.blockTimeMs ?? 1000,
+      logDir,
+    });
+    stops.push(() => devnet.stop());
+    const chainsFile = path.join(options.varDir, 'chains.json');
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
+
+    const processEnv: Record<string, string> = {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      PAYRAIL_CHAINS_FILE: chainsFile,
+      TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
+      HTTP_PORT: String(options.ports.http),
+      ...definedEntries(env),
+    };
+    const config = loadConfig(processEnv);
+
+    const knex = createKnex(databaseUrl, { max: 2 });
+    let demoMerchant: DemoMerchant;
+    try {
+      await migrateLatest(knex);
+      demoMerchant = await seedDemoMerchant({
+        knex,
+        apiKeyPrefix: config.apiKeyPrefix,
+        payout: { chainId: 8453, tokenSymbol: 'USDC', address: devnet.merchantPayout.address },
+        keys: options.persistent ? await previousDemoKeys(options.varDir) : undefined,
+      });
+    } finally {
+      await knex.destroy();
+    }
+
+    let worker: RunningWorker | undefined;
+    if (options.worker) {
+      log('starting the worker…');
+      const running = await startWorker(config, {});
+      stops.push(() => running.shutdown());
+      worker = running;
+    }
+    log('starting the API…');
+    const api = await startApi(config);
+    stops.push(() => api.close());
+
+    const base = config.http.publicBaseUrl;
+    const info: DevStackInfo = {
+      paymentApiUrl: `${base}${PAYMENT_API_PREFIX}`,
+      merchantApiUrl: `${base}/v1/merchant-api`,
+      legacyApiUrl: base,
+      dashboardUrl: `${base}/dashboard`,
+      temporalAddress,
+      temporalUiUrl,
+      chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens })),
+      customer: devnet.customer,
+      demoMerchant,
+    };
+    await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
+    return { info, config, env: processEnv, devnet, api, worker, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
+function devnetRegistry(devnet: Devnet): ChainRegistryFile {
+  return {
+    chains: devnet.chains.map((c) => ({
+      chainId: c.chainId,
+      name: c.name,
+      rpcUrl: c.rpcUrl,
+      confirmations: 2,
+      finalityDepth: 4,
+      pollIntervalMs: 500,
+      depositFactory: c.depositFactory,
+      forwarderInitCodeHash: c.forwarderInitCodeHash,
+      bridge: c.bridge,
+      tokens: {
+        USDC: { ...c.tokens.USDC, usdPegged: true },
+        USDT: { ...c.tokens.USDT, usdPegged: true },
+      },
+    })),
+  };
+}
+
+async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; adminKey: string } | undefined> {
+  const file = path.join(varDir, 'dev-stack.json');
+  if (!existsSync(file)) return undefined;
+  const previous = JSON.parse(await readFile(file, 'utf8')) as Partial<DevStackInfo>;
+  return previous.demoMerchant;
+}
+
+function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { startStack } from './stack';
+
+/** `npm start`: the whole system on this machine, no configuration needed; every port can be moved by env. */
+async function main(): Promise<void> {
+  const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  const started = Date.now();
+  const stack = await startStack({
+    varDir: path.resolve(process.env.PAYRAIL_VAR_DIR ?? 'var'),
+    persistent: true,
+    worker: true,
+    ports: {
+      http: port('HTTP_PORT', 8080),
+      postgres: port('POSTGRES_PORT', 54329),
+      temporal: port('TEMPORAL_PORT', 7233),
+      temporalUi: port('TEMPORAL_UI_PORT', 8233),
+      chains: [port('DEVNET_ARBITRUM_PORT', 8545), port('DEVNET_BASE_PORT', 8546)],
+    },
+    blockTimeMs: port('DEVNET_BLOCK_TIME_MS', 1000),
+    env: process.env,
+    log: (line) => console.log(`[payrail] ${line}`),
+  });
+  const { info } = stack;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`
+Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
+
+  Payment API     ${info.paymentApiUrl}
+  Merchant API    ${info.merchantApiUrl}
+  Legacy orders   ${info.legacyApiUrl}/v1/orders
+  Temporal        ${info.temporalAddress}   UI: ${info.temporalUiUrl ?? '(external)'}
+${info.chains.map((c) => `  ${c.name.padEnd(16)}${c.rpcUrl}  (chain ${c.chainId}, USDC ${c.tokens.USDC.address})`).join('\n')}
+  Demo merchant   ${info.demoMerchant.appId}, payout ${info.demoMerchant.payout.tokenSymbol} on ${info.demoMerchant.payout.chainId} to ${info.demoMerchant.payout.address}
+
+Create a payment:
+
+  curl -s -X POST ${info.paymentApiUrl} \\
+    -H 'Content-Type: application/json' -H 'X-API-Key: ${info.demoMerchant.ordersKey}' \\
+    -d '{"type":"exactIn","orderId":"order-'$(date +%s)'","display":{"name":"Coffee","currency":"USD"},"source":{"chainId":"42161","tokenSymbol":"USDC","amount":"12.50"}}'
+
+Pay it from the funded customer wallet: npm run pay -- <payment id>
+Press Ctrl-C to stop everything.
+`);
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\n[payrail] stopping…');
+    void stack.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((err: unknown) => {
+  console.error('[payrail] failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { EvmChains } from '../chains/evm';
+import { ChainRegistry } from '../chains/registry';
+import { createKnex } from '../db/connection';
+import { loadConfig, type AppConfig } from '../lib/config';
+import { createLogger } from '../lib/logger';
+import { ensureBackgroundWorkflows } from './background';
+import { createWorker } from './worker';
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `shutdown`, or on a fatal error). */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Crash tests set this to a chain-transaction purpose; the worker then dies right after broadcasting one. */
+const CRASH_AFTER_BROADCAST_ENV = 'PAYRAIL_FAULT_CRASH_AFTER_BROADCAST';
+
+export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
+  if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
+  const log = createLogger(config.logLevel, 'worker');
+  const knex = createKnex(config.databaseUrl);
+  const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
+  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const crashAfter = env[CRASH_AFTER_BROADCAST_ENV];
+
+  const activities = createActivities({
+    knex,
+    chains,
+    treasuryPrivateKey: config.treasuryPrivateKey,
+    temporal: { client, taskQueue: config.temporal.taskQueue },
+    latePayinWindowMs: config.latePayinWindowSeconds * 1000,
+    log,
+    afterBroadcast: crashAfter
+      ? (purpose) => {
+          if (purpose === crashAfter) process.kill(process.pid, 'SIGKILL');
+        }
+      : undefined,
+  });
+  const worker = await createWorker({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities,
+  });
+  await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry);
+  const done = worker.run().finally(async () => {
+    chains.destroy();
+    await Promise.all([knex.destroy(), nativeConnection.close(), clientConnection.close()]);
+  });
+  log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  return {
+    worker,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+if (require.main === module) {
+  startWorker(loadConfig())
+    .then((running) => {
+      const stop = () => void running.shutdown();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return running.done;
+    })
+    .catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

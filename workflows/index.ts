@@ -1,0 +1,3 @@
+export { paymentWorkflow } from './payment';
+export { chainWatcherWorkflow } from './chain-watcher';
+export { paymentReconcilerWorkflow } from './reconciler';

@@ -1,0 +1,237 @@
+import {
+  condition,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PaymentActivities } from '../activities';
+import { payinDetectedSignal, paymentStateQuery } from './messages';
+import { PaymentStatusKey } from './search-attributes';
+import type {
+  ConfirmedPayin,
+  DetectedPayin,
+  PaymentState,
+  PaymentStatus,
+  PaymentTransition,
+  PaymentWorkflowInput,
+} from './types';
+
+/** Postgres writes: quick, retried until they land. */
+const readModel = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction. */
+const chainWrites = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Waiting on the chain: long-running, heartbeating, so a dead worker is noticed within the heartbeat timeout. */
+const chainWaits = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+type PayinState = PaymentState['payins'][number]['state'];
+
+/**
+ * One payment, from deposit address to settlement. Every token that reaches the deposit address while this
+ * workflow runs is either paid out to the merchant or refunded to its sender.
+ */
+export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
+  const { paymentId, source, destination } = input;
+  let status: PaymentStatus = 'payment_unpaid';
+  const payins = new Map<string, DetectedPayin & { state: PayinState }>();
+  const queue: DetectedPayin[] = [];
+
+  setHandler(payinDetectedSignal, (payin) => {
+    const key = `${payin.txHash}:${payin.logIndex}`;
+    const known = payins.get(key);
+    // The watcher re-sends after reorgs and restarts; only a payin we gave up on may come back.
+    if (known && known.state !== 'dropped') return;
+    payins.set(key, { ...payin, state: 'detected' });
+    queue.push(payin);
+  });
+  setHandler(paymentStateQuery, () => ({ status, payins: [...payins.values()] }));
+
+  const markPayin = (payin: DetectedPayin, state: PayinState) => {
+    payins.set(`${payin.txHash}:${payin.logIndex}`, { ...payin, state });
+  };
+
+  async function transition(next: PaymentStatus, fields: Omit<PaymentTransition, 'paymentId' | 'status'> = {}) {
+    status = next;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
+    await readModel.recordPaymentTransition({ paymentId, status: next, ...fields });
+  }
+
+  const payinFields = (payin: ConfirmedPayin): PaymentTransition['payin'] => ({
+    senderAddress: payin.from,
+    txHash: payin.txHash,
+    amountReceivedUnits: payin.amountUnits,
+    confirmedAt: payin.confirmedAt,
+  });
+
+  /** Sends `amountUnits` of the payin's token straight from the deposit address back to its sender. */
+  async function refund(payin: ConfirmedPayin, amountUnits: string, reason: string): Promise<void> {
+    const tx = await chainWrites.sweepDeposit({
+      intentKey: `refund:${paymentId}:${payin.txHash}:${payin.logIndex}`,
+      paymentId,
+      chainId: source.chainId,
+      tokenAddress: payin.tokenAddress,
+      recipient: { kind: 'address', address: payin.from },
+      amountUnits,
+      purpose: `refund (${reason})`,
+    });
+    await chainWaits.awaitChainTx({ intentKey: tx.intentKey, depth: 'confirmations' });
+  }
+
+  /** Waits for the payin's confirmations; false when a reorg removed it. */
+  async function confirm(payin: DetectedPayin): Promise<ConfirmedPayin | null> {
+    const result = await chainWaits.awaitPayinConfirmation({ paymentId, payin });
+    if (result.outcome === 'dropped') {
+      markPayin(payin, 'dropped');
+      await readModel.recordPayin({ paymentId, payin, status: 'dropped' });
+      return null;
+    }
+    markPayin(payin, 'confirmed');
+    await readModel.recordPayin({ paymentId, payin: result.payin, status: 'confirmed' });
+    return result.payin;
+  }
+
+  async function settle(payin: ConfirmedPayin): Promise<void> {
+    const required = BigInt(source.amountUnits);
+    const received = BigInt(payin.amountUnits);
+    await transition('payment_payin_completed', { payin: payinFields(payin) });
+    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'payment' });
+
+    const sweep = await chainWrites.sweepDeposit({
+      intentKey: `sweep:${paymentId}`,
+      paymentId,
+      chainId: source.chainId,
+      tokenAddress: source.address,
+      recipient: { kind: 'treasury' },
+      amountUnits: required.toString(),
+      purpose: 'payin to treasury',
+    });
+    if (received > required) await refund(payin, (received - required).toString(), 'overpayment excess');
+    await chainWaits.awaitChainTx({ intentKey: sweep.intentKey, depth: 'confirmations' });
+
+    if (source.chainId !== destination.chainId) {
+      await transition('payment_bridging');
+      const bridged = (required - BigInt(source.feeUnits)).toString();
+      const burn = await chainWrites.burnForBridge({
+        intentKey: `bridge-burn:${paymentId}`,
+        paymentId,
+        chainId: source.chainId,
+        tokenSymbol: source.symbol,
+        amountUnits: bridged,
+        destinationChainId: destination.chainId,
+      });
+      await chainWaits.awaitChainTx({ intentKey: burn.intentKey, depth: 'confirmations' });
+      const mint = await chainWrites.mintFromBridge({
+        intentKey: `bridge-mint:${paymentId}`,
+        paymentId,
+        chainId: destination.chainId,
+        tokenSymbol: source.symbol,
+        amountUnits: bridged,
+        sourceChainId: source.chainId,
+      });
+      await chainWaits.awaitChainTx({ intentKey: mint.intentKey, depth: 'confirmations' });
+    }
+
+    await transition('payment_payout_started');
+    const payout = await chainWrites.transferFromTreasury({
+      intentKey: `payout:${paymentId}`,
+      paymentId,
+      chainId: destination.chainId,
+      tokenAddress: destination.address,
+      to: destination.receiverAddress,
+      amountUnits: destination.amountUnits,
+      purpose: 'payout to merchant',
+    });
+    const paid = await chainWaits.awaitChainTx({ intentKey: payout.intentKey, depth: 'confirmations' });
+    if (!paid.succeeded) {
+      // The treasury could not pay (e.g. out of liquidity): give the customer their money back from the source treasury.
+      log.error('payout reverted; refunding the payin', { paymentId, txHash: paid.txHash });
+      await transition('payment_bounced');
+      const back = await chainWrites.transferFromTreasury({
+        intentKey: `refund-from-treasury:${paymentId}`,
+        paymentId,
+        chainId: source.chainId,
+        tokenAddress: source.address,
+        to: payin.from,
+        amountUnits: required.toString(),
+        purpose: 'refund (payout reverted)',
+      });
+      await chainWaits.awaitChainTx({ intentKey: back.intentKey, depth: 'confirmations' });
+      await transition('payment_refunded');
+      return;
+    }
+    await transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
+    await chainWaits.awaitChainTx({ intentKey: payout.intentKey, depth: 'finality' });
+    await transition('payment_completed');
+  }
+
+  async function bounce(payin: ConfirmedPayin, reason: string): Promise<void> {
+    await transition('payment_bounced', { payin: payinFields(payin) });
+    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
+    await refund(payin, payin.amountUnits, reason);
+    await transition('payment_refunded');
+  }
+
+  /** A payin that arrives once the payment is settled, refunded or expired goes back to its sender. */
+  async function refundLate(payin: ConfirmedPayin): Promise<void> {
+    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
+    if (status === 'payment_expired') await transition('payment_bounced');
+    await refund(payin, payin.amountUnits, 'late payin');
+    if (status === 'payment_bounced') await transition('payment_refunded');
+  }
+
+  // Expiry only matters while nothing has been detected: a payin seen in time is honoured even if it confirms late.
+  let expired = false;
+  void sleep(Math.max(0, Date.parse(input.expiresAt) - workflowInfo().startTime.getTime())).then(() => {
+    expired = true;
+  });
+
+  for (;;) {
+    await condition(() => queue.length > 0 || expired);
+    const detected = queue.shift();
+    if (!detected) {
+      await transition('payment_expired');
+      break;
+    }
+    if (status === 'payment_unpaid') await transition('payment_started');
+    await readModel.recordPayin({ paymentId, payin: detected, status: 'detected' });
+    const payin = await confirm(detected);
+    if (!payin) {
+      if (queue.length === 0) await transition('payment_unpaid');
+      continue;
+    }
+    if (payin.tokenAddress.toLowerCase() !== source.address.toLowerCase()) await bounce(payin, 'wrong token');
+    else if (BigInt(payin.amountUnits) < BigInt(source.amountUnits)) await bounce(payin, 'underpaid');
+    else await settle(payin);
+    break;
+  }
+
+  // Whatever still arrives at the deposit address during the late-payin window goes back to its sender.
+  await readModel.extendDepositWatch({ paymentId, windowMs: input.latePayinWindowMs });
+  let windowOpen = true;
+  void sleep(input.latePayinWindowMs).then(() => {
+    windowOpen = false;
+  });
+  for (;;) {
+    await condition(() => queue.length > 0 || !windowOpen);
+    const detected = queue.shift();
+    if (!detected) break;
+    await readModel.recordPayin({ paymentId, payin: detected, status: 'detected' });
+    const payin = await confirm(detected);
+    if (payin) await refundLate(payin);
+  }
+  return status;
+}
