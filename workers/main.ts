@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { EvmChains } from '../chains/evm';
 import { ChainRegistry } from '../chains/registry';
@@ -19,8 +19,28 @@ export interface RunningWorker {
 /** Crash tests set this to a chain-transaction purpose; the worker then dies right after broadcasting one. */
 const CRASH_AFTER_BROADCAST_ENV = 'PAYRAIL_FAULT_CRASH_AFTER_BROADCAST';
 
+const SDK_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel> = {
+  fatal: 'ERROR',
+  error: 'ERROR',
+  warn: 'WARN',
+  info: 'INFO',
+  debug: 'DEBUG',
+  trace: 'TRACE',
+  silent: 'ERROR',
+};
+
+let runtimeInstalled = false;
+
+/** The SDK's runtime is process-wide and can be set up once, before the first connection. */
+function installRuntime(logLevel: AppConfig['logLevel']): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVELS[logLevel]) });
+  runtimeInstalled = true;
+}
+
 export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
   if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
+  installRuntime(config.logLevel);
   const log = createLogger(config.logLevel, 'worker');
   const knex = createKnex(config.databaseUrl);
   const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));

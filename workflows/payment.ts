@@ -25,9 +25,12 @@ const readModel = proxyActivities<PaymentActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-/** Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction. */
+/**
+ * Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction.
+ * Short timeout: a worker that dies mid-call is replaced by a retry within seconds.
+ */
 const chainWrites = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

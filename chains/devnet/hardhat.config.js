@@ -22,6 +22,8 @@ module.exports = {
       chainId,
       // Automine so transactions land at once, plus interval blocks so confirmations accrue like on a live chain.
       mining: { auto: true, interval: blockTimeMs },
+      // Several blocks a second would otherwise push block timestamps ahead of the wall clock.
+      allowBlocksWithSameTimestamp: true,
       // Default hardhat mnemonic; devnet.ts derives the treasury, customer and merchant keys from it.
       accounts: { count: 10, accountsBalance: (10n ** 24n).toString() },
       // Per-request logging costs time, so it is on only when devnet.ts has somewhere to write it.

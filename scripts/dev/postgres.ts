@@ -138,7 +138,8 @@ async function lookupOsUser(name: string): Promise<OsUser | undefined> {
 }
 
 async function prepareDataDir(dataDir: string, binDir: string, user: OsUser | undefined): Promise<void> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // No `mode` here: with `recursive` it would also apply to created parents, hiding them from `user`.
+  await mkdir(dataDir, { recursive: true });
   if (user) {
     // e.g. a data dir created by root earlier (by hand, or by another tool run as root).
     if ((await stat(dataDir)).uid !== user.uid) await chownTree(dataDir, user);
@@ -272,7 +273,14 @@ async function commandLine(pid: number): Promise<string | undefined> {
 }
 
 async function withPg<T>(connection: ConnectionConfig, database: string, fn: (db: Knex) => Promise<T>): Promise<T> {
-  const db = knex({ client: 'pg', connection: { ...connection, database }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 5_000 });
+  const db = knex({
+    client: 'pg',
+    connection: { ...connection, database },
+    pool: { min: 0, max: 1 },
+    acquireConnectionTimeout: 5_000,
+    // Refused connections are expected while polling start-up; real failures surface as rejections.
+    log: { warn: () => undefined },
+  });
   try {
     return await fn(db);
   } finally {

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { id as topicOf, zeroPadValue } from 'ethers';
+import type { ChainTxRow } from '../../db/tables';
+import type { Stack } from '../../scripts/stack';
+import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
+import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+
+/** A worker in its own process on `taskQueue`, as `npm run worker` runs it. */
+function spawnWorker(stack: Stack, taskQueue: string, extraEnv: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'workers/main.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...stack.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode ?? child.exitCode);
+    else child.once('exit', (code, signal) => resolve(signal ?? code));
+  });
+
+describe('a worker killed while a payout is in flight', function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let services: StackServices;
+  const children: ChildProcess[] = [];
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+  });
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await services?.close();
+  });
+
+  it('restarts into exactly one payout transaction on chain, and the payment completes', async () => {
+    // Payments of this API run on their own task queue, served only by the worker processes below.
+    const taskQueue = `crash-test-${randomUUID()}`;
+    const api = await startExtraApi(stack, services, { taskQueue });
+    try {
+      const doomed = spawnWorker(stack, taskQueue, { PAYRAIL_FAULT_CRASH_AFTER_BROADCAST: 'payout to merchant' });
+      children.push(doomed);
+      const amount = '11';
+      const created = await createPayment(api.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: `crash-${randomUUID()}`, chainId: '8453', amount }));
+      const startBlock = await providerFor(stack.info, 8453).getBlockNumber();
+      await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
+
+      assert.equal(await exited(doomed), 'SIGKILL', 'the worker died right after broadcasting the payout');
+      const inFlight = await services.knex<ChainTxRow>('chain_txs').where({ payment_id: created.id, purpose: 'payout to merchant' });
+      assert.equal(inFlight.length, 1, 'the payout was signed and stored before the crash');
+      assert.equal((await getPayment(api.paymentApiUrl, created.id)).status, 'payment_payout_started');
+
+      children.push(spawnWorker(stack, taskQueue));
+      const { payment } = await waitForStatus(api.paymentApiUrl, created.id, 'payment_completed', 120_000);
+
+      const payouts = await services.knex<ChainTxRow>('chain_txs').where({ payment_id: created.id, purpose: 'payout to merchant' });
+      assert.equal(payouts.length, 1);
+      assert.equal(payment.destination.txHash, inFlight[0]!.tx_hash, 'the restarted worker finished the same transaction');
+      const transfers = await providerFor(stack.info, 8453).getLogs({
+        address: tokenAddress(stack.info, 8453, 'USDC'),
+        fromBlock: startBlock,
+        toBlock: 'latest',
+        topics: [topicOf('Transfer(address,address,uint256)'), null, zeroPadValue(stack.info.demoMerchant.payout.address, 32)],
+      });
+      assert.deepEqual(transfers.map((t) => t.transactionHash), [payment.destination.txHash], 'exactly one payout transfer on chain');
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/dev/ports';
+import { startStack, type Stack } from '../../scripts/stack';
+
+let running: Promise<Stack> | undefined;
+
+/** Settings every end-to-end test shares; a test needing others builds its own app on the stack's services. */
+export const TEST_STACK_ENV = {
+  LOG_LEVEL: 'warn',
+  FEE_BPS: '50',
+  PAYMENT_TTL_SECONDS: '900',
+  LATE_PAYIN_WINDOW_SECONDS: '600',
+} as const;
+
+/**
+ * The one real stack of the test run (PostgreSQL, Temporal, two hardhat chains, worker, API), started on
+ * free ports the first time a test asks for it and stopped by the root hook.
+ */
+export function getStack(): Promise<Stack> {
+  running ??= (async () => {
+    const varDir = await mkdtemp(path.join(tmpdir(), 'payrail-test-'));
+    return startStack({
+      varDir,
+      persistent: false,
+      worker: true,
+      blockTimeMs: 500,
+      ports: {
+        http: await freePort(),
+        postgres: await freePort(),
+        temporal: await freePort(),
+        chains: [await freePort(), await freePort()],
+      },
+      env: TEST_STACK_ENV,
+    });
+  })();
+  return running;
+}
+
+export async function stopStack(): Promise<void> {
+  if (!running) return;
+  const stack = await running;
+  running = undefined;
+  await stack.stop();
+}
