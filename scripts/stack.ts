@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { createKnex, migrateLatest } from '../db/connection';
+import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { startApi, type RunningApi } from '../api/server';
 import { PAYMENT_API_PREFIX } from '../api/app';
@@ -120,6 +121,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
+      await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: config.apiKeyPrefix,

@@ -3,8 +3,9 @@ import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import { formatUnits } from '../../lib/money';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const units = (value: string | null, decimals: number) => (value === null ? null : formatUnits(BigInt(value), decimals));
-const checksum = (address: string | null) => (address ? getAddress(address) : null);
+const amountOrNull = (value: string | null, decimals: number) => (value === null ? null : formatUnits(BigInt(value), decimals));
+const amount = (value: string, decimals: number) => formatUnits(BigInt(value), decimals);
+const checksumOrNull = (address: string | null) => (address ? getAddress(address) : null);
 
 /**
  * The payment as `GET /payments/{id}` returns it: the full schema, with every field not yet known as `null`.
@@ -29,22 +30,22 @@ export function toPaymentResource(row: PaymentRow, app: Pick<MerchantAppRow, 'ap
     source: {
       chainId: String(row.source_chain_id),
       tokenSymbol: row.source_token_symbol,
-      tokenAddress: checksum(row.source_token_address),
-      amount: units(row.source_amount_units, row.source_decimals),
-      receiverAddress: checksum(row.deposit_address),
-      fee: units(row.fee_units, row.source_decimals),
-      senderAddress: checksum(row.sender_address),
+      tokenAddress: getAddress(row.source_token_address),
+      amount: amount(row.source_amount_units, row.source_decimals),
+      receiverAddress: getAddress(row.deposit_address),
+      fee: amount(row.fee_units, row.source_decimals),
+      senderAddress: checksumOrNull(row.sender_address),
       txHash: row.payin_tx_hash,
-      amountReceived: units(row.amount_received_units, row.source_decimals),
+      amountReceived: amountOrNull(row.amount_received_units, row.source_decimals),
       confirmedAt: iso(row.payin_confirmed_at),
     },
     destination: {
       chainId: String(row.destination_chain_id),
-      receiverAddress: checksum(row.destination_address),
+      receiverAddress: getAddress(row.destination_address),
       receiverMemo: null,
       tokenSymbol: row.destination_token_symbol,
-      tokenAddress: checksum(row.destination_token_address),
-      amount: units(row.destination_amount_units, row.destination_decimals),
+      tokenAddress: getAddress(row.destination_token_address),
+      amount: amount(row.destination_amount_units, row.destination_decimals),
       txHash: row.payout_tx_hash,
       confirmedAt: iso(row.payout_confirmed_at),
     },
