@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createChainScanActivities } from '../activities/chain-scan';
+import { EvmChains } from '../chains/evm';
+import { ChainRegistry } from '../chains/registry';
+import { createKnex } from '../db/connection';
+import { freePort } from './dev/ports';
+import { startStack } from './stack';
+
+/**
+ * `npm run bench`: speed and memory targets, measured on a real stack (not in the test suite, where timing
+ * would make tests flaky). Exits non-zero when a target is missed.
+ */
+const TARGETS = {
+  /** One merchant at a time: the latency a single checkout sees. */
+  createP95Ms: 150,
+  /** Many merchants at once: throughput of one API process against the dev Temporal server. */
+  createsPerSecond: 40,
+  /** One scan of a full 500-block range with 20,000 watched deposit addresses. */
+  scan20kAddressesMs: 3000,
+  rssMb: 700,
+};
+
+const SEQUENTIAL_CREATES = 100;
+const CONCURRENT_CREATES = 400;
+const CONCURRENCY = 16;
+const WATCHED_ADDRESSES = 20_000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack({
+    varDir: await mkdtemp(path.join(tmpdir(), 'payrail-bench-')),
+    persistent: false,
+    worker: true,
+    blockTimeMs: 1000,
+    ports: { http: await freePort(), postgres: await freePort(), temporal: await freePort(), chains: [await freePort(), await freePort()] },
+    env: { LOG_LEVEL: 'warn' },
+  });
+  const results: Array<{ name: string; value: number; target: number; unit: string; higherIsBetter?: boolean }> = [];
+  try {
+    // 1. Payment creation through the HTTP API (row + workflow start per request).
+    const createOne = async () => {
+      const t0 = performance.now();
+      const res = await fetch(stack.info.paymentApiUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': stack.info.demoMerchant.ordersKey },
+        body: JSON.stringify({
+          type: 'exactIn',
+          orderId: `bench-${randomUUID()}`,
+          display: { name: 'bench' },
+          source: { chainId: '42161', tokenSymbol: 'USDC', amount: '1.25' },
+        }),
+      });
+      if (res.status !== 201) throw new Error(`create: HTTP ${res.status} ${await res.text()}`);
+      return performance.now() - t0;
+    };
+    const sequential: number[] = [];
+    for (let i = 0; i < SEQUENTIAL_CREATES; i++) sequential.push(await createOne());
+    sequential.sort((a, b) => a - b);
+    console.log(`create, one at a time: p50 ${percentile(sequential, 50).toFixed(1)} ms, p95 ${percentile(sequential, 95).toFixed(1)} ms`);
+    results.push({ name: 'create p95 (sequential)', value: percentile(sequential, 95), target: TARGETS.createP95Ms, unit: 'ms' });
+
+    let started = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (started < CONCURRENT_CREATES) {
+          started++;
+          await createOne();
+        }
+      }),
+    );
+    const perSecond = CONCURRENT_CREATES / ((performance.now() - t0) / 1000);
+    console.log(`create, ${CONCURRENCY} at a time: ${perSecond.toFixed(1)} payments/s`);
+    results.push({ name: 'creates per second', value: perSecond, target: TARGETS.createsPerSecond, unit: '/s', higherIsBetter: true });
+
+    // 2. The chain watcher's scan with many open payments: cost must stay near one getLogs per address chunk.
+    const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
+    const chains = new EvmChains(ChainRegistry.fromFile(stack.config.chainsFile));
+    try {
+      // Synthetic open payments, each with its own deposit address (payment_id is unique per address).
+      await knex.raw(
+        `with src as (select * from payments order by created_at limit 1),
+         ids as (select gen_random_uuid() as id, g from generate_series(1, ?) g),
+         pay as (insert into payments (id, app_id, order_id, status, display, source_chain_id, source_token_symbol,
+                   source_token_address, source_decimals, source_amount_units, fee_units, deposit_address,
+                   destination_chain_id, destination_token_symbol, destination_token_address, destination_decimals,
+                   destination_address, destination_amount_units, expires_at, workflow_started_at)
+                 select ids.id, src.app_id, 'bench-scan-' || ids.g, 'payment_unpaid', src.display, 42161,
+                   src.source_token_symbol, src.source_token_address, src.source_decimals, src.source_amount_units,
+                   src.fee_units, '0x' || lpad(to_hex(ids.g), 40, '0'), src.destination_chain_id,
+                   src.destination_token_symbol, src.destination_token_address, src.destination_decimals,
+                   src.destination_address, src.destination_amount_units, now() + interval '1 day', now()
+                 from ids cross join src returning id, deposit_address)
+         insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+         select 42161, deposit_address, id, now() + interval '1 day' from pay`,
+        [WATCHED_ADDRESSES],
+      );
+      const { scanChain } = createChainScanActivities({ knex, chains });
+      const head = await chains.provider(42161).getBlockNumber();
+      const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
+      const t0 = performance.now();
+      const scan = await scanChain({ chainId: 42161, cursor: { blockNumber: block!.number, blockHash: block!.hash! } });
+      const scanMs = performance.now() - t0;
+      const watched = await knex('deposit_addresses').where({ chain_id: 42161 }).count<{ count: string }[]>('* as count');
+      console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${block!.number + 1}..${scan.cursor.blockNumber}: ${scanMs.toFixed(0)} ms`);
+      results.push({ name: `scan with ${WATCHED_ADDRESSES} addresses`, value: scanMs, target: TARGETS.scan20kAddressesMs, unit: 'ms' });
+    } finally {
+      chains.destroy();
+      await knex.destroy();
+    }
+
+    // 3. Memory of this process, which hosts the API and a worker.
+    results.push({ name: 'RSS (API + worker)', value: process.memoryUsage().rss / 2 ** 20, target: TARGETS.rssMb, unit: 'MB' });
+  } finally {
+    await stack.stop();
+  }
+
+  let missed = 0;
+  console.log('\nbenchmark                         value        target');
+  for (const r of results) {
+    const ok = r.higherIsBetter ? r.value >= r.target : r.value <= r.target;
+    if (!ok) missed++;
+    console.log(`${r.name.padEnd(32)}${`${r.value.toFixed(1)} ${r.unit}`.padStart(12)}  ${r.higherIsBetter ? '≥' : '≤'} ${r.target} ${r.unit}  ${ok ? 'ok' : 'MISSED'}`);
+  }
+  process.exit(missed ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
