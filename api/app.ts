@@ -14,12 +14,24 @@ export function createApp(deps: ApiDeps): Koa {
   const app = new Koa({ proxy: false });
   app.use(errorMiddleware(deps.log));
   app.use(async (ctx, next) => {
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json')) {
+    const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json')) {
       throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json');
     }
     await next();
   });
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '64kb', encoding: 'utf-8' }));
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '64kb',
+      encoding: 'utf-8',
+      // A body that cannot be decoded (e.g. labelled gzip but not gzip) is the client's error, never a 500.
+      onError: (err) => {
+        const status = (err as { status?: number }).status;
+        throw status && status < 500 ? err : new ApiError(400, 'invalid_request', 'the request body could not be decoded');
+      },
+    }),
+  );
 
   const root = new Router();
   root.get('/healthz', (ctx) => {

@@ -53,8 +53,8 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   });
 
   router.get('/payments/order/:appId/:orderId', anyKey, async (ctx) => {
-    const appId = parseOrThrow(appIdSchema, ctx.params.appId, 'appId');
-    const orderId = parseOrThrow(orderIdSchema, ctx.params.orderId, 'orderId');
+    const appId = parseOrThrow(appIdSchema, ctx.params.appId, 'appId', 'appId');
+    const orderId = parseOrThrow(orderIdSchema, ctx.params.orderId, 'orderId', 'orderId');
     // A key never sees another app's payments, not even whether they exist.
     if (appId !== ctx.state.apiKey.appId) throw notFound('payment');
     const payment = await findPaymentByOrder({ knex, appId, orderId });
@@ -63,7 +63,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   });
 
   router.get('/payments/:id', async (ctx) => {
-    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id');
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const payment = await findPaymentById({ knex, id });
     if (!payment) throw notFound('payment');
     ctx.body = await present(payment);

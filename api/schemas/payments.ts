@@ -1,6 +1,19 @@
 import { z } from 'zod';
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+/** NUL and lone UTF-16 surrogates cannot be stored as PostgreSQL text or jsonb. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const isStorable = (value: unknown): boolean =>
+  typeof value === 'string'
+    ? !UNSTORABLE.test(value)
+    : Array.isArray(value)
+      ? value.every(isStorable)
+      : typeof value === 'object' && value !== null
+        ? Object.entries(value).every(([k, v]) => isStorable(k) && isStorable(v))
+        : true;
+const storable = { message: 'must not contain NUL characters or unpaired surrogates' };
+
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).refine(isStorable, storable);
 
 export const appIdSchema = z.string().regex(/^(merchant|wallet)_[a-z0-9][a-z0-9-]{0,62}$/, 'must look like merchant_<slug> or wallet_<slug>');
 
@@ -14,22 +27,29 @@ const displaySchema = z
   .object({
     title: text(200).optional(),
     name: text(200).optional(),
-    description: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    description: z.string().max(1000, 'must be at most 1000 characters').refine(isStorable, storable).optional(),
     currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be an upper-case currency code such as "USD"').optional(),
   })
+  .strict()
   .refine((d) => d.title !== undefined || d.name !== undefined, { message: 'display.name or display.title is required' });
 
 const sourceSchema = z.object({
   chainId: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a numeric chain id written as a string, such as "8453"'),
   tokenSymbol: z.string().regex(/^[A-Za-z0-9]{2,12}$/, 'must be a token symbol such as "USDC"'),
-  amount: z.string().regex(/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,36})?$/, 'must be a positive decimal string such as "12.50"'),
-});
+  amount: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,36})?$/, 'must be a positive decimal string below 1000000000000, such as "12.50"'),
+}).strict();
 
 const metadataSchema = z
   .record(z.string().max(64), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 4096, { message: 'must serialise to at most 4096 bytes of JSON' });
+  .refine(isStorable, storable)
+  .refine((m) => Buffer.byteLength(JSON.stringify(m), 'utf8') <= 4096, { message: 'must serialise to at most 4096 bytes of JSON' });
 
-/** `POST {payment_api_url}` (key-authenticated): the merchant's wallet is the destination, so none may be sent. */
+/**
+ * `POST {payment_api_url}` (key-authenticated): the merchant's wallet is the destination, so none may be sent.
+ * Unknown fields are refused: a misspelt `orderID` must not silently lose idempotency.
+ */
 export const createPaymentBodySchema = z.object({
   type: z.literal('exactIn', { message: 'must be "exactIn"' }).default('exactIn'),
   orderId: orderIdSchema.nullish(),
@@ -37,7 +57,7 @@ export const createPaymentBodySchema = z.object({
   source: sourceSchema,
   destination: z.never({ message: 'must not be set: payouts go to the merchant wallet configured on the server' }).optional(),
   metadata: metadataSchema.nullish(),
-});
+}).strict();
 
 /** `POST {payment_api_url}/payments`: the same body, naming the merchant app instead of authenticating as it. */
 export const createPaymentByAppIdBodySchema = createPaymentBodySchema.extend({ appId: appIdSchema });

@@ -132,10 +132,14 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('block_number');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.unique(['chain_id', 'signer', 'nonce'], { indexName: 'chain_txs_signer_nonce_unique' });
     t.index(['payment_id'], 'chain_txs_payment_idx');
     t.check(`status in ('signed', 'confirmed', 'reverted')`, [], 'chain_txs_status_valid');
   });
+  // No two unmined transactions may share a signer's nonce; once mined, the chain itself enforces it (and a
+  // devnet that restarts from block 0 legitimately reuses nonces of its previous run).
+  await knex.raw(
+    `create unique index chain_txs_unmined_nonce_unique on chain_txs (chain_id, signer, nonce) where status = 'signed'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

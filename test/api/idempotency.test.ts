@@ -1,0 +1,259 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { PaymentResource } from '../../api/serializers/payment';
+import { insertPayment, findPaymentById } from '../../db/queries/payments';
+import { feeFor } from '../../lib/money';
+import type { Stack } from '../../scripts/stack';
+import { paymentWorkflowId } from '../../workflows/ids';
+import { MerchantAppIdKey, OrderIdKey, PaymentStatusKey, SourceChainIdKey } from '../../workflows/search-attributes';
+import { paymentBody } from '../support/api';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+import { call, countPayments, createMerchant, eventually, listWorkflows, uniqueOrderId, type Exchange } from './helpers';
+
+const CONCURRENCY = 50;
+
+/**
+ * Spec 4.1 rule 1 and ARCHITECTURE §3 Idempotency: `(appId, orderId)` is unique; a re-send, also under concurrent
+ * requests, returns the existing payment; there is never a row without a workflow nor a workflow without a row.
+ */
+describe('payment service: idempotent create on (appId, orderId)', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let demo: Stack['info']['demoMerchant'];
+  let orphan: { id: string; orderId: string; insertedAt: number };
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.paymentApiUrl;
+    demo = stack.info.demoMerchant;
+    orphan = await insertOrphanPayment();
+  });
+  after(async () => services?.close());
+
+  /**
+   * A payment row as the API leaves it when it dies between writing the row and starting the workflow:
+   * written with the real query (row + deposit address), never started, created 60 s ago.
+   */
+  async function insertOrphanPayment(): Promise<{ id: string; orderId: string; insertedAt: number }> {
+    const { knex, chains } = services;
+    const id = randomUUID();
+    const orderId = uniqueOrderId('orphan');
+    const source = chains.registry.token(42161, 'USDC');
+    const destination = chains.registry.token(8453, 'USDC');
+    const amount = 25_000_000n;
+    const fee = feeFor(amount, stack.config.feeBps);
+    const expiresAt = new Date(Date.now() + stack.config.paymentTtlSeconds * 1000);
+    const row = await insertPayment({
+      knex,
+      watchUntil: new Date(expiresAt.getTime() + stack.config.latePayinWindowSeconds * 1000),
+      payment: {
+        id,
+        app_id: demo.appId,
+        order_id: orderId,
+        type: 'exactIn',
+        display: { title: 'Orphaned payment', name: 'Orphaned payment', description: null, currency: 'USD' },
+        metadata: null,
+        source_chain_id: 42161,
+        source_token_symbol: 'USDC',
+        source_token_address: source.address,
+        source_decimals: source.decimals,
+        source_amount_units: amount.toString(),
+        fee_units: fee.toString(),
+        deposit_address: chains.depositAddressFor(42161, id),
+        destination_chain_id: 8453,
+        destination_token_symbol: 'USDC',
+        destination_token_address: destination.address,
+        destination_decimals: destination.decimals,
+        destination_address: demo.payout.address,
+        destination_amount_units: (amount - fee).toString(),
+        webhook_url: null,
+        expires_at: expiresAt,
+      },
+    });
+    assert.ok(row, 'orphan row inserted');
+    assert.equal(row.workflow_started_at, null);
+    await knex('payments')
+      .where({ id })
+      .update({ created_at: knex.raw(`now() - interval '60 seconds'`), updated_at: knex.raw(`now() - interval '60 seconds'`) });
+    await assert.rejects(services.client.workflow.getHandle(paymentWorkflowId(id)).describe(), WorkflowNotFoundError, 'no workflow yet');
+    return { id, orderId, insertedAt: Date.now() };
+  }
+
+  /** Exactly one row and one workflow for the order, and the workflow is the payment's, running, searchable. */
+  async function assertExactlyOne(appId: string, orderId: string, id: string): Promise<void> {
+    assert.equal(await countPayments(services.knex, { app_id: appId, order_id: orderId }), 1, 'exactly one payments row');
+    const [deposits] = await services.knex('deposit_addresses').where({ payment_id: id }).count<Array<{ count: string }>>({ count: '*' });
+    assert.equal(Number(deposits?.count), 1, 'exactly one deposit address');
+    const row = await eventually('workflow_started_at to be recorded', 10_000, async () => {
+      const r = await findPaymentById({ knex: services.knex, id });
+      return r?.workflow_started_at ? r : undefined;
+    });
+    assert.ok(row.workflow_started_at instanceof Date);
+
+    const runs = await listWorkflows(services.client, `WorkflowId = "${paymentWorkflowId(id)}"`);
+    assert.equal(runs.length, 1, `one run of ${paymentWorkflowId(id)}: ${runs.map((r) => r.runId).join(', ')}`);
+    const description = await services.client.workflow.getHandle(paymentWorkflowId(id)).describe();
+    assert.equal(description.type, 'paymentWorkflow');
+    assert.equal(description.status.name, 'RUNNING');
+
+    // Visibility is eventually consistent: wait until the order shows up, then make sure it shows up once.
+    const byOrder = await eventually('the OrderId search attribute to be visible', 15_000, async () => {
+      const found = await listWorkflows(services.client, `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`);
+      return found.length > 0 ? found : undefined;
+    });
+    await delay(300);
+    const again = await listWorkflows(services.client, `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`);
+    assert.deepEqual(
+      again.map((wf) => wf.workflowId),
+      [paymentWorkflowId(id)],
+      'exactly one workflow carries this (MerchantAppId, OrderId)',
+    );
+    const wf = byOrder[0]!;
+    assert.equal(wf.type, 'paymentWorkflow');
+    assert.equal(wf.typedSearchAttributes.get(OrderIdKey), orderId);
+    assert.equal(wf.typedSearchAttributes.get(MerchantAppIdKey), appId);
+    assert.equal(wf.typedSearchAttributes.get(SourceChainIdKey), '42161');
+    assert.equal(typeof wf.typedSearchAttributes.get(PaymentStatusKey), 'string');
+  }
+
+  function assertOneCreated(results: Exchange[]): PaymentResource {
+    const statuses = results.map((r) => r.status);
+    const bad = results.filter((r) => r.status !== 200 && r.status !== 201);
+    assert.deepEqual(bad.map((r) => `${r.status} ${r.text.slice(0, 200)}`), [], 'every response is 200 or 201');
+    assert.equal(statuses.filter((s) => s === 201).length, 1, `exactly one 201 among ${statuses.join(',')}`);
+    assert.equal(statuses.filter((s) => s === 200).length, results.length - 1, 'all the others are 200');
+    const created = results.find((r) => r.status === 201)!.json as PaymentResource;
+    for (const r of results) {
+      assert.match(r.contentType ?? '', /^application\/json\b/);
+      // Every answer is the same payment, field for field.
+      assert.deepEqual(r.json, created);
+    }
+    assert.equal(created.status, 'payment_unpaid');
+    return created;
+  }
+
+  it(`${CONCURRENCY} concurrent POST {api} (X-API-Key) with one orderId: one 201, ${CONCURRENCY - 1} × 200, one row, one workflow`, async () => {
+    const orderId = uniqueOrderId('idem-key');
+    const body = paymentBody({ orderId, amount: '12.5' });
+    const results = await Promise.all(
+      Array.from({ length: CONCURRENCY }, () => call(api, { headers: { 'x-api-key': demo.ordersKey }, body })),
+    );
+    const payment = assertOneCreated(results);
+    assert.equal(payment.orderId, orderId);
+    assert.equal(payment.appId, demo.appId);
+    await assertExactlyOne(demo.appId, orderId, payment.id);
+  });
+
+  it(`${CONCURRENCY} concurrent POST {api}/payments (appId in the body) with one orderId: one 201, one row, one workflow`, async () => {
+    const orderId = uniqueOrderId('idem-appid');
+    const body = { ...paymentBody({ orderId, amount: '7.25' }), appId: demo.appId };
+    const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => call(`${api}/payments`, { body })));
+    const payment = assertOneCreated(results);
+    assert.equal(payment.orderId, orderId);
+    await assertExactlyOne(demo.appId, orderId, payment.id);
+  });
+
+  it('both create forms and both key scopes, concurrently, with one orderId: still one payment', async () => {
+    const orderId = uniqueOrderId('idem-mixed');
+    const body = paymentBody({ orderId, amount: '3' });
+    const results = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) => {
+        if (i % 3 === 0) return call(`${api}/payments`, { body: { ...body, appId: demo.appId } });
+        return call(api, { headers: { 'x-api-key': i % 3 === 1 ? demo.ordersKey : demo.adminKey }, body });
+      }),
+    );
+    const payment = assertOneCreated(results);
+    await assertExactlyOne(demo.appId, orderId, payment.id);
+  });
+
+  it('a re-send later returns 200 with the same payment, whatever the form, and creates nothing', async () => {
+    const orderId = uniqueOrderId('idem-later');
+    const body = paymentBody({ orderId, amount: '42' });
+    const first = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body });
+    assert.equal(first.status, 201, first.text);
+    const created = first.json as PaymentResource;
+    await assertExactlyOne(demo.appId, orderId, created.id);
+    const rowsBefore = await countPayments(services.knex);
+
+    await delay(500);
+    const viaKey = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body });
+    const viaAdminKey = await call(api, { headers: { 'x-api-key': demo.adminKey }, body });
+    const viaAppId = await call(`${api}/payments`, { body: { ...body, appId: demo.appId } });
+    for (const res of [viaKey, viaAdminKey, viaAppId]) {
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json, created);
+    }
+    // The existing order wins over a changed body: it is returned unchanged and nothing new is created.
+    const changed = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '43', chainId: '8453' }) });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal((changed.json as PaymentResource).id, created.id);
+    assert.equal((changed.json as PaymentResource).source.amount, '42');
+    assert.equal((changed.json as PaymentResource).source.chainId, '42161');
+
+    assert.equal(await countPayments(services.knex), rowsBefore, 'no new payments row');
+    await assertExactlyOne(demo.appId, orderId, created.id);
+  });
+
+  it('the same orderId in two merchant apps is two payments (uniqueness is per app)', async () => {
+    const other = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: demo.payout.address });
+    const orderId = uniqueOrderId('idem-two-apps');
+    const body = paymentBody({ orderId });
+    const [a, b] = await Promise.all([
+      call(api, { headers: { 'x-api-key': demo.ordersKey }, body }),
+      call(api, { headers: { 'x-api-key': other.ordersKey }, body }),
+    ]);
+    assert.equal(a.status, 201, a.text);
+    assert.equal(b.status, 201, b.text);
+    const pa = a.json as PaymentResource;
+    const pb = b.json as PaymentResource;
+    assert.notEqual(pa.id, pb.id);
+    assert.equal(pa.appId, demo.appId);
+    assert.equal(pb.appId, other.appId);
+    assert.notEqual(pa.source.receiverAddress, pb.source.receiverAddress, 'deposit addresses are never shared');
+    await assertExactlyOne(demo.appId, orderId, pa.id);
+    await assertExactlyOne(other.appId, orderId, pb.id);
+  });
+
+  it('payments without orderId are never merged', async () => {
+    const body = paymentBody({ amount: '1' });
+    const results = await Promise.all(Array.from({ length: 5 }, () => call(api, { headers: { 'x-api-key': demo.ordersKey }, body })));
+    assert.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
+    const ids = results.map((r) => (r.json as PaymentResource).id);
+    assert.equal(new Set(ids).size, 5);
+    for (const r of results) assert.equal((r.json as PaymentResource).orderId, null);
+  });
+
+  it('a payment row whose workflow never started is given its workflow by the reconciler', async function () {
+    this.timeout(90_000);
+    // The reconciler (`payment-workflow-reconciler`) runs every 15 s and picks rows older than 10 s.
+    const reconciler = await services.client.workflow.getHandle('payment-workflow-reconciler').describe();
+    assert.equal(reconciler.status.name, 'RUNNING');
+
+    const row = await eventually('the reconciler to start the orphan workflow', 45_000, async () => {
+      const r = await findPaymentById({ knex: services.knex, id: orphan.id });
+      return r?.workflow_started_at ? r : undefined;
+    }, 500);
+    assert.ok(row.workflow_started_at!.getTime() >= orphan.insertedAt - 1000, 'started after the row was written');
+    const description = await services.client.workflow.getHandle(paymentWorkflowId(orphan.id)).describe();
+    assert.equal(description.type, 'paymentWorkflow');
+    assert.equal(description.status.name, 'RUNNING');
+    assert.equal(description.taskQueue, stack.config.temporal.taskQueue);
+    await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
+
+    // The API serves it like any other payment, and a re-send of its order finds it instead of creating one.
+    const read = await call(`${api}/payments/${orphan.id}`);
+    assert.equal(read.status, 200, read.text);
+    assert.equal((read.json as PaymentResource).status, 'payment_unpaid');
+    const resend = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId: orphan.orderId, amount: '25' }) });
+    assert.equal(resend.status, 200, resend.text);
+    assert.equal((resend.json as PaymentResource).id, orphan.id);
+    await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
+  });
+});
