@@ -102,11 +102,11 @@ async function main(): Promise<void> {
          select 42161, deposit_address, id, now() + interval '1 day' from pay`,
         [WATCHED_ADDRESSES],
       );
-      const { scanChain } = createChainScanActivities({ knex, chains });
+      const scanning = createChainScanActivities({ knex, chains });
       const head = await chains.provider(42161).getBlockNumber();
       const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
       const t0 = performance.now();
-      const scan = await scanChain({ chainId: 42161, cursor: { blockNumber: block!.number, blockHash: block!.hash! } });
+      const scan = await scanning.scanChain({ chainId: 42161, cursor: { blockNumber: block!.number, blockHash: block!.hash! } });
       const scanMs = performance.now() - t0;
       const watched = await knex('deposit_addresses').where({ chain_id: 42161 }).count<{ count: string }[]>('* as count');
       console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${block!.number + 1}..${scan.cursor.blockNumber}: ${scanMs.toFixed(0)} ms`);
