@@ -141,9 +141,9 @@ async function prepareDataDir(dataDir: string, binDir: string, user: OsUser | un
   // No `mode` here: with `recursive` it would also apply to created parents, hiding them from `user`.
   await mkdir(dataDir, { recursive: true });
   if (user) {
+    await ensureSearchable(user, [...selfAndAncestors(path.dirname(dataDir)), ...selfAndAncestors(path.join(binDir, 'postgres'))]);
     // e.g. a data dir created by root earlier (by hand, or by another tool run as root).
     if ((await stat(dataDir)).uid !== user.uid) await chownTree(dataDir, user);
-    await ensureSearchable(user, [...selfAndAncestors(dataDir), ...selfAndAncestors(path.join(binDir, 'postgres'))]);
   }
   // postgres refuses to start on a data dir that group/others can access.
   await chmod(dataDir, 0o700);
@@ -275,7 +275,8 @@ async function commandLine(pid: number): Promise<string | undefined> {
 async function withPg<T>(connection: ConnectionConfig, database: string, fn: (db: Knex) => Promise<T>): Promise<T> {
   const db = knex({
     client: 'pg',
-    connection: { ...connection, database },
+    // Bounded connect: a foreign listener on our port may accept and never answer.
+    connection: { ...connection, database, connectionTimeoutMillis: 2_000 },
     pool: { min: 0, max: 1 },
     acquireConnectionTimeout: 5_000,
     // Refused connections are expected while polling start-up; real failures surface as rejections.

@@ -99,6 +99,12 @@ async function main(): Promise<void> {
   const root = await mkdtemp(path.join(tmpdir(), 'payrail-smoke-'));
   const started: Array<{ stop(): Promise<void> }> = [];
   const markers = [root];
+  // Process groups of every server we started, so the final check also sees renamed children
+  // (postgres backends show up as "postgres: checkpointer" etc.).
+  const groups = new Set<number>();
+  const track = async (): Promise<void> => {
+    for (const group of await serverGroups(markers)) groups.add(group);
+  };
   try {
     console.log(`workspace ${root}`);
 
@@ -108,14 +114,22 @@ async function main(): Promise<void> {
       startEmbeddedPostgres({ dataDir: pgDir, port: await freePort(), logFile: path.join(root, 'pg.log') }),
     );
     started.push(pg);
+    await track();
     assert.match(pg.databaseUrl, /^postgres:\/\/postgres:[0-9a-f]+@127\.0\.0\.1:\d+\/payrail$/);
-    assert.deepEqual(await query(pg.databaseUrl, 'select 1 as one'), [{ one: 1 }]);
-    await query(pg.databaseUrl, "create table smoke (note text); insert into smoke values ('kept')");
-    await timed('postgres stop', () => pg.stop());
+    const db = knex({ client: 'pg', connection: pg.databaseUrl });
+    try {
+      assert.deepEqual((await db.raw<{ rows: unknown[] }>('select 1 as one')).rows, [{ one: 1 }]);
+      await db.raw("create table smoke (note text); insert into smoke values ('kept')");
+      // With the pool still connected, as in a test suite's after() hook.
+      await timed('postgres stop (client connected)', () => pg.stop());
+    } finally {
+      await db.destroy();
+    }
     await pg.stop(); // idempotent
 
     pg = await timed('postgres restart (same data dir)', async () => startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() }));
     started.push(pg);
+    await track();
     assert.deepEqual(await query(pg.databaseUrl, 'select note from smoke'), [{ note: 'kept' }]);
 
     // A run killed hard leaves postmaster.pid behind; here its pid even belongs to a live process of the
@@ -129,6 +143,7 @@ async function main(): Promise<void> {
       await writeFile(path.join(pgDir, 'postmaster.pid'), `${impostor.pid}\n${pgDir}\n`);
       pg = await timed('postgres start over stale postmaster.pid', async () => startEmbeddedPostgres({ dataDir: pgDir, port: await freePort() }));
       started.push(pg);
+      await track();
       assert.deepEqual(await query(pg.databaseUrl, 'select note from smoke'), [{ note: 'kept' }]);
       await pg.stop();
     } finally {
@@ -141,6 +156,7 @@ async function main(): Promise<void> {
     markers.push(`--port ${memPort} `);
     const mem = await timed('temporal in-memory start', () => startTemporalDevServer({ cliPath, port: memPort }));
     started.push(mem);
+    await track();
     await assertSearchAttributes(mem);
     await timed('temporal in-memory stop', () => mem.stop());
     await mem.stop(); // idempotent
@@ -151,6 +167,7 @@ async function main(): Promise<void> {
       startTemporalDevServer({ cliPath, port: await freePort(), uiPort, dbFile, logFile: path.join(root, 'temporal.log') }),
     );
     started.push(persisted);
+    await track();
     await assertSearchAttributes(persisted);
     assert.equal(persisted.uiUrl, `http://127.0.0.1:${uiPort}`);
     assert.equal((await fetch(persisted.uiUrl)).status, 200);
@@ -164,6 +181,7 @@ async function main(): Promise<void> {
       startTemporalDevServer({ cliPath, port: await freePort(), dbFile, logFile: path.join(root, 'temporal.log') }),
     );
     started.push(persisted);
+    await track();
     await assertSearchAttributes(persisted);
     await timed('temporal persisted stop (2)', () => persisted.stop());
 
@@ -182,7 +200,7 @@ async function main(): Promise<void> {
     const survivors = await timed('servers gone after parent SIGKILL', () => waitUntilGone(orphanGroups, [path.join(root, 'orphan-')], 30_000));
     assert.deepEqual(survivors, [], 'servers outlived their parent');
 
-    const leftovers = await waitUntilGone(new Set(), markers, 5_000);
+    const leftovers = await waitUntilGone(groups, markers, 5_000);
     assert.deepEqual(leftovers, [], 'processes of ours still running');
     console.log('\nOK');
   } finally {

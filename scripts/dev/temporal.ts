@@ -97,16 +97,14 @@ async function waitForFrontend(address: string, namespace: string, proc: Supervi
     if (proc.hasExited()) {
       throw new Error(`temporal server exited during start-up (status ${await proc.exited}):\n${await proc.logTail()}`);
     }
+    // Not Connection.connect(): it leaks the gRPC channel when the first call fails.
+    const connection = Connection.lazy({ address, connectTimeout: 2_000 });
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-      try {
-        await connection.workflowService.describeNamespace({ namespace });
-        return connection;
-      } catch (err) {
-        await connection.close();
-        throw err;
-      }
+      await connection.ensureConnected();
+      await connection.workflowService.describeNamespace({ namespace });
+      return connection;
     } catch (err) {
+      await connection.close();
       lastError = err;
     }
     await delay(250);
