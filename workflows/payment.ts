@@ -1,4 +1,5 @@
 import {
+  ApplicationFailure,
   condition,
   log,
   proxyActivities,
@@ -44,6 +45,12 @@ const chainWaits = proxyActivities<PaymentActivities>({
 type PayinState = PaymentState['payins'][number]['state'];
 
 /**
+ * A payin's identity. Not the log index: a transaction re-mined after a reorg keeps its hash and transfer but
+ * may move to another log index, and must not count twice.
+ */
+const payinKey = (p: DetectedPayin) => `${p.txHash}:${p.tokenAddress.toLowerCase()}:${p.amountUnits}`;
+
+/**
  * One payment, from deposit address to settlement. Every token that reaches the deposit address while this
  * workflow runs is either paid out to the merchant or refunded to its sender.
  */
@@ -54,7 +61,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   const queue: DetectedPayin[] = [];
 
   setHandler(payinDetectedSignal, (payin) => {
-    const key = `${payin.txHash}:${payin.logIndex}`;
+    const key = payinKey(payin);
     const known = payins.get(key);
     // The watcher re-sends after reorgs and restarts; only a payin we gave up on may come back.
     if (known && known.state !== 'dropped') return;
@@ -64,8 +71,19 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
   setHandler(paymentStateQuery, () => ({ status, payins: [...payins.values()] }));
 
   const markPayin = (payin: DetectedPayin, state: PayinState) => {
-    payins.set(`${payin.txHash}:${payin.logIndex}`, { ...payin, state });
+    payins.set(payinKey(payin), { ...payin, state });
   };
+
+  /**
+   * Waits for an intent's transaction. A revert here (sweep, bridge, refund) breaks an invariant no retry can
+   * mend, so the workflow fails visibly for an operator, naming the transaction.
+   */
+  async function landed(intentKey: string): Promise<void> {
+    const result = await chainWaits.awaitChainTx({ intentKey, depth: 'confirmations' });
+    if (!result.succeeded) {
+      throw ApplicationFailure.nonRetryable(`chain transaction ${intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
+    }
+  }
 
   async function transition(next: PaymentStatus, fields: Omit<PaymentTransition, 'paymentId' | 'status'> = {}) {
     status = next;
@@ -91,7 +109,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       amountUnits,
       purpose: `refund (${reason})`,
     });
-    await chainWaits.awaitChainTx({ intentKey: tx.intentKey, depth: 'confirmations' });
+    await landed(tx.intentKey);
   }
 
   /** Waits for the payin's confirmations; false when a reorg removed it. */
@@ -102,7 +120,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       await readModel.recordPayin({ paymentId, payin, status: 'dropped' });
       return null;
     }
-    markPayin(payin, 'confirmed');
+    markPayin(result.payin, 'confirmed');
     await readModel.recordPayin({ paymentId, payin: result.payin, status: 'confirmed' });
     return result.payin;
   }
@@ -111,6 +129,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const required = BigInt(source.amountUnits);
     const received = BigInt(payin.amountUnits);
     await transition('payment_payin_completed', { payin: payinFields(payin) });
+    markPayin(payin, 'paid');
     await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'payment' });
 
     const sweep = await chainWrites.sweepDeposit({
@@ -123,7 +142,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       purpose: 'payin to treasury',
     });
     if (received > required) await refund(payin, (received - required).toString(), 'overpayment excess');
-    await chainWaits.awaitChainTx({ intentKey: sweep.intentKey, depth: 'confirmations' });
+    await landed(sweep.intentKey);
 
     if (source.chainId !== destination.chainId) {
       await transition('payment_bridging');
@@ -136,7 +155,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         amountUnits: bridged,
         destinationChainId: destination.chainId,
       });
-      await chainWaits.awaitChainTx({ intentKey: burn.intentKey, depth: 'confirmations' });
+      await landed(burn.intentKey);
       const mint = await chainWrites.mintFromBridge({
         intentKey: `bridge-mint:${paymentId}`,
         paymentId,
@@ -145,7 +164,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         amountUnits: bridged,
         sourceChainId: source.chainId,
       });
-      await chainWaits.awaitChainTx({ intentKey: mint.intentKey, depth: 'confirmations' });
+      await landed(mint.intentKey);
     }
 
     await transition('payment_payout_started');
@@ -172,7 +191,8 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
         amountUnits: required.toString(),
         purpose: 'refund (payout reverted)',
       });
-      await chainWaits.awaitChainTx({ intentKey: back.intentKey, depth: 'confirmations' });
+      await landed(back.intentKey);
+      markPayin(payin, 'refunded');
       await transition('payment_refunded');
       return;
     }
@@ -185,6 +205,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     await transition('payment_bounced', { payin: payinFields(payin) });
     await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
     await refund(payin, payin.amountUnits, reason);
+    markPayin(payin, 'refunded');
     await transition('payment_refunded');
   }
 
@@ -193,6 +214,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
     if (status === 'payment_expired') await transition('payment_bounced');
     await refund(payin, payin.amountUnits, 'late payin');
+    markPayin(payin, 'refunded');
     if (status === 'payment_bounced') await transition('payment_refunded');
   }
 

@@ -61,8 +61,10 @@ export async function createPayment(
     if (sourceToken.symbol !== destinationToken.symbol) throw fieldError('source.tokenSymbol', 'only stablecoins can be paid out in another token');
   }
   if (sourceChainId !== app.payout_chain_id) {
+    // The bridge burns and mints the same base units, so the token must have the same decimals on both sides.
     const bridged = chains.registry.findToken(app.payout_chain_id, sourceToken.symbol);
-    if (!chains.registry.chain(sourceChainId).bridge || !chains.registry.chain(app.payout_chain_id).bridge || !bridged) {
+    const bridges = chains.registry.chain(sourceChainId).bridge && chains.registry.chain(app.payout_chain_id).bridge;
+    if (!bridges || !bridged || bridged.decimals !== sourceToken.decimals) {
       throw fieldError('source.tokenSymbol', `${sourceToken.symbol} cannot be bridged from chain ${sourceChainId} to chain ${app.payout_chain_id}`);
     }
   }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { PaymentActivities } from '../../activities';
 import { resolveTemporalCli } from '../../scripts/provision/temporal-cli';
 import type { paymentWorkflow } from '../../workflows';
@@ -137,6 +137,8 @@ export class FakeActivities {
   confirmationGate?: Promise<void>;
 
   private readonly outcomes = new Map<string, Array<'confirmed' | 'dropped'>>();
+  /** Payins the fake chain re-mines after a reorg: same transaction and transfer, another log index. */
+  readonly remined = new Map<string, number>();
   private readonly written = new Set<string>();
   private readonly statusWaiters: Array<{ status: PaymentStatus; resolve: () => void }> = [];
 
@@ -218,7 +220,8 @@ export class FakeActivities {
       if (this.confirmationGate) await this.confirmationGate;
       const outcome = this.outcomes.get(payinKey(input.payin))?.shift() ?? 'confirmed';
       if (outcome === 'dropped') return { outcome };
-      const payin: ConfirmedPayin = { ...input.payin, confirmedAt: CONFIRMED_AT };
+      const logIndex = this.remined.get(payinKey(input.payin)) ?? input.payin.logIndex;
+      const payin: ConfirmedPayin = { ...input.payin, logIndex, confirmedAt: CONFIRMED_AT };
       return { outcome, payin };
     },
     sweepDeposit: async (input) => {
@@ -260,12 +263,26 @@ export class FakeActivities {
 
 /** A local Temporal dev server (the `temporal` CLI) with Payrail's search attributes registered. */
 export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
+  quietSdkLogs();
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: await resolveTemporalCli() },
       searchAttributes: [...customSearchAttributes],
     },
   });
+}
+
+/**
+ * Worker lifecycle chatter (INFO) would drown the test output. The SDK runtime is process-wide and can only be
+ * configured before it first starts; if another suite in this mocha process already started it, keep its settings.
+ * (It shuts itself down once idle, e.g. after `env.teardown()`, so a later suite can still install its own.)
+ */
+export function quietSdkLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already running with someone else's options.
+  }
 }
 
 /** Bundles the workflows once; every worker of a test run reuses the bundle (webpack is the slow part). */

@@ -3,7 +3,8 @@
  * The fakes in ./harness simulate the chain; payins arrive as `payinDetected` signals, as from the chain watcher.
  */
 import assert from 'node:assert/strict';
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { paymentWorkflow } from '../../workflows';
@@ -30,6 +31,7 @@ import {
   paymentInput,
   runPayment,
   txHashOf,
+  type ActivityCall,
   type PaymentInputOptions,
 } from './harness';
 
@@ -84,7 +86,7 @@ describe('payment workflow (mocked activities)', function () {
       amountUnits: REQUIRED_UNITS,
       purpose: 'payin to treasury',
     },
-  });
+  }) satisfies ActivityCall;
   const refundFromDeposit = (input: PaymentWorkflowInput, payin: DetectedPayin, amountUnits: string, reason: string) => ({
     name: 'sweepDeposit',
     input: {
@@ -96,7 +98,7 @@ describe('payment workflow (mocked activities)', function () {
       amountUnits,
       purpose: `refund (${reason})`,
     },
-  });
+  }) satisfies ActivityCall;
   const payout = (input: PaymentWorkflowInput) => ({
     name: 'transferFromTreasury',
     input: {
@@ -108,7 +110,7 @@ describe('payment workflow (mocked activities)', function () {
       amountUnits: PAYOUT_UNITS,
       purpose: 'payout to merchant',
     },
-  });
+  }) satisfies ActivityCall;
   const bridgedUnits = (BigInt(REQUIRED_UNITS) - BigInt(FEE_UNITS)).toString();
   const burn = (input: PaymentWorkflowInput) => ({
     name: 'burnForBridge',
@@ -120,7 +122,7 @@ describe('payment workflow (mocked activities)', function () {
       amountUnits: bridgedUnits,
       destinationChainId: DESTINATION_CHAIN_ID,
     },
-  });
+  }) satisfies ActivityCall;
   const mint = (input: PaymentWorkflowInput) => ({
     name: 'mintFromBridge',
     input: {
@@ -131,7 +133,7 @@ describe('payment workflow (mocked activities)', function () {
       amountUnits: bridgedUnits,
       sourceChainId: SOURCE_CHAIN_ID,
     },
-  });
+  }) satisfies ActivityCall;
 
   /** `awaitChainTx` calls in order, as `intentKey@depth`. */
   const awaited = (fakes: FakeActivities) => fakes.callsOf('awaitChainTx').map((c) => `${c.intentKey}@${c.depth}`);
@@ -182,7 +184,7 @@ describe('payment workflow (mocked activities)', function () {
         { paymentId: input.paymentId, payin: confirmed(payin), status: 'confirmed', disposition: 'payment' },
       ]);
       assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: input.paymentId, windowMs: input.latePayinWindowMs }]);
-      assert.deepEqual(await handle.query(paymentStateQuery), { status: 'payment_completed', payins: [{ ...payin, state: 'confirmed' }] });
+      assert.deepEqual(await handle.query(paymentStateQuery), { status: 'payment_completed', payins: [{ ...confirmed(payin), state: 'paid' }] });
     });
   });
 
@@ -247,6 +249,16 @@ describe('payment workflow (mocked activities)', function () {
       assert.deepEqual(fakes.chainWrites(), []);
       assert.deepEqual(fakes.callsOf('awaitPayinConfirmation'), []);
       assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: input.paymentId, windowMs: input.latePayinWindowMs }]);
+    });
+  });
+
+  it('expires at once when started after expiresAt (a payment whose workflow the reconciler starts late)', async () => {
+    const fakes = new FakeActivities();
+    const input = newInput({ expiresInMs: -60_000 });
+    await run(fakes, input, async (handle) => {
+      await assertFinal(handle, 'payment_expired');
+      assert.deepEqual(fakes.statuses(), ['payment_expired']);
+      assert.deepEqual(fakes.chainWrites(), []);
     });
   });
 
@@ -375,7 +387,7 @@ describe('payment workflow (mocked activities)', function () {
         status: 'payment_completed',
         payins: [
           { ...ghost, state: 'dropped' },
-          { ...real, state: 'confirmed' },
+          { ...confirmed(real), state: 'paid' },
         ],
       });
     });
@@ -393,6 +405,40 @@ describe('payment workflow (mocked activities)', function () {
       await assertFinal(handle, 'payment_completed');
       assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_unpaid', ...COMPLETED_PATH]);
       assert.equal(fakes.callsOf('awaitPayinConfirmation').length, 2);
+    });
+  });
+
+  it('counts a payin re-mined at another log index once, when the watcher re-sends it', async () => {
+    const fakes = new FakeActivities();
+    const input = newInput();
+    const payin = detectedPayin({ tx: `${input.paymentId}-a`, logIndex: 0 });
+    const remined = { ...payin, logIndex: 3, blockNumber: payin.blockNumber + 1 };
+    fakes.remined.set(`${payin.txHash}:0`, 3);
+    await run(fakes, input, async (handle) => {
+      fakes.onExtendDepositWatch = () => handle.signal(payinDetectedSignal, remined);
+      await handle.signal(payinDetectedSignal, payin);
+      await assertFinal(handle, 'payment_completed');
+      assert.equal(fakes.callsOf('awaitPayinConfirmation').length, 1);
+      assert.deepEqual(fakes.chainWrites(), [sweepToTreasury(input), payout(input)], 'paid once, never refunded');
+    });
+  });
+
+  it('fails visibly, naming the transaction, when a sweep reverts, and never pays out', async () => {
+    const fakes = new FakeActivities();
+    const input = newInput();
+    fakes.reverted.add(`sweep:${input.paymentId}`);
+    await run(fakes, input, async (handle) => {
+      await handle.signal(payinDetectedSignal, detectedPayin({ tx: `${input.paymentId}-a` }));
+      const failure = await handle.result().then(
+        () => assert.fail('the workflow must fail'),
+        (err: unknown) => err,
+      );
+      assert.ok(failure instanceof WorkflowFailedError);
+      assert.ok(failure.cause instanceof ApplicationFailure);
+      assert.equal(failure.cause.type, 'ChainTxReverted');
+      assert.match(failure.cause.message, new RegExp(`sweep:${input.paymentId}`));
+      assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_payin_completed']);
+      assert.deepEqual(fakes.chainWrites(), [sweepToTreasury(input)]);
     });
   });
 
@@ -428,7 +474,7 @@ describe('payment workflow (mocked activities)', function () {
             amountUnits: REQUIRED_UNITS,
             purpose: 'refund (payout reverted)',
           },
-        },
+        } satisfies ActivityCall,
       ]);
       // A reverted payout is never waited on to finality.
       assert.ok(!awaited(fakes).some((a) => a.endsWith('@finality')));
@@ -453,7 +499,7 @@ describe('payment workflow (mocked activities)', function () {
       assert.equal(fakes.callsOf('recordPayin').filter((c) => c.status === 'detected').length, 1);
       assert.deepEqual(fakes.statuses(), COMPLETED_PATH);
       assert.deepEqual(fakes.chainWrites(), [sweepToTreasury(input), payout(input)]);
-      assert.deepEqual((await handle.query(paymentStateQuery)).payins, [{ ...payin, state: 'confirmed' }]);
+      assert.deepEqual((await handle.query(paymentStateQuery)).payins, [{ ...confirmed(payin), state: 'paid' }]);
     });
   });
 
@@ -481,8 +527,8 @@ describe('payment workflow (mocked activities)', function () {
         disposition: 'refund',
       });
       assert.deepEqual((await handle.query(paymentStateQuery)).payins, [
-        { ...first, state: 'confirmed' },
-        { ...second, state: 'confirmed' },
+        { ...confirmed(first), state: 'paid' },
+        { ...confirmed(second), state: 'refunded' },
       ]);
     });
   });
