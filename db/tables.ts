@@ -7,10 +7,47 @@ export type ApiKeyScope = 'Orders' | 'Admin';
 export interface MerchantAppRow {
   app_id: string;
   name: string;
+  developer_id: string | null;
   payout_chain_id: number;
   payout_token_symbol: string;
   payout_address: string;
   webhook_url: string | null;
+  webhook_secret_ciphertext: string | null;
+  webhook_secret_fingerprint: string | null;
+  webhook_secret_rotated_at: Date | null;
+  created_at: Date;
+}
+
+export interface DeveloperRow {
+  id: string;
+  email: string;
+  created_at: Date;
+}
+
+export interface LoginCodeRow {
+  id: string;
+  email: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: Date;
+  consumed_at: Date | null;
+  created_at: Date;
+}
+
+export type WebhookEventType = 'payment_payin_completed' | 'payment_payout_completed';
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'exhausted';
+
+export interface WebhookDeliveryRow {
+  delivery_id: string;
+  app_id: string;
+  payment_id: string;
+  event_type: WebhookEventType;
+  url: string;
+  status: WebhookDeliveryStatus;
+  status_code: number | null;
+  response_preview: string | null;
+  attempt_number: number;
+  delivered_at: Date | null;
   created_at: Date;
 }
 

@@ -5,10 +5,10 @@ export async function findMerchantApp(options: { knex: Knex; appId: string }): P
   return options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).first();
 }
 
-export async function upsertMerchantApp(options: {
-  knex: Knex;
-  app: Omit<MerchantAppRow, 'created_at'>;
-}): Promise<void> {
+export type NewMerchantApp = Pick<MerchantAppRow, 'app_id' | 'name' | 'payout_chain_id' | 'payout_token_symbol' | 'payout_address'> &
+  Partial<Pick<MerchantAppRow, 'developer_id' | 'webhook_url'>>;
+
+export async function upsertMerchantApp(options: { knex: Knex; app: NewMerchantApp }): Promise<void> {
   await options.knex<MerchantAppRow>('merchant_apps').insert(options.app).onConflict('app_id').merge();
 }
 
