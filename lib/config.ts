@@ -18,6 +18,15 @@ const envSchema = z.object({
   /** How long a deposit address stays watched after expiry or completion, so late payins are refunded. */
   LATE_PAYIN_WINDOW_SECONDS: int(7 * 24 * 3600),
   API_KEY_PREFIX: z.string().regex(/^[a-z]{1,8}_$/).default('pr_'),
+  /** HS256 key for dashboard JWTs (at least 32 characters). */
+  PAYRAIL_JWT_SECRET: z.string().min(32).optional(),
+  /** 32-byte hex key sealing webhook secrets at rest. */
+  PAYRAIL_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters').optional(),
+  /** Outgoing mail (login codes, receipts), e.g. smtp://127.0.0.1:2525. */
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
+  /** Lets webhooks target private and loopback addresses: for development and tests only. */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -33,6 +42,11 @@ export interface AppConfig {
   paymentTtlSeconds: number;
   latePayinWindowSeconds: number;
   apiKeyPrefix: string;
+  jwtSecret?: string;
+  secretsKey?: string;
+  smtpUrl?: string;
+  mailFrom: string;
+  webhookAllowPrivateNetworks: boolean;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -53,6 +67,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
     latePayinWindowSeconds: e.LATE_PAYIN_WINDOW_SECONDS,
     apiKeyPrefix: e.API_KEY_PREFIX,
+    jwtSecret: e.PAYRAIL_JWT_SECRET,
+    secretsKey: e.PAYRAIL_SECRETS_KEY,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     logLevel: e.LOG_LEVEL,
   };
 }
