@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -108,6 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
 
     const processEnv: Record<string, string> = {
+      ...(await stackSecrets(options.varDir, options.persistent)),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
@@ -189,6 +191,15 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   if (!existsSync(file)) return undefined;
   const previous = JSON.parse(await readFile(file, 'utf8')) as Partial<DevStackInfo>;
   return previous.demoMerchant;
+}
+
+/** The JWT and secret-sealing keys of the dev stack: kept in `var/` (0600) so sessions and secrets survive restarts. */
+async function stackSecrets(varDir: string, persistent: boolean): Promise<Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>> {
+  const file = path.join(varDir, 'secrets.json');
+  if (persistent && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>;
+  const secrets = { PAYRAIL_JWT_SECRET: randomBytes(32).toString('hex'), PAYRAIL_SECRETS_KEY: randomBytes(32).toString('hex') };
+  if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
 }
 
 function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -12,6 +12,8 @@ export const TEST_STACK_ENV = {
   FEE_BPS: '50',
   PAYMENT_TTL_SECONDS: '900',
   LATE_PAYIN_WINDOW_SECONDS: '600',
+  // Test webhook receivers listen on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 } as const;
 
 /**
