@@ -67,11 +67,4 @@ export class ChainRegistry {
     if (!token) throw new Error(`token ${symbol} is not configured on chain ${chainId}`);
     return token;
   }
-
-  /** The configured token at `tokenAddress` on `chainId`, if any. */
-  tokenByAddress(chainId: number, tokenAddress: string): TokenConfig | undefined {
-    const tokens = this.byId.get(chainId)?.tokens ?? {};
-    const match = Object.entries(tokens).find(([, t]) => t.address.toLowerCase() === tokenAddress.toLowerCase());
-    return match && { ...match[1], symbol: match[0] };
-  }
 }

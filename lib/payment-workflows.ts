@@ -1,6 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { paymentSalt } from '../chains/contracts';
 import { markPaymentWorkflowStarted } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
 import { formatUnits } from './money';
@@ -22,7 +21,6 @@ export function paymentWorkflowInput(row: PaymentRow, latePayinWindowMs: number)
       amountUnits: row.source_amount_units,
       feeUnits: row.fee_units,
       depositAddress: row.deposit_address,
-      depositSalt: paymentSalt(row.id),
     },
     destination: {
       chainId: row.destination_chain_id,

@@ -30,7 +30,6 @@ export interface PaymentWorkflowInput {
     amountUnits: string;
     feeUnits: string;
     depositAddress: string;
-    depositSalt: string;
   };
   destination: TokenRef & { receiverAddress: string; amountUnits: string };
   /** ISO 8601; the workflow turns it into a timer relative to its own clock. */

@@ -62,10 +62,6 @@ export async function listUnminedBefore(options: {
     .orderBy('nonce');
 }
 
-export async function listChainTxsForPayment(options: { knex: Knex; paymentId: string }): Promise<ChainTxRow[]> {
-  return options.knex<ChainTxRow>('chain_txs').where({ payment_id: options.paymentId }).orderBy('created_at');
-}
-
 /** Forgets the nonce counters of chains whose state was reset (the devnet starts from block 0 on every run). */
 export async function resetSignerNonces(options: { knex: Knex; chainIds: number[] }): Promise<void> {
   await options.knex('signer_nonces').whereIn('chain_id', options.chainIds).delete();

@@ -66,7 +66,6 @@ export function paymentInput(opts: PaymentInputOptions): PaymentWorkflowInput {
       amountUnits: REQUIRED_UNITS,
       feeUnits: FEE_UNITS,
       depositAddress: DEPOSIT_ADDRESS,
-      depositSalt: `0x${'11'.repeat(32)}`,
     },
     destination: {
       chainId: crossChain ? DESTINATION_CHAIN_ID : SOURCE_CHAIN_ID,
