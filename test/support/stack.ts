@@ -33,6 +33,8 @@ export function getStack(): Promise<Stack> {
         postgres: await freePort(),
         temporal: await freePort(),
         chains: [await freePort(), await freePort()],
+        // The sink reports where it listens, so the system picks its ports with no race.
+        mailSink: { smtp: 0, http: 0 },
       },
       env: TEST_STACK_ENV,
     });
