@@ -5,13 +5,18 @@ import type { Logger } from '../lib/logger';
 import { ApiError, errorMiddleware } from './errors';
 import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
 
-export type ApiDeps = PaymentRoutesDeps & { log: Logger };
+export type ApiDeps = PaymentRoutesDeps & {
+  log: Logger;
+  /** Proxies whose X-Forwarded-For entries are trusted for the client IP (rate limits); 0 = the socket's. */
+  trustedProxyHops: number;
+};
 
 export const PAYMENT_API_PREFIX = '/v1/payment-api';
 
 /** Builds the HTTP application; `api/server.ts` is the only place that listens. */
 export function createApp(deps: ApiDeps): Koa {
-  const app = new Koa({ proxy: false });
+  // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
+  const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
   app.use(errorMiddleware(deps.log));
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';

@@ -14,6 +14,9 @@ export const TEST_STACK_ENV = {
   LATE_PAYIN_WINDOW_SECONDS: '600',
   // Test webhook receivers listen on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  // Every test client is 127.0.0.1, and many tests send bad keys on purpose. The rate-limit tests run their own
+  // API instances with low limits and distinct forwarded client IPs.
+  RATE_LIMIT_AUTH_FAILURES_PER_IP: '100000',
 } as const;
 
 /**
