@@ -6,6 +6,8 @@ import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
+import { Mailer } from '../lib/mail';
+import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
 import { startHousekeeping } from './housekeeping';
 import { RateLimiter } from './rate-limit';
@@ -18,6 +20,10 @@ export interface RunningApi {
 /** The app's dependencies from the configuration, on connections the caller owns (the API process, or a test's extra API). */
 export function apiDeps(config: AppConfig, shared: { knex: Knex; chains: EvmChains; client: Client; log: Logger }): ApiDeps {
   const { knex, chains, client, log } = shared;
+  const required = (value: string | undefined, name: string): string => {
+    if (!value) throw new Error(`${name} must be set to run the API`);
+    return value;
+  };
   return {
     knex,
     chains,
@@ -28,7 +34,12 @@ export function apiDeps(config: AppConfig, shared: { knex: Knex; chains: EvmChai
     latePayinWindowSeconds: config.latePayinWindowSeconds,
     publicBaseUrl: config.http.publicBaseUrl,
     trustedProxyHops: config.http.trustedProxyHops,
+    apiKeyPrefix: config.apiKeyPrefix,
+    jwtSecret: required(config.jwtSecret, 'PAYRAIL_JWT_SECRET'),
+    secretBox: new SecretBox(required(config.secretsKey, 'PAYRAIL_SECRETS_KEY')),
+    mailer: new Mailer({ smtpUrl: required(config.smtpUrl, 'SMTP_URL'), from: config.mailFrom }),
     rateLimiter: new RateLimiter(knex, config.rateLimits),
+    webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
   };
 }
 

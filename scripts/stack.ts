@@ -8,7 +8,7 @@ import { createKnex, migrateLatest } from '../db/connection';
 import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { startApi, type RunningApi } from '../api/server';
-import { PAYMENT_API_PREFIX } from '../api/app';
+import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
 import { startMailSink } from './dev/mail-sink';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/postgres';
@@ -168,7 +168,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const base = config.http.publicBaseUrl;
     const info: DevStackInfo = {
       paymentApiUrl: `${base}${PAYMENT_API_PREFIX}`,
-      merchantApiUrl: `${base}/v1/merchant-api`,
+      merchantApiUrl: `${base}${MERCHANT_API_PREFIX}`,
       legacyApiUrl: base,
       dashboardUrl: `${base}/dashboard`,
       temporalAddress,

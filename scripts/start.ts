@@ -18,7 +18,8 @@ async function main(): Promise<void> {
       mailSink: { smtp: port('MAIL_SINK_SMTP_PORT', 2525), http: port('MAIL_SINK_HTTP_PORT', 8025) },
     },
     blockTimeMs: port('DEVNET_BLOCK_TIME_MS', 1000),
-    env: process.env,
+    // A developer's webhook receiver runs on this machine; production keeps private targets refused.
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...process.env },
     log: (line) => console.log(`[payrail] ${line}`),
   });
   const { info } = stack;

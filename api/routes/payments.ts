@@ -6,8 +6,8 @@ import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import { invalidRequest, notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
 import type { RateLimiter } from '../rate-limit';
+import { appIdSchema } from '../schemas/common';
 import {
-  appIdSchema,
   createPaymentBodySchema,
   createPaymentByAppIdBodySchema,
   orderIdSchema,
