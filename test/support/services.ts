@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { createApp, PAYMENT_API_PREFIX } from '../../api/app';
+import { createApp, MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
 import { apiDeps } from '../../api/server';
 import { EvmChains } from '../../chains/evm';
 import { ChainRegistry } from '../../chains/registry';
@@ -39,7 +39,9 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
 export interface ExtraApiOverrides {
   paymentTtlSeconds?: number;
   taskQueue?: string;
+  webhookAllowPrivateNetworks?: boolean;
   trustedProxyHops?: number;
+  smtpUrl?: string;
   /** `warn` by default; a test that provokes an error on purpose may silence it. */
   logLevel?: AppConfig['logLevel'];
   rateLimits?: Partial<RateLimits>;
@@ -47,6 +49,7 @@ export interface ExtraApiOverrides {
 
 export interface ExtraApi {
   paymentApiUrl: string;
+  merchantApiUrl: string;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,8 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
     http: { ...base.http, trustedProxyHops: overrides.trustedProxyHops ?? base.http.trustedProxyHops },
     temporal: { ...base.temporal, taskQueue: overrides.taskQueue ?? base.temporal.taskQueue },
     paymentTtlSeconds: overrides.paymentTtlSeconds ?? base.paymentTtlSeconds,
+    webhookAllowPrivateNetworks: overrides.webhookAllowPrivateNetworks ?? base.webhookAllowPrivateNetworks,
+    smtpUrl: overrides.smtpUrl ?? base.smtpUrl,
     rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
   };
   const log = createLogger(overrides.logLevel ?? 'warn', 'test-api');
@@ -70,6 +75,7 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     paymentApiUrl: `${origin}${PAYMENT_API_PREFIX}`,
+    merchantApiUrl: `${origin}${MERCHANT_API_PREFIX}`,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
