@@ -3,15 +3,23 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../lib/logger';
 import { ApiError, errorMiddleware } from './errors';
+import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
 import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
 
-export type ApiDeps = PaymentRoutesDeps & { log: Logger };
+export type ApiDeps = PaymentRoutesDeps &
+  MerchantRoutesDeps & {
+    log: Logger;
+    /** Proxies whose X-Forwarded-For entries are trusted for the client IP (rate limits); 0 = the socket's. */
+    trustedProxyHops: number;
+  };
 
 export const PAYMENT_API_PREFIX = '/v1/payment-api';
+export const MERCHANT_API_PREFIX = '/v1/merchant-api';
 
 /** Builds the HTTP application; `api/server.ts` is the only place that listens. */
 export function createApp(deps: ApiDeps): Koa {
-  const app = new Koa({ proxy: false });
+  // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
+  const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
   app.use(errorMiddleware(deps.log));
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
@@ -39,6 +47,8 @@ export function createApp(deps: ApiDeps): Koa {
   });
   const payments = paymentRoutes(deps);
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
+  const merchant = merchantRoutes(deps);
+  root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: true }));
   return app;

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ErrorDetail[],
+    /** Response headers that belong to the error, e.g. `Retry-After` or `WWW-Authenticate`. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -38,6 +40,7 @@ export function errorMiddleware(log: Logger): Middleware {
     } catch (err) {
       if (err instanceof ApiError) {
         ctx.status = err.status;
+        ctx.set(err.headers);
         ctx.body = { error: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
         return;
       }

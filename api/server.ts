@@ -1,15 +1,46 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import type { Knex } from 'knex';
 import { EvmChains } from '../chains/evm';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
-import { createLogger } from '../lib/logger';
-import { createApp } from './app';
+import { createLogger, type Logger } from '../lib/logger';
+import { Mailer } from '../lib/mail';
+import { SecretBox } from '../lib/secrets';
+import { createApp, type ApiDeps } from './app';
+import { startHousekeeping } from './housekeeping';
+import { RateLimiter } from './rate-limit';
 
 export interface RunningApi {
   url: string;
   close(): Promise<void>;
+}
+
+/** The app's dependencies from the configuration, on connections the caller owns (the API process, or a test's extra API). */
+export function apiDeps(config: AppConfig, shared: { knex: Knex; chains: EvmChains; client: Client; log: Logger }): ApiDeps {
+  const { knex, chains, client, log } = shared;
+  const required = (value: string | undefined, name: string): string => {
+    if (!value) throw new Error(`${name} must be set to run the API`);
+    return value;
+  };
+  return {
+    knex,
+    chains,
+    log,
+    temporal: { client, taskQueue: config.temporal.taskQueue },
+    feeBps: config.feeBps,
+    paymentTtlSeconds: config.paymentTtlSeconds,
+    latePayinWindowSeconds: config.latePayinWindowSeconds,
+    publicBaseUrl: config.http.publicBaseUrl,
+    trustedProxyHops: config.http.trustedProxyHops,
+    apiKeyPrefix: config.apiKeyPrefix,
+    jwtSecret: required(config.jwtSecret, 'PAYRAIL_JWT_SECRET'),
+    secretBox: new SecretBox(required(config.secretsKey, 'PAYRAIL_SECRETS_KEY')),
+    mailer: new Mailer({ smtpUrl: required(config.smtpUrl, 'SMTP_URL'), from: config.mailFrom }),
+    rateLimiter: new RateLimiter(knex, config.rateLimits),
+    webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+  };
 }
 
 export async function startApi(config: AppConfig): Promise<RunningApi> {
@@ -18,18 +49,10 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
   const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp({
-    knex,
-    chains,
-    temporal: { client, taskQueue: config.temporal.taskQueue },
-    feeBps: config.feeBps,
-    paymentTtlSeconds: config.paymentTtlSeconds,
-    latePayinWindowSeconds: config.latePayinWindowSeconds,
-    publicBaseUrl: config.http.publicBaseUrl,
-    log,
-  });
+  const app = createApp(apiDeps(config, { knex, chains, client, log }));
   const server = app.listen(config.http.port, config.http.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const housekeeping = startHousekeeping({ knex, log });
   const { port } = server.address() as AddressInfo;
   log.info({ port }, 'api listening');
   return {
@@ -37,7 +60,7 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await closed;
+      await Promise.all([closed, housekeeping.stop()]);
       chains.destroy();
       await Promise.all([knex.destroy(), connection.close()]);
     },

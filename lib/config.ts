@@ -1,10 +1,14 @@
 import { z } from 'zod';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
+/** Rate-limit windows are at most a day, so housekeeping can drop every window that started over a day ago. */
+const windowSeconds = (fallback: number) => int(fallback).pipe(z.number().min(1).max(86_400));
 
 const envSchema = z.object({
   HTTP_HOST: z.string().default('127.0.0.1'),
   HTTP_PORT: int(8080),
+  /** Reverse proxies in front of the API that append to X-Forwarded-For; 0 trusts no header (client IP = socket). */
+  HTTP_TRUSTED_PROXY_HOPS: int(0).pipe(z.number().max(10)),
   /** Origin merchants and customers reach the API at; payment links are built from it. */
   PUBLIC_BASE_URL: z.string().url().optional(),
   DATABASE_URL: z.string().min(1),
@@ -27,13 +31,34 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
   /** Lets webhooks target private and loopback addresses: for development and tests only. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
+  /** Failed authentications (bad API keys, JWTs, login codes) per client IP and window; 0 disables a limit. */
+  RATE_LIMIT_AUTH_FAILURES_PER_IP: int(100),
+  RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS: windowSeconds(900),
+  /** Login-code e-mails per address and window. */
+  RATE_LIMIT_LOGIN_CODES_PER_EMAIL: int(10),
+  RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS: windowSeconds(3600),
+  /** Payment creations per merchant app and window (both create forms together). */
+  RATE_LIMIT_PAYMENT_CREATES_PER_APP: int(3000),
+  RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type Env = z.infer<typeof envSchema>;
 
+export interface RateLimit {
+  /** Events allowed per window; 0 means unlimited. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimits {
+  authFailuresPerIp: RateLimit;
+  loginCodesPerEmail: RateLimit;
+  paymentCreatesPerApp: RateLimit;
+}
+
 export interface AppConfig {
-  http: { host: string; port: number; publicBaseUrl: string };
+  http: { host: string; port: number; publicBaseUrl: string; trustedProxyHops: number };
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   chainsFile: string;
@@ -47,6 +72,7 @@ export interface AppConfig {
   smtpUrl?: string;
   mailFrom: string;
   webhookAllowPrivateNetworks: boolean;
+  rateLimits: RateLimits;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -58,7 +84,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const e = parsed.data;
   return {
-    http: { host: e.HTTP_HOST, port: e.HTTP_PORT, publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.HTTP_PORT}` },
+    http: {
+      host: e.HTTP_HOST,
+      port: e.HTTP_PORT,
+      publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.HTTP_PORT}`,
+      trustedProxyHops: e.HTTP_TRUSTED_PROXY_HOPS,
+    },
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
@@ -72,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    rateLimits: {
+      authFailuresPerIp: { limit: e.RATE_LIMIT_AUTH_FAILURES_PER_IP, windowSeconds: e.RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS },
+      loginCodesPerEmail: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
+      paymentCreatesPerApp: { limit: e.RATE_LIMIT_PAYMENT_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

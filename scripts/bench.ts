@@ -39,7 +39,13 @@ async function main(): Promise<void> {
     persistent: false,
     worker: true,
     blockTimeMs: 1000,
-    ports: { http: await freePort(), postgres: await freePort(), temporal: await freePort(), chains: [await freePort(), await freePort()] },
+    ports: {
+      http: await freePort(),
+      postgres: await freePort(),
+      temporal: await freePort(),
+      chains: [await freePort(), await freePort()],
+      mailSink: { smtp: 0, http: 0 },
+    },
     env: { LOG_LEVEL: 'warn' },
   });
   const results: Array<{ name: string; value: number; target: number; unit: string; higherIsBetter?: boolean }> = [];

@@ -8,8 +8,9 @@ import { createKnex, migrateLatest } from '../db/connection';
 import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { startApi, type RunningApi } from '../api/server';
-import { PAYMENT_API_PREFIX } from '../api/app';
+import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
+import { startMailSink } from './dev/mail-sink';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/postgres';
 import { startTemporalDevServer, type TemporalDevServer } from './dev/temporal';
 import { resolveTemporalCli } from './provision/temporal-cli';
@@ -25,7 +26,15 @@ export interface StackOptions {
   varDir: string;
   /** Keep PostgreSQL data and Temporal history in `varDir` across runs (the dev stack); tests start clean. */
   persistent: boolean;
-  ports: { http: number; postgres: number; temporal: number; temporalUi?: number; chains: [number, number] };
+  ports: {
+    http: number;
+    postgres: number;
+    temporal: number;
+    temporalUi?: number;
+    chains: [number, number];
+    /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
+    mailSink: { smtp: number; http: number };
+  };
   blockTimeMs?: number;
   /** `DATABASE_URL` / `TEMPORAL_ADDRESS` select external services; other keys override Payrail's settings. */
   env?: NodeJS.ProcessEnv;
@@ -42,6 +51,8 @@ export interface DevStackInfo {
   dashboardUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | null;
+  /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
+  mailSinkUrl: string | null;
   chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }> }>;
   customer: { privateKey: string; address: string };
   demoMerchant: DemoMerchant;
@@ -58,7 +69,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Starts the whole system: PostgreSQL, Temporal, the two-chain devnet, the worker and the API. */
+/** Starts the whole system: PostgreSQL, Temporal, the two-chain devnet, the mail sink, the worker and the API. */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   const env = options.env ?? {};
@@ -108,8 +119,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const chainsFile = path.join(options.varDir, 'chains.json');
     await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
 
+    let mailSink: { smtpUrl: string; url: string } | undefined;
+    if (!env.SMTP_URL) {
+      log('starting the mail sink…');
+      const sink = await startMailSink({ smtpPort: options.ports.mailSink.smtp, httpPort: options.ports.mailSink.http });
+      stops.push(() => sink.stop());
+      mailSink = sink;
+    }
+
     const processEnv: Record<string, string> = {
       ...(await stackSecrets(options.varDir, options.persistent)),
+      ...(mailSink ? { SMTP_URL: mailSink.smtpUrl } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
@@ -148,11 +168,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const base = config.http.publicBaseUrl;
     const info: DevStackInfo = {
       paymentApiUrl: `${base}${PAYMENT_API_PREFIX}`,
-      merchantApiUrl: `${base}/v1/merchant-api`,
+      merchantApiUrl: `${base}${MERCHANT_API_PREFIX}`,
       legacyApiUrl: base,
       dashboardUrl: `${base}/dashboard`,
       temporalAddress,
       temporalUiUrl,
+      mailSinkUrl: mailSink?.url ?? null,
       chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens })),
       customer: devnet.customer,
       demoMerchant,

@@ -5,8 +5,9 @@ import { findPaymentById, findPaymentByOrder } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import { invalidRequest, notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
+import type { RateLimiter } from '../rate-limit';
+import { appIdSchema } from '../schemas/common';
 import {
-  appIdSchema,
   createPaymentBodySchema,
   createPaymentByAppIdBodySchema,
   orderIdSchema,
@@ -19,13 +20,14 @@ import { parseOrThrow } from '../validation';
 export interface PaymentRoutesDeps extends PaymentServiceDeps {
   knex: Knex;
   publicBaseUrl: string;
+  rateLimiter: RateLimiter;
 }
 
 /** The payment service (spec 4.1), mounted at `{payment_api_url}`. */
 export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   const { knex } = deps;
   const router = new Router<ApiKeyState>();
-  const anyKey = requireApiKey(knex, ['Orders', 'Admin']);
+  const anyKey = requireApiKey(deps, ['Orders', 'Admin']);
 
   const loadApp = async (appId: string): Promise<MerchantAppRow> => {
     const app = await findMerchantApp({ knex, appId });
@@ -38,6 +40,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');
     const app = await loadApp(ctx.state.apiKey.appId);
+    await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
     const { payment, created } = await createPayment(deps, app, body);
     ctx.status = created ? 201 : 200;
     ctx.body = await present(payment, app);
@@ -47,6 +50,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const { appId, ...body } = parseOrThrow(createPaymentByAppIdBodySchema, ctx.request.body, 'payment');
     const app = await findMerchantApp({ knex, appId });
     if (!app) throw invalidRequest('invalid payment', [{ path: 'appId', message: `no merchant app ${appId}` }]);
+    await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
     const { payment, created } = await createPayment(deps, app, body);
     ctx.status = created ? 201 : 200;
     ctx.body = await present(payment, app);

@@ -1,21 +1,5 @@
 import { z } from 'zod';
-
-/** NUL and lone UTF-16 surrogates cannot be stored as PostgreSQL text or jsonb. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const isStorable = (value: unknown): boolean =>
-  typeof value === 'string'
-    ? !UNSTORABLE.test(value)
-    : Array.isArray(value)
-      ? value.every(isStorable)
-      : typeof value === 'object' && value !== null
-        ? Object.entries(value).every(([k, v]) => isStorable(k) && isStorable(v))
-        : true;
-const storable = { message: 'must not contain NUL characters or unpaired surrogates' };
-
-const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).refine(isStorable, storable);
-
-export const appIdSchema = z.string().regex(/^(merchant|wallet)_[a-z0-9][a-z0-9-]{0,62}$/, 'must look like merchant_<slug> or wallet_<slug>');
+import { appIdSchema, chainIdSchema, isStorable, storable, text, tokenSymbolSchema } from './common';
 
 export const orderIdSchema = z
   .string()
@@ -34,8 +18,8 @@ const displaySchema = z
   .refine((d) => d.title !== undefined || d.name !== undefined, { message: 'display.name or display.title is required' });
 
 const sourceSchema = z.object({
-  chainId: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a numeric chain id written as a string, such as "8453"'),
-  tokenSymbol: z.string().regex(/^[A-Za-z0-9]{2,12}$/, 'must be a token symbol such as "USDC"'),
+  chainId: chainIdSchema,
+  tokenSymbol: tokenSymbolSchema,
   amount: z
     .string()
     .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,36})?$/, 'must be a positive decimal string below 1000000000000, such as "12.50"'),

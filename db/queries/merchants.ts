@@ -12,11 +12,75 @@ export async function upsertMerchantApp(options: { knex: Knex; app: NewMerchantA
   await options.knex<MerchantAppRow>('merchant_apps').insert(options.app).onConflict('app_id').merge();
 }
 
+/**
+ * Inserts a developer's new app with its first webhook secret (rotated now). Returns nothing when the `app_id`
+ * is taken, so the caller can pick another.
+ */
+export async function insertDeveloperApp(options: {
+  knex: Knex;
+  app: NewMerchantApp & Pick<MerchantAppRow, 'developer_id' | 'webhook_secret_ciphertext' | 'webhook_secret_fingerprint'>;
+}): Promise<MerchantAppRow | undefined> {
+  const { knex, app } = options;
+  const [row] = await knex<MerchantAppRow>('merchant_apps')
+    .insert({ ...app, webhook_secret_rotated_at: knex.fn.now() as unknown as Date })
+    .onConflict('app_id')
+    .ignore()
+    .returning('*');
+  return row;
+}
+
+export async function listDeveloperApps(options: { knex: Knex; developerId: string }): Promise<MerchantAppRow[]> {
+  return options.knex<MerchantAppRow>('merchant_apps').where({ developer_id: options.developerId }).orderBy(['created_at', 'app_id']);
+}
+
+/** The app if this developer owns it; other developers' apps are indistinguishable from missing ones. */
+export async function findDeveloperApp(options: { knex: Knex; developerId: string; appId: string }): Promise<MerchantAppRow | undefined> {
+  return options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId, developer_id: options.developerId }).first();
+}
+
+export async function updateWebhookUrl(options: { knex: Knex; appId: string; webhookUrl: string }): Promise<MerchantAppRow> {
+  const [row] = await options
+    .knex<MerchantAppRow>('merchant_apps')
+    .where({ app_id: options.appId })
+    .update({ webhook_url: options.webhookUrl })
+    .returning('*');
+  return row!;
+}
+
+/** Replaces the webhook secret; the old one is gone at once (spec 6.1: no grace period). */
+export async function replaceWebhookSecret(options: {
+  knex: Knex;
+  appId: string;
+  secret: Pick<MerchantAppRow, 'webhook_secret_ciphertext' | 'webhook_secret_fingerprint'>;
+}): Promise<MerchantAppRow> {
+  const { knex, appId, secret } = options;
+  const [row] = await knex<MerchantAppRow>('merchant_apps')
+    .where({ app_id: appId })
+    .update({ ...secret, webhook_secret_rotated_at: knex.fn.now() as unknown as Date })
+    .returning('*');
+  return row!;
+}
+
 /** The live (unrevoked) key with this hash, joined to nothing: callers load the app separately when they need it. */
 export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: string }): Promise<ApiKeyRow | undefined> {
   return options.knex<ApiKeyRow>('api_keys').where({ key_hash: options.keyHash }).whereNull('revoked_at').first();
 }
 
-export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<void> {
-  await options.knex<ApiKeyRow>('api_keys').insert(options.key);
+export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<ApiKeyRow> {
+  const [row] = await options.knex<ApiKeyRow>('api_keys').insert(options.key).returning('*');
+  return row!;
+}
+
+export async function listApiKeys(options: { knex: Knex; appId: string }): Promise<ApiKeyRow[]> {
+  return options.knex<ApiKeyRow>('api_keys').where({ app_id: options.appId }).orderBy(['created_at', 'id']);
+}
+
+/** Revokes the app's key (keeping the first revocation time); nothing when the app has no such key. */
+export async function revokeApiKey(options: { knex: Knex; appId: string; keyId: string }): Promise<ApiKeyRow | undefined> {
+  const { knex, appId, keyId } = options;
+  const [row] = await knex<ApiKeyRow>('api_keys')
+    .where({ id: keyId, app_id: appId })
+    .update({ revoked_at: knex.raw('coalesce(revoked_at, now())') as unknown as Date })
+    .returning('*');
+  return row;
 }

@@ -10,6 +10,7 @@ import { generateApiKey } from '../../lib/api-keys';
 /** One HTTP exchange, with the response headers kept (test/support/api.ts drops them). */
 export interface Exchange {
   status: number;
+  headers: Headers;
   contentType: string | null;
   text: string;
   json: unknown;
@@ -35,7 +36,7 @@ export async function call(
   } catch {
     json = undefined;
   }
-  return { status: res.status, contentType: res.headers.get('content-type'), text, json };
+  return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type'), text, json };
 }
 
 export interface ErrorBody {

@@ -2,11 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { createApp } from '../../api/app';
-import { PAYMENT_API_PREFIX } from '../../api/app';
+import { createApp, MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
+import { apiDeps } from '../../api/server';
 import { EvmChains } from '../../chains/evm';
 import { ChainRegistry } from '../../chains/registry';
 import { createKnex } from '../../db/connection';
+import type { AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
 
@@ -34,30 +35,47 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
   };
 }
 
+/** Settings an extra API may change from the stack's; rate limits not named keep the stack's. */
+export interface ExtraApiOverrides {
+  paymentTtlSeconds?: number;
+  taskQueue?: string;
+  webhookAllowPrivateNetworks?: boolean;
+  trustedProxyHops?: number;
+  smtpUrl?: string;
+  /** `warn` by default; a test that provokes an error on purpose may silence it. */
+  logLevel?: AppConfig['logLevel'];
+  rateLimits?: Partial<RateLimits>;
+}
+
+export interface ExtraApi {
+  paymentApiUrl: string;
+  merchantApiUrl: string;
+  close(): Promise<void>;
+}
+
 /**
- * A second API on the same services with different settings (a short TTL, another task queue), listening on a
- * free port. Returns its payment API URL.
+ * A second API on the same services with different settings (a short TTL, another task queue, low rate
+ * limits, …), listening on a free port.
  */
-export async function startExtraApi(
-  stack: Stack,
-  services: StackServices,
-  overrides: { paymentTtlSeconds?: number; taskQueue?: string },
-): Promise<{ paymentApiUrl: string; close(): Promise<void> }> {
-  const app = createApp({
-    knex: services.knex,
-    chains: services.chains,
-    temporal: { client: services.client, taskQueue: overrides.taskQueue ?? stack.config.temporal.taskQueue },
-    feeBps: stack.config.feeBps,
-    paymentTtlSeconds: overrides.paymentTtlSeconds ?? stack.config.paymentTtlSeconds,
-    latePayinWindowSeconds: stack.config.latePayinWindowSeconds,
-    publicBaseUrl: stack.config.http.publicBaseUrl,
-    log: createLogger('warn', 'test-api'),
-  });
+export async function startExtraApi(stack: Stack, services: StackServices, overrides: ExtraApiOverrides): Promise<ExtraApi> {
+  const base = stack.config;
+  const config: AppConfig = {
+    ...base,
+    http: { ...base.http, trustedProxyHops: overrides.trustedProxyHops ?? base.http.trustedProxyHops },
+    temporal: { ...base.temporal, taskQueue: overrides.taskQueue ?? base.temporal.taskQueue },
+    paymentTtlSeconds: overrides.paymentTtlSeconds ?? base.paymentTtlSeconds,
+    webhookAllowPrivateNetworks: overrides.webhookAllowPrivateNetworks ?? base.webhookAllowPrivateNetworks,
+    smtpUrl: overrides.smtpUrl ?? base.smtpUrl,
+    rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
+  };
+  const log = createLogger(overrides.logLevel ?? 'warn', 'test-api');
+  const app = createApp(apiDeps(config, { knex: services.knex, chains: services.chains, client: services.client, log }));
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    paymentApiUrl: `http://127.0.0.1:${port}${PAYMENT_API_PREFIX}`,
+    paymentApiUrl: `${origin}${PAYMENT_API_PREFIX}`,
+    merchantApiUrl: `${origin}${MERCHANT_API_PREFIX}`,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

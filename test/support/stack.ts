@@ -14,6 +14,9 @@ export const TEST_STACK_ENV = {
   LATE_PAYIN_WINDOW_SECONDS: '600',
   // Test webhook receivers listen on 127.0.0.1.
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  // Every test client is 127.0.0.1, and many tests send bad keys on purpose. The rate-limit tests run their own
+  // API instances with low limits and distinct forwarded client IPs.
+  RATE_LIMIT_AUTH_FAILURES_PER_IP: '100000',
 } as const;
 
 /**
@@ -33,6 +36,8 @@ export function getStack(): Promise<Stack> {
         postgres: await freePort(),
         temporal: await freePort(),
         chains: [await freePort(), await freePort()],
+        // The sink reports where it listens, so the system picks its ports with no race.
+        mailSink: { smtp: 0, http: 0 },
       },
       env: TEST_STACK_ENV,
     });

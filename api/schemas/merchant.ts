@@ -1,0 +1,56 @@
+import { ZeroAddress, getAddress, isAddress } from 'ethers';
+import { z } from 'zod';
+import { chainIdSchema, isStorable, storable, text, tokenSymbolSchema } from './common';
+
+/** Addresses are compared and stored lower-case: the developer is the same whatever case they type. */
+const emailSchema = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .toLowerCase()
+  .pipe(z.email({ message: 'must be an e-mail address' }));
+
+export const loginCodeRequestSchema = z.object({ email: emailSchema }).strict();
+
+export const tokenRequestSchema = z
+  .object({
+    email: emailSchema,
+    code: z.string().regex(/^[0-9]{6}$/, 'must be the 6-digit code from the e-mail'),
+  })
+  .strict();
+
+/** Checked here for form only; `checkWebhookUrl` then applies the https and private-network policy. */
+const webhookUrlSchema = z.string().max(2048, 'must be at most 2048 characters').refine(isStorable, storable);
+
+const payoutAddressSchema = z
+  .string()
+  .refine((a) => isAddress(a), 'must be an EVM address (0x and 40 hex digits; mixed case must match the checksum)')
+  .refine((a) => !isAddress(a) || getAddress(a) !== ZeroAddress, 'must not be the zero address')
+  .transform((a) => getAddress(a));
+
+export const registerBodySchema = z
+  .object({
+    name: text(100).optional(),
+    webhookUrl: webhookUrlSchema,
+    payout: z.object({ chainId: chainIdSchema, tokenSymbol: tokenSymbolSchema, address: payoutAddressSchema }).strict(),
+  })
+  .strict();
+
+export type RegisterBody = z.infer<typeof registerBodySchema>;
+
+export const createApiKeyBodySchema = z
+  .object({
+    name: text(100).optional(),
+    scope: z.enum(['Orders', 'Admin'], { message: 'must be "Orders" or "Admin"' }).default('Orders'),
+  })
+  .strict();
+
+export const webhookUpdateBodySchema = z.object({ webhookUrl: webhookUrlSchema }).strict();
+
+export const apiKeyIdSchema = z.uuid({ message: 'must be an API key id (UUID)' });
+
+export const STATS_PERIOD_DAYS = { today: 1, '7d': 7, '30d': 30 } as const;
+
+export const statsQuerySchema = z.object({
+  period: z.enum(['today', '7d', '30d'], { message: 'must be "today", "7d" or "30d"' }),
+});

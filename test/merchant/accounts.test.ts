@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { Wallet, getAddress } from 'ethers';
+import type { PaymentResource } from '../../api/serializers/payment';
+import { SecretBox } from '../../lib/secrets';
+import type { Stack } from '../../scripts/stack';
+import { paymentBody } from '../support/api';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+import { assertErrorEnvelope, call, uniqueOrderId } from '../api/helpers';
+import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const fingerprintOf = (secret: string) => `sha256:${createHash('sha256').update(secret).digest('hex')}`;
+
+describe('merchant service: registration, API keys and webhook settings', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let paymentApi: string;
+  let alice: Session;
+  let bob: Session;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.merchantApiUrl;
+    paymentApi = stack.info.paymentApiUrl;
+    alice = await login(api, stack.info.mailSinkUrl!);
+    bob = await login(api, stack.info.mailSinkUrl!);
+  });
+  after(async () => services?.close());
+
+  const storedSecret = async (appId: string) => {
+    const row = (await services.knex('merchant_apps').where({ app_id: appId }).first()) as { webhook_secret_ciphertext: string };
+    return new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!).open(row.webhook_secret_ciphertext);
+  };
+  const createPayment = async (key: string, orderId = uniqueOrderId('acct')) =>
+    call(paymentApi, { headers: { 'x-api-key': key }, body: paymentBody({ orderId, chainId: '8453' }) });
+
+  it('registers an app: merchant_<slug>, checksummed payout wallet, secret shown once and stored sealed', async () => {
+    const payout = Wallet.createRandom().address;
+    const name = `Café Été ${randomUUID().slice(0, 4)}`;
+    const res = await call(`${api}/register`, {
+      headers: bearer(alice.token),
+      body: { name, webhookUrl: 'https://127.0.0.1:9443/payrail', payout: { chainId: '8453', tokenSymbol: 'usdc', address: payout.toLowerCase() } },
+    });
+    assert.equal(res.status, 201, res.text);
+    const app = res.json as RegisteredApp & Record<string, unknown>;
+    for (const field of ['developerId', 'appId', 'webhookUrl', 'webhookSecret', 'webhookSecretFingerprint']) assert.ok(field in app, `spec 4.2 field ${field}`);
+    assert.equal(app.developerId, alice.developerId);
+    assert.equal(app.appId, `merchant_cafe-ete-${name.slice(-4)}`);
+    assert.equal(app.name, name);
+    assert.equal(app.webhookUrl, 'https://127.0.0.1:9443/payrail');
+    assert.match(app.webhookSecret, HEX64);
+    assert.equal(app.webhookSecretFingerprint, fingerprintOf(app.webhookSecret));
+    assert.ok(Date.now() - Date.parse(app.webhookSecretRotatedAt) < 60_000);
+    assert.deepEqual(app.payout, { chainId: '8453', tokenSymbol: 'USDC', address: getAddress(payout) });
+
+    assert.equal(await storedSecret(app.appId), app.webhookSecret, 'the sealed secret opens to the one shown');
+    const row = JSON.stringify(await services.knex('merchant_apps').where({ app_id: app.appId }).first());
+    assert.ok(!row.includes(app.webhookSecret), 'the raw secret is not stored');
+
+    // The same name again gets a suffixed slug; no name gets a random one.
+    const twin = await register(api, alice.token, registerBody({ name }));
+    assert.match(twin.appId, new RegExp(`^${app.appId}-[0-9a-f]{6}$`));
+    assert.notEqual(twin.webhookSecret, app.webhookSecret);
+    const anonymous = await register(api, alice.token, registerBody({ name: undefined }));
+    assert.match(anonymous.appId, /^merchant_[0-9a-f]{6}$/);
+    assert.equal(anonymous.name, anonymous.appId);
+
+    // Listing shows the developer's own apps, never a secret.
+    const list = await call(`${api}/apps`, { headers: bearer(alice.token) });
+    assert.equal(list.status, 200, list.text);
+    const apps = (list.json as { data: Array<Record<string, unknown>> }).data;
+    assert.deepEqual(apps.map((a) => a.appId).sort(), [app.appId, twin.appId, anonymous.appId].sort());
+    assert.ok(apps.every((a) => !('webhookSecret' in a)));
+    for (const secret of [app.webhookSecret, twin.webhookSecret, anonymous.webhookSecret]) assert.ok(!list.text.includes(secret));
+    const bobs = await call(`${api}/apps`, { headers: bearer(bob.token) });
+    assert.deepEqual(bobs.json, { data: [] });
+  });
+
+  it('creates Orders keys by default and Admin keys on request, lists them without secrets, and revokes them at once', async () => {
+    const app = await register(api, alice.token);
+    const orders = await createKey(api, alice.token, app.appId);
+    const admin = await createKey(api, alice.token, app.appId, { name: 'backend', scope: 'Admin' });
+    assert.equal(orders.scope, 'Orders');
+    assert.equal(admin.scope, 'Admin');
+    for (const key of [orders, admin]) assert.match(key.key, /^pr_live_[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'name', 'revokedAt', 'scope']);
+
+    const listed = await call(`${api}/apps/${app.appId}/keys`, { headers: bearer(alice.token) });
+    assert.equal(listed.status, 200, listed.text);
+    const keys = (listed.json as { data: Array<Record<string, unknown>> }).data;
+    assert.deepEqual(keys.map((k) => [k.id, k.scope, k.name, k.revokedAt]), [
+      [orders.id, 'Orders', null, null],
+      [admin.id, 'Admin', 'backend', null],
+    ]);
+    assert.ok(keys.every((k) => !('key' in k) && typeof k.hint === 'string' && typeof k.createdAt === 'string'));
+    assert.ok(!listed.text.includes(orders.key) && !listed.text.includes(admin.key));
+    const stored = JSON.stringify(await services.knex('api_keys').where({ app_id: app.appId }));
+    assert.ok(!stored.includes(orders.key) && !stored.includes(admin.key), 'only hashes are stored');
+
+    // The new key creates payments for its own app, paid out to its wallet.
+    const created = await createPayment(orders.key);
+    assert.equal(created.status, 201, created.text);
+    const payment = created.json as PaymentResource;
+    assert.equal(payment.appId, app.appId);
+    assert.equal(payment.destination.receiverAddress, app.payout.address);
+    assert.equal(payment.webhookUrl, app.webhookUrl);
+
+    // Revocation is immediate; revoking twice keeps the first time.
+    const revoked = await call(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
+    assert.equal(revoked.status, 200, revoked.text);
+    const revokedAt = (revoked.json as { revokedAt: string }).revokedAt;
+    assert.ok(revokedAt);
+    const refused = await createPayment(orders.key);
+    assert.equal(refused.status, 401);
+    assert.equal(assertErrorEnvelope(refused).error, 'invalid_api_key');
+    const order = await call(`${paymentApi}/payments/order/${app.appId}/${payment.orderId}`, { headers: { 'x-api-key': orders.key } });
+    assert.equal(order.status, 401);
+    const again = await call(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
+    assert.equal((again.json as { revokedAt: string }).revokedAt, revokedAt);
+    assert.equal((await createPayment(admin.key)).status, 201, 'the other key still works');
+
+    const missing = await call(`${api}/apps/${app.appId}/keys/${randomUUID()}`, { method: 'DELETE', headers: bearer(alice.token) });
+    assert.equal(missing.status, 404);
+    assertErrorEnvelope(missing);
+    const malformed = await call(`${api}/apps/${app.appId}/keys/not-a-uuid`, { method: 'DELETE', headers: bearer(alice.token) });
+    assert.equal(malformed.status, 400);
+    assertErrorEnvelope(malformed);
+  });
+
+  it("keeps apps apart: another developer gets 404, another app's key never sees the payments", async () => {
+    const app = await register(api, alice.token);
+    const key = await createKey(api, alice.token, app.appId);
+    const orderId = uniqueOrderId('mine');
+    assert.equal((await createPayment(key.key, orderId)).status, 201);
+
+    const demo = stack.info.demoMerchant;
+    const crossRead = await call(`${paymentApi}/payments/order/${app.appId}/${orderId}`, { headers: { 'x-api-key': demo.ordersKey } });
+    assert.equal(crossRead.status, 404, "the demo app's key cannot read the new app's order");
+    const demoOrderId = uniqueOrderId('demo');
+    assert.equal((await createPayment(demo.ordersKey, demoOrderId)).status, 201);
+    const reverse = await call(`${paymentApi}/payments/order/${demo.appId}/${demoOrderId}`, { headers: { 'x-api-key': key.key } });
+    assert.equal(reverse.status, 404, "the new key cannot read the demo app's order");
+
+    const foreign: Array<[string, string, unknown?]> = [
+      ['GET', `/apps/${app.appId}/keys`],
+      ['POST', `/apps/${app.appId}/keys`, {}],
+      ['DELETE', `/apps/${app.appId}/keys/${key.id}`],
+      ['PUT', `/apps/${app.appId}/webhook`, { webhookUrl: 'https://127.0.0.1:9443/bob' }],
+      ['POST', `/apps/${app.appId}/webhook/rotate`],
+      ['GET', `/apps/${demo.appId}/keys`],
+      ['GET', `/apps/merchant_does-not-exist/keys`],
+    ];
+    for (const [method, path, body] of foreign) {
+      const res = await call(`${api}${path}`, { method, headers: bearer(bob.token), body });
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+      assert.equal(assertErrorEnvelope(res).error, 'not_found');
+    }
+    assert.equal((await createPayment(key.key)).status, 201, "bob's attempts changed nothing: the key is live");
+    const malformed = await call(`${api}/apps/Not_An_App/keys`, { headers: bearer(alice.token) });
+    assert.equal(malformed.status, 400);
+  });
+
+  it('updates the webhook URL for payments created afterwards and rotates the secret at once', async () => {
+    const app = await register(api, alice.token);
+    const key = await createKey(api, alice.token, app.appId);
+    const before = (await createPayment(key.key)).json as PaymentResource;
+
+    const updated = await call(`${api}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(alice.token), body: { webhookUrl: 'https://127.0.0.1:9444/v2/hooks' } });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal((updated.json as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
+    const after = (await createPayment(key.key)).json as PaymentResource;
+    assert.equal(after.webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
+    const reread = await call(`${paymentApi}/payments/${before.id}`);
+    assert.equal((reread.json as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
+
+    const rotated = await call(`${api}/apps/${app.appId}/webhook/rotate`, { method: 'POST', headers: bearer(alice.token) });
+    assert.equal(rotated.status, 200, rotated.text);
+    const body = rotated.json as { webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string };
+    assert.deepEqual(Object.keys(body).sort(), ['webhookSecret', 'webhookSecretFingerprint', 'webhookSecretRotatedAt']);
+    assert.match(body.webhookSecret, HEX64);
+    assert.notEqual(body.webhookSecret, app.webhookSecret);
+    assert.equal(body.webhookSecretFingerprint, fingerprintOf(body.webhookSecret));
+    assert.notEqual(body.webhookSecretFingerprint, app.webhookSecretFingerprint);
+    assert.ok(Date.parse(body.webhookSecretRotatedAt) > Date.parse(app.webhookSecretRotatedAt), 'rotatedAt moves forward');
+    assert.equal(await storedSecret(app.appId), body.webhookSecret, 'only the new secret is stored');
+
+    const listed = (await call(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: Array<{ appId: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }> };
+    const entry = listed.data.find((a) => a.appId === app.appId);
+    assert.equal(entry?.webhookSecretFingerprint, body.webhookSecretFingerprint);
+    assert.equal(entry?.webhookSecretRotatedAt, body.webhookSecretRotatedAt);
+  });
+
+  it('answers bad registration, key and webhook input with 400 naming the field, never 5xx', async () => {
+    const app = await register(api, alice.token);
+    const payout = (p: Record<string, unknown>) => registerBody({ payout: { chainId: '8453', tokenSymbol: 'USDC', address: Wallet.createRandom().address, ...p } });
+    const cases: Array<[string, string, string, unknown, string]> = [
+      ['POST', '/register', 'missing webhookUrl', { ...registerBody(), webhookUrl: undefined }, 'webhookUrl'],
+      ['POST', '/register', 'webhookUrl number', registerBody({ webhookUrl: 443 }), 'webhookUrl'],
+      ['POST', '/register', 'webhookUrl not a URL', registerBody({ webhookUrl: 'payrail hooks' }), 'webhookUrl'],
+      ['POST', '/register', 'missing payout', { ...registerBody(), payout: undefined }, 'payout'],
+      ['POST', '/register', 'unsupported chain', payout({ chainId: '1' }), 'payout.chainId'],
+      ['POST', '/register', 'chainId as number', payout({ chainId: 8453 }), 'payout.chainId'],
+      ['POST', '/register', 'unsupported token', payout({ tokenSymbol: 'DAI' }), 'payout.tokenSymbol'],
+      ['POST', '/register', 'bad checksum', payout({ address: '0x000000000000000000000000000000000000DEAd' }), 'payout.address'],
+      ['POST', '/register', 'short address', payout({ address: '0x1234' }), 'payout.address'],
+      ['POST', '/register', 'zero address', payout({ address: '0x0000000000000000000000000000000000000000' }), 'payout.address'],
+      ['POST', '/register', 'payout extra field', payout({ memo: 'x' }), 'payout'],
+      ['POST', '/register', 'empty name', registerBody({ name: '  ' }), 'name'],
+      ['POST', '/register', 'long name', registerBody({ name: 'n'.repeat(101) }), 'name'],
+      ['POST', '/register', 'NUL in name', registerBody({ name: 'a\u0000b' }), 'name'],
+      ['POST', '/register', 'unknown field', registerBody({ developerId: bob.developerId }), '(root)'],
+      ['POST', `/apps/${app.appId}/keys`, 'scope lower-case', { scope: 'admin' }, 'scope'],
+      ['POST', `/apps/${app.appId}/keys`, 'scope unknown', { scope: 'Root' }, 'scope'],
+      ['POST', `/apps/${app.appId}/keys`, 'unknown field', { expiresAt: 'tomorrow' }, '(root)'],
+      ['PUT', `/apps/${app.appId}/webhook`, 'missing webhookUrl', {}, 'webhookUrl'],
+      ['PUT', `/apps/${app.appId}/webhook`, 'http URL', { webhookUrl: 'http://127.0.0.1:9443/payrail' }, 'webhookUrl'],
+    ];
+    for (const [method, path, label, body, field] of cases) {
+      const res = await call(`${api}${path}`, { method, headers: bearer(alice.token), body });
+      assert.equal(res.status, 400, `${label}: ${res.text}`);
+      const error = assertErrorEnvelope(res, label);
+      assert.equal(error.error, 'invalid_request', label);
+      assert.ok(error.details?.some((d) => d.path === field || d.path.startsWith(`${field}.`)), `${label}: details name ${field}: ${res.text}`);
+    }
+    const unauthenticated = await call(`${api}/register`, { body: registerBody() });
+    assert.equal(unauthenticated.status, 401);
+    assert.equal(assertErrorEnvelope(unauthenticated).error, 'missing_token');
+    const apps = (await call(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: unknown[] };
+    assert.ok(apps.data.length >= 1);
+  });
+});

@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { freePort } from '../../scripts/dev/ports';
+import type { Stack } from '../../scripts/stack';
+import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+import { assertErrorEnvelope, call } from '../api/helpers';
+import { sinkMessages } from '../support/mail';
+import { bearer, login, requestLoginCode, uniqueEmail } from './helpers';
+
+/** A JWT's payload, without verifying it (the API under test does that). */
+const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+describe('merchant service: developer login by e-mail code', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let sink: string;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.merchantApiUrl;
+    assert.ok(stack.info.mailSinkUrl, 'the test stack runs a mail sink');
+    sink = stack.info.mailSinkUrl;
+  });
+  after(async () => services?.close());
+
+  const exchange = (email: string, code: string) => call(`${api}/auth/token`, { body: { email, code } });
+  const assertInvalidCode = async (email: string, code: string, label: string) => {
+    const res = await exchange(email, code);
+    assert.equal(res.status, 401, `${label}: ${res.text}`);
+    assert.equal(assertErrorEnvelope(res, label).error, 'invalid_code', label);
+  };
+
+  it('mails a code to any address with the same 202, and the first login creates the developer', async () => {
+    const email = uniqueEmail('first');
+    const { code, mail } = await requestLoginCode(api, sink, email);
+    assert.equal(mail.subject, 'Your Payrail login code');
+    assert.match(mail.text, /expires in 10 minutes/);
+    assert.equal(await services.knex('developers').where({ email }).first(), undefined, 'no developer before the code is verified');
+
+    const res = await exchange(email, code);
+    assert.equal(res.status, 200, res.text);
+    const body = res.json as { token: string; expiresAt: string; developerId: string };
+    assert.deepEqual(Object.keys(body).sort(), ['developerId', 'expiresAt', 'token']);
+    const jwt = claims(body.token);
+    assert.equal(jwt.iss, 'payrail');
+    assert.equal(jwt.sub, body.developerId);
+    assert.equal((jwt.exp as number) - (jwt.iat as number), 12 * 3600, 'valid 12 hours');
+    assert.equal(new Date(body.expiresAt).getTime(), (jwt.exp as number) * 1000);
+    assert.deepEqual(JSON.parse(Buffer.from(body.token.split('.')[0]!, 'base64url').toString()), { alg: 'HS256', typ: 'JWT' });
+    const developer = (await services.knex('developers').where({ email }).first()) as { id: string } | undefined;
+    assert.equal(developer?.id, body.developerId);
+
+    // The same person logging in again, whatever the case of the address, is the same developer.
+    const again = await login(api, sink, email.toUpperCase());
+    assert.equal(again.developerId, body.developerId);
+    const apps = await call(`${api}/apps`, { headers: bearer(again.token) });
+    assert.equal(apps.status, 200, apps.text);
+    assert.deepEqual(apps.json, { data: [] });
+
+    // An address nobody has used answers exactly like a known one.
+    const known = await call(`${api}/auth/login-code`, { body: { email } });
+    const unknown = await call(`${api}/auth/login-code`, { body: { email: uniqueEmail('unknown') } });
+    assert.equal(known.status, 202);
+    assert.deepEqual(unknown.json, known.json);
+  });
+
+  it('stores codes only as HMACs', async () => {
+    const email = uniqueEmail('hashed');
+    const { code } = await requestLoginCode(api, sink, email);
+    const row = (await services.knex('login_codes').where({ email }).first()) as { code_hash: string; attempts: number };
+    assert.match(row.code_hash, /^[0-9a-f]{64}$/);
+    assert.ok(!row.code_hash.includes(code));
+    assert.equal(row.attempts, 0);
+  });
+
+  it('refuses a wrong code, a used code, an expired code and a code out of attempts with 401 invalid_code', async () => {
+    const email = uniqueEmail('codes');
+    const { code } = await requestLoginCode(api, sink, email);
+    const wrong = code === '000000' ? '000001' : '000000';
+    await assertInvalidCode(email, wrong, 'wrong code');
+    assert.equal((await exchange(email, code)).status, 200, 'a wrong guess leaves the right code usable');
+    await assertInvalidCode(email, code, 'reused code');
+
+    const expiring = await requestLoginCode(api, sink, email);
+    await services.knex('login_codes').where({ email }).update({ expires_at: services.knex.raw(`now() - interval '1 second'`) });
+    await assertInvalidCode(email, expiring.code, 'expired code');
+
+    const guessed = await requestLoginCode(api, sink, email);
+    const other = guessed.code === '999999' ? '999998' : '999999';
+    for (let i = 1; i <= 5; i++) await assertInvalidCode(email, other, `wrong guess ${i}`);
+    await assertInvalidCode(email, guessed.code, 'the right code after 5 wrong guesses');
+
+    await assertInvalidCode(uniqueEmail('nobody'), '123456', 'an address without any code');
+  });
+
+  it('a new code makes the older ones useless', async () => {
+    const email = uniqueEmail('newer');
+    const older = await requestLoginCode(api, sink, email);
+    const newer = await requestLoginCode(api, sink, email);
+    if (older.code !== newer.code) await assertInvalidCode(email, older.code, 'older code');
+    assert.equal((await exchange(email, newer.code)).status, 200);
+    assert.equal((await sinkMessages(sink, email)).length, 2);
+  });
+
+  it('dashboard endpoints want a valid Bearer token: 401 missing_token / invalid_token', async () => {
+    const { SignJWT } = await import('jose');
+    const secret = new TextEncoder().encode(stack.env.PAYRAIL_JWT_SECRET);
+    const developerId = (await login(api, sink)).developerId;
+    const sign = (edit: (jwt: InstanceType<typeof SignJWT>) => InstanceType<typeof SignJWT>, key = secret) =>
+      edit(new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(developerId).setIssuedAt()).sign(key);
+    const valid = (jwt: InstanceType<typeof SignJWT>) => jwt.setIssuer('payrail').setAudience('payrail-dashboard').setExpirationTime('1h');
+
+    assert.equal((await call(`${api}/apps`, { headers: bearer(await sign(valid)) })).status, 200, 'a well-formed token works');
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['no Authorization header', {}, 'missing_token'],
+      ['Basic credentials', { authorization: 'Basic dXNlcjpwYXNz' }, 'missing_token'],
+      ['Bearer without a token', { authorization: 'Bearer ' }, 'missing_token'],
+      ['garbage token', bearer('not.a.jwt'), 'invalid_token'],
+      ['another secret', bearer(await sign(valid, new TextEncoder().encode('x'.repeat(64)))), 'invalid_token'],
+      ['expired', bearer(await sign((j) => j.setIssuer('payrail').setAudience('payrail-dashboard').setExpirationTime(Math.floor(Date.now() / 1000) - 60))), 'invalid_token'],
+      ['another issuer', bearer(await sign((j) => j.setIssuer('someone').setAudience('payrail-dashboard').setExpirationTime('1h'))), 'invalid_token'],
+      ['another audience', bearer(await sign((j) => j.setIssuer('payrail').setAudience('elsewhere').setExpirationTime('1h'))), 'invalid_token'],
+      ['alg none', bearer(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: developerId, iss: 'payrail', aud: 'payrail-dashboard' })).toString('base64url')}.`), 'invalid_token'],
+    ];
+    for (const [label, headers, error] of cases) {
+      const res = await call(`${api}/apps`, { headers });
+      assert.equal(res.status, 401, `${label}: ${res.text}`);
+      assert.equal(assertErrorEnvelope(res, label).error, error, label);
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer\b/, `${label}: WWW-Authenticate`);
+    }
+  });
+
+  it('answers bad login input with 400 naming the field, never 5xx', async () => {
+    const cases: Array<[string, string, unknown, string]> = [
+      ['login-code', 'missing email', {}, 'email'],
+      ['login-code', 'not an address', { email: 'not-an-email' }, 'email'],
+      ['login-code', 'email as number', { email: 42 }, 'email'],
+      ['login-code', 'overlong address', { email: `${'a'.repeat(250)}@x.test` }, 'email'],
+      ['login-code', 'unknown field', { email: uniqueEmail('x'), password: 'hunter2' }, '(root)'],
+      ['token', 'missing code', { email: uniqueEmail('x') }, 'code'],
+      ['token', '5-digit code', { email: uniqueEmail('x'), code: '12345' }, 'code'],
+      ['token', 'code as number', { email: uniqueEmail('x'), code: 123456 }, 'code'],
+      ['token', 'code with letters', { email: uniqueEmail('x'), code: '12a456' }, 'code'],
+    ];
+    for (const [endpoint, label, body, field] of cases) {
+      const res = await call(`${api}/auth/${endpoint}`, { body });
+      assert.equal(res.status, 400, `${label}: ${res.text}`);
+      const error = assertErrorEnvelope(res, label);
+      assert.equal(error.error, 'invalid_request');
+      assert.ok(error.details?.some((d) => d.path === field), `${label}: details name ${field}: ${res.text}`);
+    }
+    const notJson = await call(`${api}/auth/login-code`, { rawBody: 'email=a@b.test', contentType: 'application/x-www-form-urlencoded' });
+    assert.equal(notJson.status, 415);
+    const broken = await call(`${api}/auth/token`, { rawBody: '{"email":' });
+    assert.equal(broken.status, 400);
+    assertErrorEnvelope(broken);
+    const wrongMethod = await call(`${api}/auth/token`);
+    assert.equal(wrongMethod.status, 405);
+    assertErrorEnvelope(wrongMethod);
+  });
+
+  it('answers 503 mail_unavailable when the mail server cannot be reached', async () => {
+    const offline = await startExtraApi(stack, services, { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, logLevel: 'fatal' });
+    try {
+      const res = await call(`${offline.merchantApiUrl}/auth/login-code`, { body: { email: uniqueEmail('offline') } });
+      assert.equal(res.status, 503, res.text);
+      assert.equal(assertErrorEnvelope(res).error, 'mail_unavailable');
+    } finally {
+      await offline.close();
+    }
+  });
+});

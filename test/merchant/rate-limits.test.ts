@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startHousekeeping } from '../../api/housekeeping';
+import { createLogger } from '../../lib/logger';
+import type { Stack } from '../../scripts/stack';
+import { paymentBody } from '../support/api';
+import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { sinkMessages } from '../support/mail';
+import { getStack } from '../support/stack';
+import { assertErrorEnvelope, call, eventually, uniqueOrderId } from '../api/helpers';
+import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, uniqueClientIp, uniqueEmail } from './helpers';
+
+const LIMIT = 3;
+const DAY = 86_400;
+
+/**
+ * Two API processes with low limits share their counters through PostgreSQL. Each test is its own client
+ * (X-Forwarded-For through one trusted proxy hop), e-mail address or app, so the counters start at zero.
+ */
+describe('merchant service: rate limits shared by API processes', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let services: StackServices;
+  let a: ExtraApi;
+  let b: ExtraApi;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    const overrides = {
+      trustedProxyHops: 1,
+      rateLimits: {
+        authFailuresPerIp: { limit: LIMIT, windowSeconds: DAY },
+        loginCodesPerEmail: { limit: LIMIT, windowSeconds: DAY },
+        paymentCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
+      },
+    };
+    a = await startExtraApi(stack, services, overrides);
+    b = await startExtraApi(stack, services, overrides);
+  });
+  beforeEach(awayFromDayBoundary);
+  after(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+    await services?.close();
+  });
+
+  it('counts failed API keys, JWTs and login codes per client IP on every process, then refuses even good credentials', async () => {
+    const ip = uniqueClientIp();
+    const from = (headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': `203.0.113.9, ${ip}` });
+    const demoKey = stack.info.demoMerchant.adminKey;
+    const failures = [
+      () => call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_wrong' }) }),
+      () => call(`${b.merchantApiUrl}/apps`, { headers: from(bearer('not.a.token')) }),
+      () => call(`${a.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '123456' } }),
+    ];
+    for (const fail of failures) assert.equal((await fail()).status, 401);
+
+    for (const [label, res] of [
+      ['a bad key on B', await call(`${b.paymentApiUrl}`, { headers: from({ 'x-api-key': 'pr_live_wrong' }), body: paymentBody() })],
+      ['a good key on A', await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) })],
+      ['a code guess on B', await call(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321' } })],
+    ] as const) {
+      assertRateLimited(res, label);
+    }
+    const blocked = await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
+    assert.match((blocked.json as { message: string }).message, /failed authentication/);
+    assert.ok(Number(blocked.headers.get('retry-after')) <= DAY);
+
+    // Other clients are unaffected, and a spoofed left-most X-Forwarded-For entry does not pick the bucket.
+    const other = await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-api-key': demoKey, 'x-forwarded-for': `${ip}, ${uniqueClientIp()}` } });
+    assert.equal(other.status, 200, other.text);
+    // A missing key is not a guess and does not count.
+    assert.equal((await call(`${b.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-forwarded-for': uniqueClientIp() } })).status, 401);
+  });
+
+  it('limits login-code e-mails per address across processes', async () => {
+    const email = uniqueEmail('flood');
+    const ask = (api: ExtraApi, address = email) => call(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': uniqueClientIp() }, body: { email: address } });
+    for (const api of [a, b, a]) assert.equal((await ask(api)).status, 202);
+    assertRateLimited(await ask(b), 'fourth code for one address');
+    assertRateLimited(await ask(a, email.toUpperCase()), 'the same address in capitals');
+    assert.equal((await ask(b, uniqueEmail('other'))).status, 202, 'another address is unaffected');
+    assert.equal((await sinkMessages(stack.info.mailSinkUrl!, email)).length, LIMIT, 'refused requests send no mail');
+  });
+
+  it('limits payment creation per app over both create forms and both processes', async () => {
+    const session = await login(a.merchantApiUrl, stack.info.mailSinkUrl!);
+    const { appId } = await register(a.merchantApiUrl, session.token);
+    const { key } = await createKey(a.merchantApiUrl, session.token, appId);
+    const withKey = (api: ExtraApi) => call(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
+    const byAppId = (api: ExtraApi) => call(`${api.paymentApiUrl}/payments`, { body: { ...paymentBody({ orderId: uniqueOrderId('burst') }), appId } });
+
+    for (const res of [await withKey(a), await byAppId(b), await withKey(b)]) assert.equal(res.status, 201, res.text);
+    const refused = await byAppId(a);
+    assertRateLimited(refused, 'fourth payment by appId');
+    assert.match(assertErrorEnvelope(refused).message, /payments created for this app/);
+    assertRateLimited(await withKey(b), 'fifth payment with the key');
+    assert.equal(await services.knex('payments').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), LIMIT);
+
+    const demo = await call(a.paymentApiUrl, { headers: { 'x-api-key': stack.info.demoMerchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
+    assert.equal(demo.status, 201, 'another app is unaffected');
+  });
+
+  it('housekeeping drops windows that started over a day ago and codes that expired over a day ago', async () => {
+    const { knex } = services;
+    const tag = randomUUID();
+    await knex('rate_limit_counters').insert([
+      { bucket: `old:${tag}`, window_start: knex.raw(`now() - interval '25 hours'`), count: 9 },
+      { bucket: `live:${tag}`, window_start: knex.raw(`now() - interval '23 hours'`), count: 9 },
+    ]);
+    const email = uniqueEmail('stale');
+    await knex('login_codes').insert([
+      { id: randomUUID(), email, code_hash: 'old', expires_at: knex.raw(`now() - interval '25 hours'`) },
+      { id: randomUUID(), email, code_hash: 'recent', expires_at: knex.raw(`now() - interval '1 hour'`) },
+    ]);
+    const housekeeping = startHousekeeping({ knex, log: createLogger('warn', 'test-housekeeping'), intervalMs: 100 });
+    try {
+      await eventually('old rows deleted', 5000, async () => ((await knex('rate_limit_counters').where({ bucket: `old:${tag}` }).first()) ? undefined : true));
+      await eventually('stale code deleted', 5000, async () => ((await knex('login_codes').where({ email, code_hash: 'old' }).first()) ? undefined : true));
+    } finally {
+      await housekeeping.stop();
+    }
+    assert.ok(await knex('rate_limit_counters').where({ bucket: `live:${tag}` }).first(), 'a window of the last day is kept');
+    assert.ok(await knex('login_codes').where({ email, code_hash: 'recent' }).first(), 'a recently expired code is kept');
+  });
+});
