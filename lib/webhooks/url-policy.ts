@@ -18,8 +18,10 @@ for (const [net, prefix] of [
   forbidden.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible (::a.b.c.d, including :: and ::1), NAT64 and 6to4 addresses can all reach IPv4 targets.
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

@@ -34,6 +34,9 @@ const PRIVATE_TARGETS: Array<[string, RegExp]> = [
   ['https://[::ffff:169.254.169.254]/payrail', PRIVATE],
   ['https://[fd00::1]/payrail', PRIVATE],
   ['https://[fe80::1]/payrail', PRIVATE],
+  ['https://[::7f00:1]/payrail', PRIVATE],
+  ['https://[64:ff9b::7f00:1]/payrail', PRIVATE],
+  ['https://[2002:7f00:1::]/payrail', PRIVATE],
   ['https://payrail-test.invalid/payrail', /does not resolve/],
 ];
 
