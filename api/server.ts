@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
@@ -14,12 +15,17 @@ import { RateLimiter } from './rate-limit';
 
 export interface RunningApi {
   url: string;
+  /** Origin of payment links (PUBLIC_BASE_URL, or localhost on the bound port). */
+  publicBaseUrl: string;
   close(): Promise<void>;
 }
 
 /** The app's dependencies from the configuration, on connections the caller owns (the API process, or a test's extra API). */
-export function apiDeps(config: AppConfig, shared: { knex: Knex; chains: EvmChains; client: Client; log: Logger }): ApiDeps {
-  const { knex, chains, client, log } = shared;
+export function apiDeps(
+  config: AppConfig,
+  shared: { knex: Knex; chains: EvmChains; client: Client; log: Logger; publicBaseUrl: string },
+): ApiDeps {
+  const { knex, chains, client, log, publicBaseUrl } = shared;
   const required = (value: string | undefined, name: string): string => {
     if (!value) throw new Error(`${name} must be set to run the API`);
     return value;
@@ -32,7 +38,7 @@ export function apiDeps(config: AppConfig, shared: { knex: Knex; chains: EvmChai
     feeBps: config.feeBps,
     paymentTtlSeconds: config.paymentTtlSeconds,
     latePayinWindowSeconds: config.latePayinWindowSeconds,
-    publicBaseUrl: config.http.publicBaseUrl,
+    publicBaseUrl,
     trustedProxyHops: config.http.trustedProxyHops,
     apiKeyPrefix: config.apiKeyPrefix,
     jwtSecret: required(config.jwtSecret, 'PAYRAIL_JWT_SECRET'),
@@ -49,14 +55,18 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
   const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp(apiDeps(config, { knex, chains, client, log }));
-  const server = app.listen(config.http.port, config.http.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  const housekeeping = startHousekeeping({ knex, log });
+  // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.http.port, config.http.host));
   const { port } = server.address() as AddressInfo;
+  const publicBaseUrl = config.http.publicBaseUrl ?? `http://localhost:${port}`;
+  const handle = createApp(apiDeps(config, { knex, chains, client, log, publicBaseUrl })).callback();
+  server.on('request', (req, res) => void handle(req, res));
+  const housekeeping = startHousekeeping({ knex, log });
   log.info({ port }, 'api listening');
   return {
     url: `http://${config.http.host}:${port}`,
+    publicBaseUrl,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

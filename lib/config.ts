@@ -58,7 +58,7 @@ export interface RateLimits {
 }
 
 export interface AppConfig {
-  http: { host: string; port: number; publicBaseUrl: string; trustedProxyHops: number };
+  http: { host: string; port: number; publicBaseUrl?: string; trustedProxyHops: number };
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string };
   chainsFile: string;
@@ -87,7 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     http: {
       host: e.HTTP_HOST,
       port: e.HTTP_PORT,
-      publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${e.HTTP_PORT}`,
+      // With HTTP_PORT=0 the port is known only once the server listens; startApi fills the default in then.
+      publicBaseUrl: e.PUBLIC_BASE_URL ?? (e.HTTP_PORT === 0 ? undefined : `http://localhost:${e.HTTP_PORT}`),
       trustedProxyHops: e.HTTP_TRUSTED_PROXY_HOPS,
     },
     databaseUrl: e.DATABASE_URL,

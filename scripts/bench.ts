@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     worker: true,
     blockTimeMs: 1000,
     ports: {
-      http: await freePort(),
+      http: 0,
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],

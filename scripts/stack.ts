@@ -165,7 +165,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const api = await startApi(config);
     stops.push(() => api.close());
 
-    const base = config.http.publicBaseUrl;
+    const base = api.publicBaseUrl;
     const info: DevStackInfo = {
       paymentApiUrl: `${base}${PAYMENT_API_PREFIX}`,
       merchantApiUrl: `${base}${MERCHANT_API_PREFIX}`,

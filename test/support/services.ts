@@ -69,7 +69,9 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
     rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
   };
   const log = createLogger(overrides.logLevel ?? 'warn', 'test-api');
-  const app = createApp(apiDeps(config, { knex: services.knex, chains: services.chains, client: services.client, log }));
+  const app = createApp(
+    apiDeps(config, { knex: services.knex, chains: services.chains, client: services.client, log, publicBaseUrl: stack.api.publicBaseUrl }),
+  );
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -32,7 +32,7 @@ export function getStack(): Promise<Stack> {
       worker: true,
       blockTimeMs: 500,
       ports: {
-        http: await freePort(),
+        http: 0,
         postgres: await freePort(),
         temporal: await freePort(),
         chains: [await freePort(), await freePort()],
