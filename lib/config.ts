@@ -27,6 +27,8 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
   /** Lets webhooks target private and loopback addresses: for development and tests only. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
+  /** Bound on one webhook delivery (connect, TLS, request, response); its activity allows 30 s in all. */
+  WEBHOOK_TIMEOUT_MS: int(10_000).pipe(z.number().min(100).max(20_000)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -47,6 +49,7 @@ export interface AppConfig {
   smtpUrl?: string;
   mailFrom: string;
   webhookAllowPrivateNetworks: boolean;
+  webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -72,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }
