@@ -20,3 +20,9 @@ export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: str
 export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<void> {
   await options.knex<ApiKeyRow>('api_keys').insert(options.key);
 }
+
+/** The apps a developer owns (the dashboard's scope). */
+export async function listDeveloperAppIds(options: { knex: Knex; developerId: string }): Promise<string[]> {
+  const rows = await options.knex<MerchantAppRow>('merchant_apps').select('app_id').where({ developer_id: options.developerId }).orderBy('app_id');
+  return rows.map((row) => row.app_id);
+}

@@ -1,0 +1,144 @@
+/**
+ * The delivery log: its query, its record shape (spec 2.7) and `GET /me/webhook/deliveries` behind a stand-in
+ * for the dashboard's JWT middleware, on the test stack's database.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import Koa, { type Middleware } from 'koa';
+import request from 'supertest';
+import { ApiError, errorMiddleware } from '../../api/errors';
+import { webhookDeliveryRoutes, type DeveloperState } from '../../api/routes/webhook-deliveries';
+import { toWebhookDeliveryRecord } from '../../api/serializers/webhook-delivery';
+import { claimWebhookDelivery, listWebhookDeliveries, recordWebhookDeliveryOutcome } from '../../db/queries/webhook-deliveries';
+import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
+import { createLogger } from '../../lib/logger';
+import type { Stack } from '../../scripts/stack';
+import { createPayment, paymentBody } from '../support/api';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+import { createWebhookMerchant, type WebhookMerchant } from './support';
+
+const EVENTS: WebhookEventType[] = ['payment_payin_completed', 'payment_payout_completed'];
+
+describe('webhook delivery log', function () {
+  this.timeout(60_000);
+  let stack: Stack;
+  let services: StackServices;
+  let merchant: WebhookMerchant;
+  let other: WebhookMerchant;
+  /** Delivery ids of `merchant`, newest first. */
+  const newestFirst: string[] = [];
+  let app: Koa;
+
+  /** Stand-in for the dashboard's JWT middleware: the developer id comes in a test header. */
+  const testJwt: Middleware<DeveloperState> = async (ctx, next) => {
+    const id = ctx.get('x-test-developer');
+    if (!id) throw new ApiError(401, 'invalid_token', 'log in first');
+    ctx.state.developer = { id, email: `${id}@example.test` };
+    await next();
+  };
+
+  /** A finished delivery of each event for a new payment of `m`, created `ageSeconds` ago (payin 1 s older). */
+  async function deliveries(m: WebhookMerchant, ageSeconds: number, status: 'delivered' | 'exhausted' = 'delivered'): Promise<string[]> {
+    const payment = await createPayment(stack.info.paymentApiUrl, m.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
+    const ids: string[] = [];
+    for (const [i, eventType] of EVENTS.entries()) {
+      const deliveryId = randomUUID();
+      const createdAt = new Date(Date.now() - (ageSeconds + 1 - i) * 1000);
+      await claimWebhookDelivery({ knex: services.knex, delivery: { delivery_id: deliveryId, app_id: m.appId, payment_id: payment.id, event_type: eventType, url: 'https://merchant.example/hook' } });
+      await recordWebhookDeliveryOutcome({
+        knex: services.knex,
+        deliveryId,
+        outcome: { status, statusCode: status === 'delivered' ? 200 : 503, responsePreview: `preview ${deliveryId}`, deliveredAt: createdAt },
+      });
+      await services.knex<WebhookDeliveryRow>('webhook_deliveries').where({ delivery_id: deliveryId }).update({ created_at: createdAt });
+      ids.push(deliveryId);
+    }
+    return ids.reverse();
+  }
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    merchant = await createWebhookMerchant(stack, services.knex, 'https://merchant.example/hook');
+    other = await createWebhookMerchant(stack, services.knex, 'https://other.example/hook');
+    // 11 payments → 22 finished deliveries, so the default limit (20) cuts the list.
+    for (let age = 0; age < 11; age++) newestFirst.push(...(await deliveries(merchant, age * 10, age % 2 ? 'exhausted' : 'delivered')));
+    await deliveries(other, 0);
+    // An attempt still in flight is not in the log yet.
+    const inFlight = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
+    await claimWebhookDelivery({
+      knex: services.knex,
+      delivery: { delivery_id: randomUUID(), app_id: merchant.appId, payment_id: inFlight.id, event_type: 'payment_payin_completed', url: 'https://merchant.example/hook' },
+    });
+
+    app = new Koa();
+    app.use(errorMiddleware(createLogger('silent', 'test')));
+    const router = webhookDeliveryRoutes({ knex: services.knex, requireJwt: testJwt });
+    app.use(router.routes());
+  });
+  after(async () => services?.close());
+
+  it('lists the apps’ finished deliveries, newest first, up to the limit', async () => {
+    const rows = await listWebhookDeliveries({ knex: services.knex, appIds: [merchant.appId], limit: 5 });
+    assert.deepEqual(rows.map((r) => r.delivery_id), newestFirst.slice(0, 5));
+    const both = await listWebhookDeliveries({ knex: services.knex, appIds: [merchant.appId, other.appId], limit: 100 });
+    assert.equal(both.length, 24);
+    assert.ok(both.every((r) => r.status !== 'pending'));
+  });
+
+  it('serialises a row to the record of spec 2.7', async () => {
+    const [row] = await listWebhookDeliveries({ knex: services.knex, appIds: [merchant.appId], limit: 1 });
+    assert.ok(row);
+    assert.deepEqual(toWebhookDeliveryRecord(row), {
+      deliveryId: row.delivery_id,
+      paymentId: row.payment_id,
+      eventType: 'payment_payout_completed',
+      statusCode: 200,
+      responsePreview: `preview ${row.delivery_id}`,
+      deliveredAt: row.delivered_at!.toISOString(),
+      status: 'delivered',
+      attemptNumber: 1,
+    });
+  });
+
+  it('GET /me/webhook/deliveries answers { data } with the developer’s deliveries, 20 by default', async () => {
+    const res = await request(app.callback()).get('/me/webhook/deliveries').set('x-test-developer', merchant.developerId).expect(200);
+    const body = res.body as { data: Array<Record<string, unknown>> };
+    assert.deepEqual(Object.keys(body), ['data']);
+    assert.deepEqual(body.data.map((d) => d.deliveryId), newestFirst.slice(0, 20));
+    assert.deepEqual(Object.keys(body.data[0]!).sort(), ['attemptNumber', 'deliveredAt', 'deliveryId', 'eventType', 'paymentId', 'responsePreview', 'status', 'statusCode']);
+    assert.deepEqual(new Set(body.data.map((d) => d.status)), new Set(['delivered', 'exhausted']));
+  });
+
+  it('honours limit from 1 to 100', async () => {
+    const get = (limit: string) => request(app.callback()).get(`/me/webhook/deliveries?limit=${limit}`).set('x-test-developer', merchant.developerId);
+    assert.deepEqual(((await get('1').expect(200)).body as { data: Array<{ deliveryId: string }> }).data.map((d) => d.deliveryId), newestFirst.slice(0, 1));
+    assert.equal(((await get('100').expect(200)).body as { data: unknown[] }).data.length, 22);
+  });
+
+  it('answers 400 invalid_request naming limit for a bad limit', async () => {
+    for (const limit of ['0', '101', '-1', 'abc', '1.5', '', '1e2', '20&limit=30']) {
+      const res = await request(app.callback()).get(`/me/webhook/deliveries?limit=${limit}`).set('x-test-developer', merchant.developerId);
+      assert.equal(res.status, 400, `limit=${limit}`);
+      const body = res.body as { error: string; details: Array<{ path: string }> };
+      assert.equal(body.error, 'invalid_request');
+      assert.deepEqual(body.details.map((d) => d.path), ['limit'], `limit=${limit}`);
+    }
+  });
+
+  it('shows a developer only their own apps’ deliveries, and none to a developer without apps', async () => {
+    const res = await request(app.callback()).get('/me/webhook/deliveries').set('x-test-developer', other.developerId).expect(200);
+    const data = (res.body as { data: Array<{ deliveryId: string }> }).data;
+    assert.equal(data.length, 2);
+    assert.ok(data.every((d) => !newestFirst.includes(d.deliveryId)));
+    const none = await request(app.callback()).get('/me/webhook/deliveries').set('x-test-developer', randomUUID()).expect(200);
+    assert.deepEqual(none.body, { data: [] });
+  });
+
+  it('runs behind the JWT middleware it is given', async () => {
+    const res = await request(app.callback()).get('/me/webhook/deliveries').expect(401);
+    assert.equal((res.body as { error: string }).error, 'invalid_token');
+  });
+});
