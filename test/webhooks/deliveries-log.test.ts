@@ -4,19 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import Koa, { type Middleware } from 'koa';
+import type Koa from 'koa';
 import request from 'supertest';
-import { ApiError, errorMiddleware } from '../../api/errors';
-import { webhookDeliveryRoutes, type DeveloperState } from '../../api/routes/webhook-deliveries';
 import { toWebhookDeliveryRecord } from '../../api/serializers/webhook-delivery';
 import { claimWebhookDelivery, listWebhookDeliveries, recordWebhookDeliveryOutcome } from '../../db/queries/webhook-deliveries';
 import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
-import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { createWebhookMerchant, type WebhookMerchant } from './support';
+import { createWebhookMerchant, deliveryLogApp, type WebhookMerchant } from './support';
 
 const EVENTS: WebhookEventType[] = ['payment_payin_completed', 'payment_payout_completed'];
 
@@ -29,14 +26,6 @@ describe('webhook delivery log', function () {
   /** Delivery ids of `merchant`, newest first. */
   const newestFirst: string[] = [];
   let app: Koa;
-
-  /** Stand-in for the dashboard's JWT middleware: the developer id comes in a test header. */
-  const testJwt: Middleware<DeveloperState> = async (ctx, next) => {
-    const id = ctx.get('x-test-developer');
-    if (!id) throw new ApiError(401, 'invalid_token', 'log in first');
-    ctx.state.developer = { id, email: `${id}@example.test` };
-    await next();
-  };
 
   /** A finished delivery of each event for a new payment of `m`, created `ageSeconds` ago (payin 1 s older). */
   async function deliveries(m: WebhookMerchant, ageSeconds: number, status: 'delivered' | 'exhausted' = 'delivered'): Promise<string[]> {
@@ -72,11 +61,7 @@ describe('webhook delivery log', function () {
       knex: services.knex,
       delivery: { delivery_id: randomUUID(), app_id: merchant.appId, payment_id: inFlight.id, event_type: 'payment_payin_completed', url: 'https://merchant.example/hook' },
     });
-
-    app = new Koa();
-    app.use(errorMiddleware(createLogger('silent', 'test')));
-    const router = webhookDeliveryRoutes({ knex: services.knex, requireJwt: testJwt });
-    app.use(router.routes());
+    app = deliveryLogApp(services.knex);
   });
   after(async () => services?.close());
 

@@ -9,9 +9,13 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Koa, { type Middleware } from 'koa';
 import type { Knex } from 'knex';
 import { generate } from 'selfsigned';
+import { ApiError, errorMiddleware } from '../../api/errors';
+import { webhookDeliveryRoutes, type DeveloperState } from '../../api/routes/webhook-deliveries';
 import type { MerchantAppRow, WebhookDeliveryRow } from '../../db/tables';
+import { createLogger } from '../../lib/logger';
 import { SecretBox, generateWebhookSecret, webhookSecretFingerprint } from '../../lib/secrets';
 import type { Stack } from '../../scripts/stack';
 import { createMerchant, type TestMerchant } from '../api/helpers';
@@ -35,6 +39,8 @@ export interface TestReceiver {
   url(behaviour: 'ok' | 'fail' | 'hang' | 'redirect', tag: string): string;
   /** Every request received so far on that path. */
   received(url: string): ReceivedRequest[];
+  /** The TLS server names (SNI) clients asked for, in order. */
+  serverNames: string[];
   /** PEM file of the CA that issued the receiver's certificate (for NODE_EXTRA_CA_CERTS). */
   caFile: string;
   close(): Promise<void>;
@@ -65,7 +71,16 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   await writeFile(caFile, ca.cert);
 
   const requests: ReceivedRequest[] = [];
-  const server: Server = createServer({ key: leaf.private, cert: leaf.cert }, (req, res) => {
+  const serverNames: string[] = [];
+  const tls = {
+    key: leaf.private,
+    cert: leaf.cert,
+    SNICallback: (name: string, done: (err: Error | null) => void) => {
+      serverNames.push(name);
+      done(null); // keeps the certificate above
+    },
+  };
+  const server: Server = createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -83,6 +98,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   return {
     url: (behaviour, tag) => `${origin}/${behaviour}/${tag}`,
     received: (url) => requests.filter((r) => `${origin}${r.path}` === url),
+    serverNames,
     caFile,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -127,4 +143,20 @@ export async function setWebhookUrl(knex: Knex, appId: string, webhookUrl: strin
 export async function deliveriesOf(knex: Knex, paymentId: string): Promise<Partial<Record<WebhookDeliveryRow['event_type'], WebhookDeliveryRow>>> {
   const rows = await knex<WebhookDeliveryRow>('webhook_deliveries').where({ payment_id: paymentId });
   return Object.fromEntries(rows.map((row) => [row.event_type, row]));
+}
+
+/** Stand-in for the dashboard's JWT middleware: the developer id comes in the `x-test-developer` header. */
+const testJwt: Middleware<DeveloperState> = async (ctx, next) => {
+  const id = ctx.get('x-test-developer');
+  if (!id) throw new ApiError(401, 'invalid_token', 'log in first');
+  ctx.state.developer = { id, email: `${id}@example.test` };
+  await next();
+};
+
+/** The delivery log router as the merchant service will mount it, behind `testJwt`. */
+export function deliveryLogApp(knex: Knex): Koa {
+  const app = new Koa();
+  app.use(errorMiddleware(createLogger('silent', 'test')));
+  app.use(webhookDeliveryRoutes({ knex, requireJwt: testJwt }).routes());
+  return app;
 }
