@@ -20,12 +20,21 @@ export type WebhookDeliveryResult =
 type Attempt = WebhookResponse & { sentAt: Date | null };
 const nothingSent = (error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error });
 
+/**
+ * The event body (spec 6.1). `data` is the payment as of the event: the read model now, with the event's status
+ * and, in a payin event, no payout fields, also when the delivery starts late (after the payout, say).
+ */
+export function webhookEnvelope(event: { deliveryId: string; eventType: WebhookEventType; payment: PaymentRow; sentAt: Date }) {
+  const data = toPaymentData(event.payment);
+  const destination = event.eventType === 'payment_payin_completed' ? { ...data.destination, txHash: null, confirmedAt: null } : data.destination;
+  return { event_id: event.deliveryId, type: event.eventType, timestamp: event.sentAt.toISOString(), data: { ...data, status: event.eventType, destination } };
+}
+
 export function createWebhookActivities(deps: Pick<ActivityDeps, 'knex' | 'log' | 'secrets' | 'webhooks' | 'afterWebhookClaim'>) {
   const { knex, log } = deps;
 
   /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
   async function attempt(event: { deliveryId: string; eventType: WebhookEventType; payment: PaymentRow; url: string; sealedSecret: string }): Promise<Attempt> {
-    const { deliveryId, eventType, payment } = event;
     if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
     let target: WebhookTarget;
     try {
@@ -38,7 +47,7 @@ export function createWebhookActivities(deps: Pick<ActivityDeps, 'knex' | 'log' 
     const sentAt = new Date();
     const timestamp = String(sentAt.getTime());
     // Serialised once: these exact bytes are signed and sent.
-    const body = JSON.stringify({ event_id: deliveryId, type: eventType, timestamp: sentAt.toISOString(), data: toPaymentData(payment) });
+    const body = JSON.stringify(webhookEnvelope({ ...event, sentAt }));
     const response = await postWebhook({
       target,
       body,

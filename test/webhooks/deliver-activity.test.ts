@@ -1,13 +1,14 @@
 /**
  * The delivery activity called directly (no workflow), on the test stack's database: the cases where nothing
- * may be sent. Successful, failed and timed-out deliveries go through a worker that trusts the test receiver's
- * CA, in delivery.e2e.test.ts.
+ * may be sent, address pinning, and the envelope. Successful, failed and timed-out deliveries need a worker that
+ * trusts the test receiver's CA: delivery.e2e.test.ts.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createWebhookActivities } from '../../activities/webhooks';
+import { createWebhookActivities, webhookEnvelope } from '../../activities/webhooks';
+import { findPaymentById } from '../../db/queries/payments';
 import { claimWebhookDelivery } from '../../db/queries/webhook-deliveries';
-import type { WebhookEventType } from '../../db/tables';
+import type { PaymentRow, WebhookEventType } from '../../db/tables';
 import { createLogger } from '../../lib/logger';
 import { SecretBox } from '../../lib/secrets';
 import { postWebhook, responsePreview } from '../../lib/webhooks/send';
@@ -19,7 +20,7 @@ import { createWebhookMerchant, deliveriesOf, setWebhookUrl, startTestReceiver, 
 
 const PAYIN: WebhookEventType = 'payment_payin_completed';
 
-describe('deliverWebhook (activity): when nothing may be sent', function () {
+describe('deliverWebhook (activity), called directly', function () {
   this.timeout(60_000);
   let stack: Stack;
   let services: StackServices;
@@ -128,6 +129,24 @@ describe('deliverWebhook (activity): when nothing may be sent', function () {
     assert.equal(response.statusCode, null);
     assert.match(response.error ?? '', /CERT|SIGNATURE|SELF_SIGNED|ALTNAME/);
     assert.equal(receiver.received(`https://127.0.0.1:${port}/ok/pinned`).length, 0);
+  });
+
+  it('describes the payment as of the event, also when the delivery starts after the payout', async () => {
+    const { payment } = await newPayment('late');
+    const payout = { payout_tx_hash: `0x${'ab'.repeat(32)}`, payout_confirmed_at: new Date() };
+    await services.knex<PaymentRow>('payments').where({ id: payment.id }).update({ status: 'payment_completed', ...payout });
+    const row = (await findPaymentById({ knex: services.knex, id: payment.id }))!;
+    const sentAt = new Date();
+    const at = (eventType: WebhookEventType) => webhookEnvelope({ deliveryId: randomUUID(), eventType, payment: row, sentAt });
+
+    const payin = at(PAYIN);
+    assert.deepEqual(Object.keys(payin).sort(), ['data', 'event_id', 'timestamp', 'type']);
+    assert.equal(payin.timestamp, sentAt.toISOString());
+    assert.equal(payin.data.status, PAYIN);
+    assert.deepEqual([payin.data.destination.txHash, payin.data.destination.confirmedAt], [null, null]);
+    const payoutEvent = at('payment_payout_completed');
+    assert.equal(payoutEvent.data.status, 'payment_payout_completed');
+    assert.deepEqual([payoutEvent.data.destination.txHash, payoutEvent.data.destination.confirmedAt], [payout.payout_tx_hash, payout.payout_confirmed_at.toISOString()]);
   });
 
   it('keeps the first 200 characters of a response, storable as text', () => {
