@@ -64,7 +64,7 @@ export function createWebhookActivities(deps: Pick<ActivityDeps, 'knex' | 'log' 
 
   return {
     /**
-     * AT MOST ONCE, never retried: one POST per (payment, event), also when a worker dies mid-delivery. The
+     * AT MOST ONCE: one POST per (payment, event), never repeated, also when a worker dies mid-delivery. The
      * delivery is claimed (its row inserted, unique per payment and event) before anything is sent; an attempt
      * that finds the claim taken sends nothing. A retry can therefore only follow a failure before the claim
      * (safe: nothing was sent) or close the claim of an attempt that died (`exhausted`, outcome unknown).

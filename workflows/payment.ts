@@ -49,7 +49,8 @@ const chainWaits = proxyActivities<PaymentActivities>({
  * sends, and an attempt that finds the claim taken sends nothing. So retrying is safe; it covers a failure before
  * the claim (database unreachable: nothing was sent yet) and a worker that died mid-delivery (the retry closes
  * its claim as `exhausted` without sending). The timeout covers one POST (WEBHOOK_TIMEOUT_MS, at most 20 s) and
- * the database writes around it, and is how a dead worker's attempt is noticed.
+ * the database writes around it, and is how a dead worker's attempt is noticed. Attempts are bounded (about a
+ * quarter of an hour) so a lasting database outage cannot hold a settled payment's run open.
  */
 const webhooks = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '30 seconds',

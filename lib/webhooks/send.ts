@@ -14,7 +14,7 @@ export interface WebhookResponse {
   /** HTTP status of the response; null when none arrived (timeout, refused connection, TLS failure). */
   statusCode: number | null;
   responsePreview: string | null;
-  /** Why no complete response arrived; null when one did. */
+  /** Why no response arrived; null when one did, even if its body was cut short. */
   error: string | null;
 }
 
