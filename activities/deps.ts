@@ -1,7 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm';
+import type { WebhookEventType } from '../db/tables';
 import type { Logger } from '../lib/logger';
+import type { SecretBox } from '../lib/secrets';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -11,6 +13,16 @@ export interface ActivityDeps {
   temporal: { client: Client; taskQueue: string };
   latePayinWindowMs: number;
   log: Logger;
+  /** Opens the apps' sealed webhook secrets; without it (no PAYRAIL_SECRETS_KEY) every delivery fails as `exhausted`. */
+  secrets?: SecretBox;
+  webhooks: {
+    /** Lets webhooks target private and loopback addresses (dev and tests only). */
+    allowPrivateNetworks: boolean;
+    /** Bound on one delivery's whole HTTP exchange. */
+    timeoutMs: number;
+  };
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the activity returns. */
   afterBroadcast?: (purpose: string) => void;
+  /** Fault injection for crash tests: called right after a webhook delivery was claimed, before it is sent. */
+  afterWebhookClaim?: (eventType: WebhookEventType) => void;
 }

@@ -3,6 +3,7 @@ import { createChainTxActivities } from './chain-tx';
 import type { ActivityDeps } from './deps';
 import { createReadModelActivities } from './read-models';
 import { createReconcileActivities } from './reconcile';
+import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChainScanActivities(deps),
     ...createChainTxActivities(deps),
     ...createReconcileActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -40,6 +40,8 @@ const envSchema = z.object({
   /** Payment creations per merchant app and window (both create forms together). */
   RATE_LIMIT_PAYMENT_CREATES_PER_APP: int(3000),
   RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
+  /** Bound on one webhook delivery (connect, TLS, request, response); its activity allows 30 s in all. */
+  WEBHOOK_TIMEOUT_MS: int(10_000).pipe(z.number().min(100).max(20_000)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -73,6 +75,7 @@ export interface AppConfig {
   mailFrom: string;
   webhookAllowPrivateNetworks: boolean;
   rateLimits: RateLimits;
+  webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -109,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       loginCodesPerEmail: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       paymentCreatesPerApp: { limit: e.RATE_LIMIT_PAYMENT_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
     },
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

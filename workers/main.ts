@@ -6,6 +6,7 @@ import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { SecretBox } from '../lib/secrets';
 import { ensureBackgroundWorkflows } from './background';
 import { createWorker } from './worker';
 
@@ -18,6 +19,8 @@ export interface RunningWorker {
 
 /** Crash tests set this to a chain-transaction purpose; the worker then dies right after broadcasting one. */
 const CRASH_AFTER_BROADCAST_ENV = 'PAYRAIL_FAULT_CRASH_AFTER_BROADCAST';
+/** Crash tests set this to a webhook event type; the worker then dies right after claiming its delivery. */
+const CRASH_AFTER_WEBHOOK_CLAIM_ENV = 'PAYRAIL_FAULT_CRASH_AFTER_WEBHOOK_CLAIM';
 
 const SDK_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel> = {
   fatal: 'ERROR',
@@ -48,6 +51,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const crashAfter = env[CRASH_AFTER_BROADCAST_ENV];
+  const crashAfterClaim = env[CRASH_AFTER_WEBHOOK_CLAIM_ENV];
 
   const activities = createActivities({
     knex,
@@ -56,9 +60,16 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
     log,
+    secrets: config.secretsKey ? new SecretBox(config.secretsKey) : undefined,
+    webhooks: { allowPrivateNetworks: config.webhookAllowPrivateNetworks, timeoutMs: config.webhookTimeoutMs },
     afterBroadcast: crashAfter
       ? (purpose) => {
           if (purpose === crashAfter) process.kill(process.pid, 'SIGKILL');
+        }
+      : undefined,
+    afterWebhookClaim: crashAfterClaim
+      ? (eventType) => {
+          if (eventType === crashAfterClaim) process.kill(process.pid, 'SIGKILL');
         }
       : undefined,
   });

@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   condition,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -9,6 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
+import type { WebhookEventType } from '../db/tables';
 import { payinDetectedSignal, paymentStateQuery } from './messages';
 import { PaymentStatusKey } from './search-attributes';
 import type {
@@ -42,6 +44,22 @@ const chainWaits = proxyActivities<PaymentActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/**
+ * Webhook deliveries are at most once by construction: the activity claims the event (a unique row) before it
+ * sends, and an attempt that finds the claim taken sends nothing. So retrying is safe; it covers a failure before
+ * the claim (database unreachable: nothing was sent yet) and a worker that died mid-delivery (the retry closes
+ * its claim as `exhausted` without sending). The timeout covers one POST (WEBHOOK_TIMEOUT_MS, at most 20 s) and
+ * the database writes around it, and is how a dead worker's attempt is noticed. Attempts are bounded (about a
+ * quarter of an hour) so a lasting database outage cannot hold a settled payment's run open.
+ */
+const webhooks = proxyActivities<PaymentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+
+/** Runs recorded before webhook events existed replay without them. */
+const WEBHOOK_EVENTS_PATCH = 'webhook-events';
+
 type PayinState = PaymentState['payins'][number]['state'];
 
 /**
@@ -55,6 +73,27 @@ const payinKey = (p: DetectedPayin) => `${p.txHash}:${p.tokenAddress.toLowerCase
  * workflow runs is either paid out to the merchant or refunded to its sender.
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
+  const deliveries: Array<Promise<void>> = [];
+  /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
+  const emitWebhook = (eventType: WebhookEventType): void => {
+    if (!patched(WEBHOOK_EVENTS_PATCH)) return;
+    const delivery = webhooks.deliverWebhook({ paymentId: input.paymentId, eventType }).then(
+      () => undefined,
+      // Only a database outage outlasting every retry gets here; the merchant still sees the payment by polling.
+      (err: unknown) =>
+        log.error('webhook delivery could not be attempted', { paymentId: input.paymentId, eventType, error: String((err as Error).cause ?? err) }),
+    );
+    deliveries.push(delivery);
+  };
+  try {
+    return await runPayment(input, emitWebhook);
+  } finally {
+    // The run ends only once every delivery it started has ended, also when the payment failed.
+    await Promise.all(deliveries);
+  }
+}
+
+async function runPayment(input: PaymentWorkflowInput, emitWebhook: (eventType: WebhookEventType) => void): Promise<PaymentStatus> {
   const { paymentId, source, destination } = input;
   let status: PaymentStatus = 'payment_unpaid';
   const payins = new Map<string, DetectedPayin & { state: PayinState }>();
@@ -129,6 +168,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
     const required = BigInt(source.amountUnits);
     const received = BigInt(payin.amountUnits);
     await transition('payment_payin_completed', { payin: payinFields(payin) });
+    emitWebhook('payment_payin_completed');
     markPayin(payin, 'paid');
     await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'payment' });
 
@@ -197,6 +237,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
       return;
     }
     await transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
+    emitWebhook('payment_payout_completed');
     await chainWaits.awaitChainTx({ intentKey: payout.intentKey, depth: 'finality' });
     await transition('payment_completed');
   }

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { EvmChains } from '../../chains/evm';
-import { findDeveloperApp, listApiKeys, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
+import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
+import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
 import { LOGIN_CODE_TTL_SECONDS } from '../../lib/login-codes';
 import { notFound } from '../errors';
@@ -17,6 +18,8 @@ import {
   webhookUpdateBodySchema,
 } from '../schemas/merchant';
 import { toApiKeyResource, toAppResource } from '../serializers/merchant';
+import { toWebhookDeliveryRecord } from '../serializers/webhook-delivery';
+import { listWebhookDeliveriesQuerySchema } from '../schemas/webhook-deliveries';
 import {
   checkWebhookUrl,
   createApiKey,
@@ -111,6 +114,13 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
       webhookSecretFingerprint: rotated.app.webhook_secret_fingerprint,
       webhookSecretRotatedAt: rotated.app.webhook_secret_rotated_at?.toISOString(),
     };
+  });
+
+  router.get('/me/webhook/deliveries', developer, async (ctx) => {
+    const { limit } = parseOrThrow(listWebhookDeliveriesQuerySchema, ctx.query, 'query');
+    const appIds = await listDeveloperAppIds({ knex, developerId: ctx.state.developer.id });
+    const rows = appIds.length === 0 ? [] : await listWebhookDeliveries({ knex, appIds, limit });
+    ctx.body = { data: rows.map(toWebhookDeliveryRecord) };
   });
 
   router.get('/me/stats', adminKey, async (ctx) => {

@@ -8,10 +8,10 @@ const amount = (value: string, decimals: number) => formatUnits(BigInt(value), d
 const checksumOrNull = (address: string | null) => (address ? getAddress(address) : null);
 
 /**
- * The payment as `GET /payments/{id}` returns it: the full schema, with every field not yet known as `null`.
- * Webhook payloads reuse it minus the fields the interface strips from them.
+ * The payment as webhook events carry it (`data`): the read below without `paymentLink`, `metadata`, `webhookUrl`,
+ * `webhookSecretSource` and `merchant` (spec 6.1). Full schema, every field not yet known `null`.
  */
-export function toPaymentResource(row: PaymentRow, app: Pick<MerchantAppRow, 'app_id' | 'name'>, publicBaseUrl: string) {
+export function toPaymentData(row: PaymentRow) {
   return {
     id: row.id,
     appId: row.app_id,
@@ -49,6 +49,13 @@ export function toPaymentResource(row: PaymentRow, app: Pick<MerchantAppRow, 'ap
       txHash: row.payout_tx_hash,
       confirmedAt: iso(row.payout_confirmed_at),
     },
+  };
+}
+
+/** The payment as `GET /payments/{id}` returns it: the event payload plus the fields only reads carry. */
+export function toPaymentResource(row: PaymentRow, app: Pick<MerchantAppRow, 'app_id' | 'name'>, publicBaseUrl: string) {
+  return {
+    ...toPaymentData(row),
     paymentLink: `${publicBaseUrl}/pay/${row.id}`,
     metadata: row.metadata,
     webhookUrl: row.webhook_url,
@@ -57,4 +64,5 @@ export function toPaymentResource(row: PaymentRow, app: Pick<MerchantAppRow, 'ap
   };
 }
 
+export type PaymentData = ReturnType<typeof toPaymentData>;
 export type PaymentResource = ReturnType<typeof toPaymentResource>;

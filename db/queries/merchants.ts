@@ -84,3 +84,9 @@ export async function revokeApiKey(options: { knex: Knex; appId: string; keyId: 
     .returning('*');
   return row;
 }
+
+/** The apps a developer owns (the dashboard's scope). */
+export async function listDeveloperAppIds(options: { knex: Knex; developerId: string }): Promise<string[]> {
+  const rows = await options.knex<MerchantAppRow>('merchant_apps').select('app_id').where({ developer_id: options.developerId }).orderBy('app_id');
+  return rows.map((row) => row.app_id);
+}

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { id as topicOf, zeroPadValue } from 'ethers';
 import type { ChainTxRow } from '../../db/tables';
 import type { Stack } from '../../scripts/stack';
@@ -9,23 +8,7 @@ import { createPayment, getPayment, paymentBody, waitForStatus } from '../suppor
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-
-const REPO_ROOT = path.resolve(__dirname, '../..');
-
-/** A worker in its own process on `taskQueue`, as `npm run worker` runs it. */
-function spawnWorker(stack: Stack, taskQueue: string, extraEnv: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'workers/main.ts')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...stack.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', ...extraEnv },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode ?? child.exitCode);
-    else child.once('exit', (code, signal) => resolve(signal ?? code));
-  });
+import { exited, spawnWorker } from '../support/worker';
 
 describe('a worker killed while a payout is in flight', function () {
   this.timeout(240_000);

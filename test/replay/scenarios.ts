@@ -33,6 +33,18 @@ export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
     },
   },
   {
+    // Recorded under the `webhook-events` patch: both events, the payin's delivery still running during the payout.
+    name: 'same-chain-webhook-events',
+    input: {},
+    expected: 'payment_completed',
+    async drive(handle, fakes) {
+      const release = fakes.holdWebhooks();
+      await handle.signal(payinDetectedSignal, detectedPayin({ tx: 'webhooks-a' }));
+      await fakes.reached('payment_payout_completed');
+      release();
+    },
+  },
+  {
     name: 'same-chain-overpaid',
     input: {},
     expected: 'payment_completed',

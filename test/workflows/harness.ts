@@ -10,6 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { PaymentActivities } from '../../activities';
+import type { WebhookEventType } from '../../db/tables';
 import { resolveTemporalCli } from '../../scripts/provision/temporal-cli';
 import type { paymentWorkflow } from '../../workflows';
 import { customSearchAttributes, PaymentStatusKey } from '../../workflows/search-attributes';
@@ -134,6 +135,10 @@ export class FakeActivities {
   onExtendDepositWatch?: () => Promise<void>;
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
+  /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
+  webhookGate?: Promise<void>;
+  /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
+  failWebhooks = false;
 
   private readonly outcomes = new Map<string, Array<'confirmed' | 'dropped'>>();
   /** Payins the fake chain re-mines after a reorg: same transaction and transfer, another log index. */
@@ -154,6 +159,21 @@ export class FakeActivities {
       this.confirmationGate = undefined;
       gate.open();
     };
+  }
+
+  /** Holds every webhook delivery until the returned function is called. */
+  holdWebhooks(): () => void {
+    const gate = new Gate();
+    this.webhookGate = gate.opened;
+    return () => {
+      this.webhookGate = undefined;
+      gate.open();
+    };
+  }
+
+  /** Event types of the `deliverWebhook` calls, in call order. */
+  webhookEvents(): WebhookEventType[] {
+    return this.callsOf('deliverWebhook').map((c) => c.eventType);
   }
 
   /** Resolves once `recordPaymentTransition` was called with this status. */
@@ -242,6 +262,12 @@ export class FakeActivities {
       this.record({ name: 'mintFromBridge', input });
       await Promise.resolve();
       return this.submitted(input.intentKey);
+    },
+    deliverWebhook: async (input) => {
+      this.record({ name: 'deliverWebhook', input });
+      if (this.webhookGate) await this.webhookGate;
+      if (this.failWebhooks) throw ApplicationFailure.nonRetryable('database unreachable', 'FakeOutage');
+      return { status: 'delivered', deliveryId: `delivery:${input.paymentId}:${input.eventType}`, statusCode: 200 };
     },
     awaitChainTx: async (input): Promise<ChainTxResult> => {
       this.record({ name: 'awaitChainTx', input });

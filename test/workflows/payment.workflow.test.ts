@@ -152,6 +152,35 @@ describe('payment workflow (mocked activities)', function () {
     'payment_payout_completed',
     'payment_completed',
   ];
+  const BOTH_EVENTS = ['payment_payin_completed', 'payment_payout_completed'];
+
+  /**
+   * The activities the workflow scheduled, in command order as its history records them (the fakes see
+   * concurrently scheduled activities in any order). Transitions and webhook events are labelled.
+   */
+  async function scheduledActivities(handle: PaymentHandle): Promise<string[]> {
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (!scheduled) return [];
+      const name = scheduled.activityType?.name;
+      const arg = JSON.parse(Buffer.from(scheduled.input?.payloads?.[0]?.data ?? []).toString()) as { status?: string; eventType?: string };
+      if (name === 'recordPaymentTransition') return [`→ ${arg.status}`];
+      if (name === 'deliverWebhook') return [`webhook ${arg.eventType}`];
+      return [name ?? '?'];
+    });
+  }
+
+  /** Ids of the patches (`patched()`) the run recorded. */
+  async function recordedPatches(handle: PaymentHandle): Promise<string[]> {
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const marker = event.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
+      return [(JSON.parse(Buffer.from(data ?? []).toString()) as { id: string }).id];
+    });
+  }
 
   it('same chain: pays out destination.amountUnits after sweeping exactly the required amount to the treasury', async () => {
     const fakes = new FakeActivities();
@@ -185,6 +214,33 @@ describe('payment workflow (mocked activities)', function () {
       ]);
       assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: input.paymentId, windowMs: input.latePayinWindowMs }]);
       assert.deepEqual(await handle.query(paymentStateQuery), { status: 'payment_completed', payins: [{ ...confirmed(payin), state: 'paid' }] });
+
+      // One event right after each of the two transitions that have one (spec 3), never waited for on the way.
+      assert.deepEqual(fakes.callsOf('deliverWebhook'), [
+        { paymentId: input.paymentId, eventType: 'payment_payin_completed' },
+        { paymentId: input.paymentId, eventType: 'payment_payout_completed' },
+      ]);
+      assert.deepEqual(await scheduledActivities(handle), [
+        '→ payment_started',
+        'recordPayin',
+        'awaitPayinConfirmation',
+        'recordPayin',
+        '→ payment_payin_completed',
+        'webhook payment_payin_completed',
+        'recordPayin',
+        'sweepDeposit',
+        'awaitChainTx',
+        '→ payment_payout_started',
+        'transferFromTreasury',
+        'awaitChainTx',
+        '→ payment_payout_completed',
+        'webhook payment_payout_completed',
+        'awaitChainTx',
+        '→ payment_completed',
+        'extendDepositWatch',
+      ]);
+      // New runs take the webhook path under its patch; runs recorded before it replay without (test/replay).
+      assert.deepEqual(await recordedPatches(handle), ['webhook-events']);
     });
   });
 
@@ -221,7 +277,7 @@ describe('payment workflow (mocked activities)', function () {
       assert.equal(payout(input).input.tokenAddress, DESTINATION_TOKEN);
       // The mint waits for the burn's confirmations, the payout for the mint's.
       const order = fakes.calls
-        .filter((c) => c.name !== 'recordPaymentTransition' && c.name !== 'recordPayin')
+        .filter((c) => !['recordPaymentTransition', 'recordPayin', 'deliverWebhook'].includes(c.name))
         .map((c) => (c.name === 'awaitChainTx' ? `await ${c.input.intentKey}@${c.input.depth}` : c.name));
       assert.deepEqual(order, [
         'awaitPayinConfirmation',
@@ -236,6 +292,7 @@ describe('payment workflow (mocked activities)', function () {
         `await payout:${input.paymentId}@finality`,
         'extendDepositWatch',
       ]);
+      assert.deepEqual(fakes.webhookEvents(), BOTH_EVENTS);
     });
   });
 
@@ -249,6 +306,8 @@ describe('payment workflow (mocked activities)', function () {
       assert.deepEqual(fakes.chainWrites(), []);
       assert.deepEqual(fakes.callsOf('awaitPayinConfirmation'), []);
       assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: input.paymentId, windowMs: input.latePayinWindowMs }]);
+      assert.deepEqual(fakes.webhookEvents(), [], 'no event for an expiry');
+      assert.deepEqual(await recordedPatches(handle), [], 'a run that sends no event records no patch');
     });
   });
 
@@ -276,6 +335,7 @@ describe('payment workflow (mocked activities)', function () {
       await assertFinal(handle, 'payment_refunded');
       assert.equal(statusWhenSignalled, 'payment_expired');
       assert.deepEqual(fakes.statuses(), ['payment_expired', 'payment_bounced', 'payment_refunded']);
+      assert.deepEqual(fakes.webhookEvents(), [], 'no event for a bounce or refund');
       assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, REQUIRED_UNITS, 'late payin')]);
       assert.deepEqual(awaited(fakes), [`refund:${input.paymentId}:${payin.txHash}:0@confirmations`]);
       assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
@@ -311,6 +371,7 @@ describe('payment workflow (mocked activities)', function () {
       await assertFinal(handle, 'payment_refunded');
       assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_bounced', 'payment_refunded']);
       assert.deepEqual(fakes.transitions()[1], { paymentId: input.paymentId, status: 'payment_bounced', payin: payinFields(payin) });
+      assert.deepEqual(fakes.webhookEvents(), [], 'no event for a bounce or refund');
       assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, '9999999', 'underpaid')]);
       assert.deepEqual(awaited(fakes), [`refund:${input.paymentId}:${payin.txHash}:0@confirmations`]);
       assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
@@ -332,6 +393,7 @@ describe('payment workflow (mocked activities)', function () {
       assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_bounced', 'payment_refunded']);
       assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, '25000000', 'wrong token')]);
       assert.equal(fakes.chainWrites()[0]?.input.tokenAddress, OTHER_TOKEN);
+      assert.deepEqual(fakes.webhookEvents(), []);
     });
   });
 
@@ -439,6 +501,7 @@ describe('payment workflow (mocked activities)', function () {
       assert.match(failure.cause.message, new RegExp(`sweep:${input.paymentId}`));
       assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_payin_completed']);
       assert.deepEqual(fakes.chainWrites(), [sweepToTreasury(input)]);
+      assert.deepEqual(fakes.webhookEvents(), ['payment_payin_completed'], 'the payin was completed, and said so');
     });
   });
 
@@ -479,6 +542,7 @@ describe('payment workflow (mocked activities)', function () {
       // A reverted payout is never waited on to finality.
       assert.ok(!awaited(fakes).some((a) => a.endsWith('@finality')));
       assert.ok(!fakes.statuses().includes('payment_payout_completed'));
+      assert.deepEqual(fakes.webhookEvents(), ['payment_payin_completed'], 'no event for the bounce and refund after it');
     });
   });
 
@@ -519,6 +583,7 @@ describe('payment workflow (mocked activities)', function () {
       assert.equal(statusWhenSignalled, 'payment_completed');
       assert.deepEqual(fakes.statuses(), COMPLETED_PATH);
       assert.deepEqual(fakes.chainWrites(), [sweepToTreasury(input), payout(input), refundFromDeposit(input, second, '4000000', 'late payin')]);
+      assert.deepEqual(fakes.webhookEvents(), BOTH_EVENTS, 'no event for the late payin refund');
       assert.equal(awaited(fakes).at(-1), `refund:${input.paymentId}:${second.txHash}:3@confirmations`);
       assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
         paymentId: input.paymentId,
@@ -530,6 +595,34 @@ describe('payment workflow (mocked activities)', function () {
         { ...confirmed(first), state: 'paid' },
         { ...confirmed(second), state: 'refunded' },
       ]);
+    });
+  });
+
+  it('never holds the payout for a webhook delivery, but ends only once every delivery has ended', async () => {
+    const fakes = new FakeActivities();
+    const input = newInput({ latePayinWindowMs: 200 });
+    const release = fakes.holdWebhooks();
+    await run(fakes, input, async (handle) => {
+      await handle.signal(payinDetectedSignal, detectedPayin({ tx: `${input.paymentId}-a` }));
+      await fakes.reached('payment_completed');
+      assert.deepEqual(fakes.webhookEvents(), BOTH_EVENTS, 'both deliveries started while the first one still hangs');
+      // Past the late-payin window: the lifecycle is over, the deliveries are not.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal((await handle.describe()).status.name, 'RUNNING');
+      release();
+      await assertFinal(handle, 'payment_completed');
+    });
+  });
+
+  it('completes the payment when a delivery cannot even be attempted', async () => {
+    const fakes = new FakeActivities();
+    fakes.failWebhooks = true;
+    const input = newInput();
+    await run(fakes, input, async (handle) => {
+      await handle.signal(payinDetectedSignal, detectedPayin({ tx: `${input.paymentId}-a` }));
+      await assertFinal(handle, 'payment_completed');
+      assert.deepEqual(fakes.webhookEvents(), BOTH_EVENTS);
+      assert.deepEqual(fakes.statuses(), COMPLETED_PATH);
     });
   });
 });

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { WebhookDeliveryRow, WebhookDeliveryStatus, WebhookEventType } from '../tables';
+
+/**
+ * Claims the one delivery of an event by inserting its row as `pending`. Returns false when the event already has
+ * a row: it was claimed before (by this activity on an earlier attempt, or concurrently) and must not be sent again.
+ */
+export async function claimWebhookDelivery(options: {
+  knex: Knex;
+  delivery: Pick<WebhookDeliveryRow, 'delivery_id' | 'app_id' | 'payment_id' | 'event_type' | 'url'>;
+}): Promise<boolean> {
+  const inserted = await options
+    .knex<WebhookDeliveryRow>('webhook_deliveries')
+    .insert({ ...options.delivery, status: 'pending', attempt_number: 1 })
+    .onConflict(['payment_id', 'event_type'])
+    .ignore()
+    .returning('delivery_id');
+  return inserted.length > 0;
+}
+
+/** The outcome of the one attempt. Unconditional: what the attempt saw is the truth, whatever was written before. */
+export async function recordWebhookDeliveryOutcome(options: {
+  knex: Knex;
+  deliveryId: string;
+  outcome: { status: Exclude<WebhookDeliveryStatus, 'pending'>; statusCode: number | null; responsePreview: string | null; deliveredAt: Date | null };
+}): Promise<void> {
+  const { knex, deliveryId, outcome } = options;
+  await knex<WebhookDeliveryRow>('webhook_deliveries').where({ delivery_id: deliveryId }).update({
+    status: outcome.status,
+    status_code: outcome.statusCode,
+    response_preview: outcome.responsePreview,
+    delivered_at: outcome.deliveredAt,
+  });
+}
+
+/**
+ * Closes a claim whose attempt never recorded an outcome (its worker died mid-delivery): `exhausted`, outcome
+ * unknown. Only a still-pending row changes, so an outcome the attempt did record is kept.
+ */
+export async function exhaustUnfinishedWebhookDelivery(options: { knex: Knex; paymentId: string; eventType: WebhookEventType }): Promise<void> {
+  await options
+    .knex<WebhookDeliveryRow>('webhook_deliveries')
+    .where({ payment_id: options.paymentId, event_type: options.eventType, status: 'pending' })
+    .update({ status: 'exhausted' });
+}
+
+/** The delivery log of these apps, newest first. An attempt still in flight (`pending`) shows once it has ended. */
+export async function listWebhookDeliveries(options: { knex: Knex; appIds: string[]; limit: number }): Promise<WebhookDeliveryRow[]> {
+  return options
+    .knex<WebhookDeliveryRow>('webhook_deliveries')
+    .whereIn('app_id', options.appIds)
+    .whereNot({ status: 'pending' })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'delivery_id', order: 'desc' },
+    ])
+    .limit(options.limit);
+}

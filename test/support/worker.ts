@@ -1,0 +1,21 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { Stack } from '../../scripts/stack';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+
+/** A worker in its own process on `taskQueue`, as `npm run worker` runs it. */
+export function spawnWorker(stack: Stack, taskQueue: string, extraEnv: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'workers/main.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...stack.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** Resolves with the signal (or exit code) the process ended with. */
+export const exited = (child: ChildProcess) =>
+  new Promise<NodeJS.Signals | number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.signalCode ?? child.exitCode);
+    else child.once('exit', (code, signal) => resolve(signal ?? code));
+  });
