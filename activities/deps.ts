@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm';
 import type { Logger } from '../lib/logger';
+import type { MailSender } from '../lib/order-mail';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -13,4 +14,12 @@ export interface ActivityDeps {
   log: Logger;
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the activity returns. */
   afterBroadcast?: (purpose: string) => void;
+  /** Legacy orders (activities/orders.ts): pricing their payments, callbacks and receipts. */
+  orders?: {
+    feeBps: number;
+    publicBaseUrl: string;
+    /** Callbacks may target loopback and private addresses (dev and tests only). */
+    allowPrivateCallbackTargets: boolean;
+    mailer: MailSender;
+  };
 }

@@ -6,6 +6,7 @@ import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { createMailSender } from '../lib/order-mail';
 import { ensureBackgroundWorkflows } from './background';
 import { createWorker } from './worker';
 
@@ -61,6 +62,12 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
           if (purpose === crashAfter) process.kill(process.pid, 'SIGKILL');
         }
       : undefined,
+    orders: {
+      feeBps: config.feeBps,
+      publicBaseUrl: config.http.publicBaseUrl,
+      allowPrivateCallbackTargets: config.webhookAllowPrivateNetworks,
+      mailer: createMailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, log }),
+    },
   });
   const worker = await createWorker({
     connection: nativeConnection,
