@@ -24,6 +24,7 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
     temporal: { client, taskQueue: config.temporal.taskQueue },
     feeBps: config.feeBps,
     paymentTtlSeconds: config.paymentTtlSeconds,
+    orderTtlSeconds: config.orderTtlSeconds,
     latePayinWindowSeconds: config.latePayinWindowSeconds,
     publicBaseUrl: config.http.publicBaseUrl,
     log,

@@ -182,9 +182,16 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
         USDC: { ...c.tokens.USDC, usdPegged: true },
         USDT: { ...c.tokens.USDT, usdPegged: true },
       },
+      // Legacy orders: native ETH priced by the devnet's ETH/USD feed (never updated, so a long age is allowed),
+      // and the mainnet entries of the currency table that the two devnet chains stand in for.
+      nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
+      servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
     })),
   };
 }
+
+/** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
+const DEVNET_STAND_INS: Record<number, number[]> = { 42161: [1, 56], 8453: [137, 42220] };
 
 async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; adminKey: string } | undefined> {
   const file = path.join(varDir, 'dev-stack.json');
