@@ -61,6 +61,8 @@ export async function attachOrderPayment(options: {
     selected_currency: options.selectedCurrency,
     rate: options.rate,
     rate_source: options.rateSource,
+    // An order with a payment waits for it; the workflow records the same status right after.
+    status: trx.raw(`case when status = 'new' then 'pending' else status end`) as unknown as OrderStatus,
     updated_at: trx.fn.now() as unknown as Date,
   });
 }
