@@ -181,6 +181,7 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       tokens: {
         USDC: { ...c.tokens.USDC, usdPegged: true },
         USDT: { ...c.tokens.USDT, usdPegged: true },
+        CUSD: { ...c.tokens.CUSD, usdPegged: true },
       },
       // Legacy orders: native ETH priced by the devnet's ETH/USD feed (never updated, so a long age is allowed),
       // and the mainnet entries of the currency table that the two devnet chains stand in for.
