@@ -16,7 +16,7 @@ import { assertLegacyError, type OrderCreated } from './helpers';
 interface Rule {
   name: string;
   /** Fields merged into a valid body; `undefined` removes the field. */
-  body: Record<string, unknown> | unknown;
+  body: Record<string, unknown> | unknown[];
   error?: string;
   fields: string[];
 }
@@ -100,7 +100,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     for (const rule of RULES) {
       it(rule.name, async () => {
         const before = await orderCount();
-        const body = Array.isArray(rule.body) ? rule.body : { ...valid(), ...(rule.body as Record<string, unknown>) };
+        const body = Array.isArray(rule.body) ? rule.body : { ...valid(), ...rule.body };
         const res = await post(body);
         assertLegacyError(res, 400, rule.error ?? 'invalid_request', rule.fields, rule.name);
         assert.equal(await orderCount(), before, 'no order row');
