@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory, WorkflowNotFoundError } from '@temporalio/common';
 import { formatUnits } from 'ethers';
 import { ApiError } from '../api/errors';
 import { toCallbackBody, toOrderResource } from '../api/serializers/order';
@@ -200,7 +200,12 @@ export function createOrderActivities(deps: ActivityDeps) {
       if (statusCode !== null && statusCode >= 200 && statusCode < 300) return { attempt, statusCode };
       const what = statusCode !== null ? `answered HTTP ${statusCode}` : `failed: ${error}`;
       if (refused) throw ApplicationFailure.nonRetryable(`callback for order ${order.id} ${what}`, 'CallbackUrlRefused');
-      throw ApplicationFailure.retryable(`callback attempt ${attempt} for order ${order.id} ${what}`, 'CallbackFailed');
+      // Benign: the merchant's endpoint failing is not Payrail's error (logged at debug); the attempt log has it.
+      throw ApplicationFailure.create({
+        message: `callback attempt ${attempt} for order ${order.id} ${what}`,
+        type: 'CallbackFailed',
+        category: ApplicationFailureCategory.BENIGN,
+      });
     },
 
     /** Mails the receipt of a paid order to its `email`, once. */
