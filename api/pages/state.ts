@@ -149,14 +149,17 @@ export function orderPageState(input: {
     return resolved.ok ? [{ code, label: resolved.currency.label, token: def.token, network: def.network }] : [];
   });
   const price = `${canonicalPrice(order.price_amount)} ${order.price_currency}`;
+  // An invalid order's payin is on its way back until the refund is confirmed.
+  const returned = order.status === 'invalid' && payment?.status === 'payment_refunded';
   return {
     kind: 'order',
     id: order.id,
     status: order.status,
     view,
     // Between the payment's creation and the order's move to `pending`, the customer is already waiting to pay.
-    status_text: ORDER_STATUS_TEXT[order.status === 'new' && payment ? 'pending' : order.status],
+    status_text: returned ? 'Not accepted, returned' : ORDER_STATUS_TEXT[order.status === 'new' && payment ? 'pending' : order.status],
     ...TEXTS[view],
+    ...(returned ? { message: 'The amount or token sent did not match this payment. It was sent back to the address it came from.' } : {}),
     title: order.title ?? (order.merchant_order_id ? `Order ${order.merchant_order_id}` : 'Your order'),
     description: order.description,
     merchant: input.merchant,

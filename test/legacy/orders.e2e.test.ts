@@ -299,6 +299,23 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal(payin?.disposition, 'payment');
   });
 
+  it('an underpaid order is invalid: the payin goes back to the customer and the invalid callback is sent', async () => {
+    const customer = stack.info.customer.address;
+    const created = await createOrder({ price_amount: 6, pay_currency: 'USDC_BASE', callback_url: `${shop.url}/callbacks/invalid`, merchant_token: 'mt-invalid' });
+    const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
+    await customerTransfer(stack.info, 8453, 'USDC', created.order.pay_address!, '4');
+    const callback = await shop.waitForCallback('invalid', (b) => b.id === created.order.id);
+    assert.equal(callback.status, 'invalid');
+    assert.equal(callback.received_amount, '4');
+    await waitForStatus(stack.info.paymentApiUrl, created.order.payment_id!, 'payment_refunded');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before, 'the customer has their 4 USDC back');
+    const page = await newPage();
+    await page.goto(created.payment_url);
+    assert.equal(await page.locator('#outcome-title').textContent(), 'Payment could not be accepted');
+    await screenshot(page, 'invalid');
+    await page.close();
+  });
+
   it('the customer cancels: redirected to cancel_url, the canceled callback is sent', async () => {
     const cancelUrl = `${shop.url}/shop/cancel?from=pay`;
     const created = await createOrder({ price_amount: 9, callback_url: `${shop.url}/callbacks/cancel`, cancel_url: cancelUrl, merchant_token: 'mt-cancel' });
