@@ -2,8 +2,10 @@ import { heartbeat, sleep } from '@temporalio/activity';
 import { getAddress, zeroPadValue, type Log, type TransactionReceipt } from 'ethers';
 import { listWatchedDepositAddresses } from '../db/queries/payments';
 import { TRANSFER_TOPIC } from '../chains/evm';
+import { isNativeToken } from '../chains/registry';
 import type { ChainScanCursor, ChainScanResult, DetectedPayin, PayinConfirmation } from '../workflows/types';
 import type { ActivityDeps } from './deps';
+import { matchNativePayin, scanNativePayins } from './native-payins';
 
 /** Blocks the watcher steps back when its cursor block is no longer canonical. */
 const REORG_REWIND_BLOCKS = 64;
@@ -65,6 +67,11 @@ export function createChainScanActivities({ knex, chains }: Pick<ActivityDeps, '
           if (paymentId) payins.push({ ...payin, paymentId });
         }
       }
+      if (chain.nativeCurrency) {
+        // Native coin transfers leave no log: read the range's blocks with their transactions.
+        const native = await scanNativePayins({ provider, chainId: input.chainId, fromBlock: from, toBlock: to, watched: new Set(paymentByAddress.keys()) });
+        for (const payin of native) payins.push({ ...payin, paymentId: paymentByAddress.get(payin.to.toLowerCase())! });
+      }
       const toBlock = await provider.getBlock(to);
       if (!toBlock?.hash) throw new Error(`block ${to} on chain ${input.chainId} is not available`);
       return { cursor: { blockNumber: to, blockHash: toBlock.hash }, caughtUp: to >= head, payins };
@@ -84,15 +91,15 @@ export function createChainScanActivities({ knex, chains }: Pick<ActivityDeps, '
         const receipt = await provider.getTransactionReceipt(payin.txHash);
         if (receipt) {
           missingPolls = 0;
-          const log = findPayinLog(receipt, payin);
-          if (!log) return { outcome: 'dropped' };
+          const matched = isNativeToken(payin.tokenAddress) ? await matchNativePayin(provider, receipt, payin) : matchTokenPayin(receipt, payin);
+          if (!matched) return { outcome: 'dropped' };
           const head = await provider.getBlockNumber();
           if (head - receipt.blockNumber + 1 >= chain.confirmations) {
             const block = await provider.getBlock(receipt.blockNumber);
             if (block?.hash === receipt.blockHash) {
               return {
                 outcome: 'confirmed',
-                payin: { ...toDetectedPayin(payin.chainId, log), confirmedAt: new Date(block.timestamp * 1000).toISOString() },
+                payin: { ...matched, confirmedAt: new Date(block.timestamp * 1000).toISOString() },
               };
             }
           }
@@ -103,6 +110,12 @@ export function createChainScanActivities({ knex, chains }: Pick<ActivityDeps, '
       }
     },
   };
+}
+
+/** The ERC-20 payin as its (possibly re-mined) receipt carries it, or null when it no longer does. */
+function matchTokenPayin(receipt: TransactionReceipt, payin: DetectedPayin): DetectedPayin | null {
+  const log = findPayinLog(receipt, payin);
+  return log ? toDetectedPayin(payin.chainId, log) : null;
 }
 
 /** The transfer log in the (possibly re-mined) receipt that carries this payin. */

@@ -2,6 +2,7 @@ import { heartbeat, sleep } from '@temporalio/activity';
 import { Interface, Transaction, Wallet, keccak256, toUtf8Bytes, type TransactionRequest } from 'ethers';
 import { depositFactoryAbi, devnetBridgeAbi, paymentSalt } from '../chains/contracts';
 import { erc20Interface } from '../chains/evm';
+import { isNativeToken } from '../chains/registry';
 import {
   allocateNonce,
   findChainTx,
@@ -120,6 +121,11 @@ export function createChainTxActivities(deps: ActivityDeps) {
 
     /** Idempotent per intent key: an ERC-20 transfer from the treasury (payouts, refunds after a failed payout). */
     async transferFromTreasury(input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) {
+      if (isNativeToken(input.tokenAddress)) {
+        // The chain's own coin (a refund of a native payin): a plain value transfer.
+        const movement = { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits };
+        return submit(input, { to: input.to, data: '0x', value: BigInt(input.amountUnits) }, movement);
+      }
       const data = erc20Interface.encodeFunctionData('transfer', [input.to, input.amountUnits]);
       return submit(input, { to: input.tokenAddress, data }, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
     },

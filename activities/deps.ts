@@ -4,6 +4,7 @@ import type { EvmChains } from '../chains/evm';
 import type { WebhookEventType } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secrets';
+import type { Mailer } from '../lib/mail';
 
 export interface ActivityDeps {
   knex: Knex;
@@ -25,4 +26,13 @@ export interface ActivityDeps {
   afterBroadcast?: (purpose: string) => void;
   /** Fault injection for crash tests: called right after a webhook delivery was claimed, before it is sent. */
   afterWebhookClaim?: (eventType: WebhookEventType) => void;
+  /** Legacy orders (activities/orders.ts): pricing their payments, callbacks and receipts. */
+  orders?: {
+    feeBps: number;
+    publicBaseUrl: string;
+    /** Callbacks may target loopback and private addresses (dev and tests only). */
+    allowPrivateCallbackTargets: boolean;
+    /** Absent when no SMTP_URL is configured: receipts are then skipped, with a warning. */
+    mailer?: Pick<Mailer, 'send'>;
+  };
 }

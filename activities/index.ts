@@ -2,12 +2,13 @@ import { createChainScanActivities } from './chain-scan';
 import { createChainTxActivities } from './chain-tx';
 import type { ActivityDeps } from './deps';
 import { createReadModelActivities } from './read-models';
+import { createOrderActivities } from './orders';
 import { createReconcileActivities } from './reconcile';
 import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
-export function createActivities(deps: ActivityDeps) {
+function createPaymentActivities(deps: ActivityDeps) {
   return {
     ...createReadModelActivities(deps),
     ...createChainScanActivities(deps),
@@ -17,4 +18,10 @@ export function createActivities(deps: ActivityDeps) {
   };
 }
 
-export type PaymentActivities = ReturnType<typeof createActivities>;
+export function createActivities(deps: ActivityDeps) {
+  return { ...createPaymentActivities(deps), ...createOrderActivities(deps) };
+}
+
+/** The activities of the payment spine (payments, chain watchers, reconciler). */
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;
+export type { OrderActivities } from './orders';

@@ -3,12 +3,16 @@ import { upsertPayin } from '../db/queries/payins';
 import type { PayinDisposition, PayinStatus } from '../db/tables';
 import type { DetectedPayin, PaymentTransition } from '../workflows/types';
 import type { ActivityDeps } from './deps';
+import { notifyOrderOfPayment } from './orders';
 
-export function createReadModelActivities({ knex }: Pick<ActivityDeps, 'knex'>) {
+export function createReadModelActivities(deps: Pick<ActivityDeps, 'knex' | 'temporal' | 'log'>) {
+  const { knex } = deps;
   return {
     /** Idempotent: writes absolute values. */
     async recordPaymentTransition(transition: PaymentTransition): Promise<void> {
       await applyPaymentTransition({ knex, transition });
+      // A legacy order follows its payment; it learns of each step from here (at least once).
+      await notifyOrderOfPayment(deps, transition);
     },
 
     /** Idempotent: upsert keyed by (chain, tx, log index). */

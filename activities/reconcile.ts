@@ -1,4 +1,6 @@
+import { listOrdersWithoutWorkflow } from '../db/queries/orders';
 import { listPaymentsWithoutWorkflow } from '../db/queries/payments';
+import { ensureOrderWorkflow } from '../lib/order-workflows';
 import { ensurePaymentWorkflow } from '../lib/payment-workflows';
 import type { ActivityDeps } from './deps';
 
@@ -13,7 +15,13 @@ export function createReconcileActivities({ knex, temporal, latePayinWindowMs, l
         await ensurePaymentWorkflow({ client: temporal.client, knex, taskQueue: temporal.taskQueue, row, latePayinWindowMs });
         log.warn({ paymentId: row.id }, 'started the workflow of a payment whose creation was interrupted');
       }
-      return orphans.length;
+      // Legacy orders have the same gap between their row and their workflow.
+      const orphanOrders = await listOrdersWithoutWorkflow({ knex, olderThanMs: input.olderThanMs, limit: BATCH });
+      for (const row of orphanOrders) {
+        await ensureOrderWorkflow({ client: temporal.client, knex, taskQueue: temporal.taskQueue, row });
+        log.warn({ orderId: row.id }, 'started the workflow of an order whose creation was interrupted');
+      }
+      return orphans.length + orphanOrders.length;
     },
   };
 }

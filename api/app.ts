@@ -3,7 +3,10 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../lib/logger';
 import { ApiError, errorMiddleware } from './errors';
+import { legacyErrorShape } from './legacy/errors';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
+import { orderRoutes } from './routes/orders';
+import { payRoutes } from './routes/pay';
 import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
 
 export type ApiDeps = PaymentRoutesDeps &
@@ -11,6 +14,8 @@ export type ApiDeps = PaymentRoutesDeps &
     log: Logger;
     /** Proxies whose X-Forwarded-For entries are trusted for the client IP (rate limits); 0 = the socket's. */
     trustedProxyHops: number;
+    /** Legacy orders expire this long after creation when unpaid (spec 8: 60 minutes). */
+    orderTtlSeconds?: number;
   };
 
 export const PAYMENT_API_PREFIX = '/v1/payment-api';
@@ -21,6 +26,7 @@ export function createApp(deps: ApiDeps): Koa {
   // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
   const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
   app.use(errorMiddleware(deps.log));
+  app.use(legacyErrorShape());
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
     if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json')) {
@@ -49,6 +55,9 @@ export function createApp(deps: ApiDeps): Koa {
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
   const merchant = merchantRoutes(deps);
   root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
+  // Legacy orders (`POST /v1/orders`) and the hosted payment page (`/pay/...`).
+  const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: true }));
   return app;

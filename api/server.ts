@@ -38,6 +38,7 @@ export function apiDeps(
     feeBps: config.feeBps,
     paymentTtlSeconds: config.paymentTtlSeconds,
     latePayinWindowSeconds: config.latePayinWindowSeconds,
+    orderTtlSeconds: config.orderTtlSeconds,
     publicBaseUrl,
     trustedProxyHops: config.http.trustedProxyHops,
     apiKeyPrefix: config.apiKeyPrefix,

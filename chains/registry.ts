@@ -10,6 +10,16 @@ const tokenSchema = z.object({
   usdPegged: z.boolean().default(true),
 });
 
+/** The chain's native coin (ETH on Arbitrum and Base): paid into deposit addresses as plain value transfers. */
+const nativeCurrencySchema = z.object({
+  symbol: z.string().regex(/^[A-Z0-9]{2,12}$/),
+  decimals: z.number().int().min(0).max(36).default(18),
+  /** Chainlink-style AggregatorV3 feed of the coin's USD price; without one the coin cannot be priced. */
+  usdPriceFeed: address.optional(),
+  /** A feed answer older than this is refused rather than used (Chainlink ETH/USD heartbeats are 1 h or less). */
+  maxPriceAgeSeconds: z.number().int().positive().default(3600),
+});
+
 const chainSchema = z.object({
   chainId: z.number().int().positive(),
   name: z.string().min(1),
@@ -28,12 +38,24 @@ const chainSchema = z.object({
   forwarderInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
   bridge: address.optional(),
   tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), tokenSchema),
+  nativeCurrency: nativeCurrencySchema.optional(),
+  /**
+   * Other chain ids this chain stands in for in the legacy currency table (chains/legacy-currencies.ts). Only for
+   * test networks: the devnet's "Arbitrum" serves the Ethereum and BNB Chain entries, its "Base" Polygon and Celo.
+   */
+  servesChainIds: z.array(z.number().int().positive()).default([]),
 });
 
 export const chainRegistrySchema = z.object({ chains: z.array(chainSchema).min(1) });
 
 export type TokenConfig = z.infer<typeof tokenSchema> & { symbol: string };
 export type ChainConfig = z.infer<typeof chainSchema>;
+export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
+
+/** The token address Payrail uses for a chain's native coin, as the deposit factory does (`address(0)`). */
+export const NATIVE_TOKEN_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+export const isNativeToken = (tokenAddress: string): boolean => tokenAddress.toLowerCase() === NATIVE_TOKEN_ADDRESS;
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;
 
 export class ChainRegistry {
@@ -66,5 +88,23 @@ export class ChainRegistry {
     const token = this.findToken(chainId, symbol);
     if (!token) throw new Error(`token ${symbol} is not configured on chain ${chainId}`);
     return token;
+  }
+
+  /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */
+  findNativeToken(chainId: number): TokenConfig | undefined {
+    const native = this.byId.get(chainId)?.nativeCurrency;
+    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false };
+  }
+
+  /** The configured chain with this id, or the one that stands in for it (`servesChainIds`). */
+  findChainServing(chainId: number): ChainConfig | undefined {
+    return this.byId.get(chainId) ?? this.chains.find((c) => c.servesChainIds.includes(chainId));
+  }
+
+  /** The configured token at `tokenAddress` on `chainId`, if any. */
+  tokenByAddress(chainId: number, tokenAddress: string): TokenConfig | undefined {
+    const tokens = this.byId.get(chainId)?.tokens ?? {};
+    const match = Object.entries(tokens).find(([, t]) => t.address.toLowerCase() === tokenAddress.toLowerCase());
+    return match && { ...match[1], symbol: match[0] };
   }
 }

@@ -148,3 +148,51 @@ export interface ChainTxRow {
   created_at: Date;
   updated_at: Date;
 }
+
+export type { OrderStatus } from '../workflows/order-types';
+import type { OrderStatus } from '../workflows/order-types';
+
+export interface OrderRow {
+  id: string;
+  app_id: string;
+  merchant_order_id: string | null;
+  status: OrderStatus;
+  /** numeric(24,6) as node-postgres returns it, e.g. "12.500000". */
+  price_amount: string;
+  price_currency: string;
+  pay_currency: string | null;
+  currency_options: string[];
+  selected_currency: string | null;
+  payment_id: string | null;
+  rate: string | null;
+  rate_source: string | null;
+  title: string | null;
+  description: string | null;
+  email: string | null;
+  callback_url: string | null;
+  cancel_url: string | null;
+  success_url: string | null;
+  mobile: boolean;
+  fast: boolean;
+  merchant_token: string | null;
+  expires_at: Date;
+  paid_at: Date | null;
+  receipt_sent_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  workflow_started_at: Date | null;
+}
+
+export interface OrderCallbackAttemptRow {
+  id: string;
+  order_id: string;
+  callback_id: string;
+  order_status: OrderStatus;
+  attempt: number;
+  url: string;
+  status_code: number | null;
+  error: string | null;
+  response_preview: string | null;
+  duration_ms: number;
+  attempted_at: Date;
+}

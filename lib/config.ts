@@ -19,6 +19,8 @@ const envSchema = z.object({
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   PAYMENT_TTL_SECONDS: int(1800).pipe(z.number().min(1)),
+  /** Time from creation until an unpaid legacy order expires (spec 8: 60 minutes for crypto payments). */
+  ORDER_TTL_SECONDS: int(3600).pipe(z.number().min(1)),
   /** How long a deposit address stays watched after expiry or completion, so late payins are refunded. */
   LATE_PAYIN_WINDOW_SECONDS: int(7 * 24 * 3600),
   API_KEY_PREFIX: z.string().regex(/^[a-z]{1,8}_$/).default('pr_'),
@@ -67,6 +69,7 @@ export interface AppConfig {
   treasuryPrivateKey?: string;
   feeBps: number;
   paymentTtlSeconds: number;
+  orderTtlSeconds: number;
   latePayinWindowSeconds: number;
   apiKeyPrefix: string;
   jwtSecret?: string;
@@ -100,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
     feeBps: e.FEE_BPS,
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
+    orderTtlSeconds: e.ORDER_TTL_SECONDS,
     latePayinWindowSeconds: e.LATE_PAYIN_WINDOW_SECONDS,
     apiKeyPrefix: e.API_KEY_PREFIX,
     jwtSecret: e.PAYRAIL_JWT_SECRET,

@@ -35,6 +35,18 @@ export function paymentWorkflowInput(row: PaymentRow, latePayinWindowMs: number)
   };
 }
 
+/** The memo operators read in the Temporal UI. */
+export function paymentWorkflowMemo(row: PaymentRow): Record<string, string> {
+  return {
+    title: row.display.title ?? row.display.name ?? '',
+    amount: `${formatUnits(BigInt(row.source_amount_units), row.source_decimals)} ${row.source_token_symbol}`,
+    from: `chain ${row.source_chain_id}, deposit ${row.deposit_address}`,
+    to: `chain ${row.destination_chain_id} ${row.destination_token_symbol}, ${row.destination_address}`,
+    merchant: row.app_id,
+    orderId: row.order_id ?? '',
+  };
+}
+
 /**
  * Starts the payment's workflow, or finds it already started: the API and the reconciler may both try.
  * Then records that it runs, which takes the row off the reconciler's list.
@@ -47,7 +59,6 @@ export async function ensurePaymentWorkflow(options: {
   latePayinWindowMs: number;
 }): Promise<void> {
   const { client, knex, taskQueue, row, latePayinWindowMs } = options;
-  const amount = `${formatUnits(BigInt(row.source_amount_units), row.source_decimals)} ${row.source_token_symbol}`;
   try {
     await client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', {
       workflowId: paymentWorkflowId(row.id),
@@ -61,14 +72,7 @@ export async function ensurePaymentWorkflow(options: {
         { key: SourceChainIdKey, value: String(row.source_chain_id) },
         ...(row.order_id ? [{ key: OrderIdKey, value: row.order_id }] : []),
       ],
-      memo: {
-        title: row.display.title ?? row.display.name ?? '',
-        amount,
-        from: `chain ${row.source_chain_id}, deposit ${row.deposit_address}`,
-        to: `chain ${row.destination_chain_id} ${row.destination_token_symbol}, ${row.destination_address}`,
-        merchant: row.app_id,
-        orderId: row.order_id ?? '',
-      },
+      memo: paymentWorkflowMemo(row),
     });
   } catch (err) {
     // A closed run with this id means it was started long ago; nothing to do.

@@ -1,26 +1,37 @@
 import { readFileSync } from 'node:fs';
 import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../chains/contracts';
+import type { PageState } from '../api/pages/state';
 import type { DevStackInfo } from './stack';
 
-/** `npm run pay -- <paymentId> [amount]`: pays a devnet payment from the stack's funded customer wallet. */
+/**
+ * `npm run pay -- <payment id | order id> [amount]`: pays a devnet payment, or a legacy order whose currency is
+ * chosen, from the stack's funded customer wallet. Reads what to send from the hosted page's state.
+ */
 async function main(): Promise<void> {
-  const [paymentId, amountOverride] = process.argv.slice(2);
-  if (!paymentId) throw new Error('usage: npm run pay -- <paymentId> [amount]');
+  const [id, amountOverride] = process.argv.slice(2);
+  if (!id) throw new Error('usage: npm run pay -- <payment id | order id> [amount]');
   const info = JSON.parse(readFileSync(process.env.PAYRAIL_DEV_STACK ?? 'var/dev-stack.json', 'utf8')) as DevStackInfo;
-  const res = await fetch(`${info.paymentApiUrl}/payments/${paymentId}`);
-  if (!res.ok) throw new Error(`payment ${paymentId}: HTTP ${res.status} ${await res.text()}`);
-  const payment = (await res.json()) as { source: { chainId: string; tokenSymbol: string; amount: string; receiverAddress: string } };
-  const chain = info.chains.find((c) => String(c.chainId) === payment.source.chainId);
-  const token = chain?.tokens[payment.source.tokenSymbol as 'USDC' | 'USDT'];
-  if (!chain || !token) throw new Error(`the devnet has no ${payment.source.tokenSymbol} on chain ${payment.source.chainId}`);
+  let res = await fetch(`${info.legacyApiUrl}/pay/${id}/state`);
+  if (res.status === 404) res = await fetch(`${info.legacyApiUrl}/pay/order/${id}/state`);
+  if (!res.ok) throw new Error(`${id}: HTTP ${res.status} ${await res.text()}`);
+  const { payment } = (await res.json()) as PageState;
+  if (!payment) throw new Error(`order ${id} has no payment yet: choose a currency on its payment page first`);
+  const chain = info.chains.find((c) => c.chainId === payment.chain_id);
+  if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
   const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
   const customer = new Wallet(info.customer.privateKey, provider);
-  const erc20 = new Contract(token.address, erc20Abi, customer);
-  const amount = amountOverride ?? payment.source.amount;
-  const tx = (await erc20.getFunction('transfer')(payment.source.receiverAddress, parseUnits(amount, token.decimals))) as { hash: string; wait(): Promise<unknown> };
+  let tx: { hash: string; wait(): Promise<unknown> };
+  if (payment.token_address === null) {
+    const value = amountOverride ? parseUnits(amountOverride, 18) : BigInt(payment.units);
+    tx = await customer.sendTransaction({ to: payment.address, value });
+  } else {
+    const erc20 = new Contract(payment.token_address, erc20Abi, customer);
+    const units = amountOverride ? parseUnits(amountOverride, Number(await erc20.getFunction('decimals')())) : BigInt(payment.units);
+    tx = (await erc20.getFunction('transfer')(payment.address, units)) as typeof tx;
+  }
   await tx.wait();
-  console.log(`paid ${amount} ${payment.source.tokenSymbol} to ${payment.source.receiverAddress} on ${chain.name}: ${tx.hash}`);
+  console.log(`paid ${amountOverride ?? payment.amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${tx.hash}`);
   provider.destroy();
 }
 

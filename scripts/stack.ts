@@ -137,7 +137,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       HTTP_PORT: String(options.ports.http),
       ...definedEntries(env),
     };
-    const config = loadConfig(processEnv);
+    const apiConfig = loadConfig(processEnv);
 
     const knex = createKnex(databaseUrl, { max: 2 });
     let demoMerchant: DemoMerchant;
@@ -146,13 +146,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
       demoMerchant = await seedDemoMerchant({
         knex,
-        apiKeyPrefix: config.apiKeyPrefix,
+        apiKeyPrefix: apiConfig.apiKeyPrefix,
         payout: { chainId: 8453, tokenSymbol: 'USDC', address: devnet.merchantPayout.address },
         keys: options.persistent ? await previousDemoKeys(options.varDir) : undefined,
       });
     } finally {
       await knex.destroy();
     }
+
+    log('starting the API…');
+    const api = await startApi(apiConfig);
+    stops.push(() => api.close());
+    // Workers link callbacks and receipts to the hosted page: they learn where the API really listens.
+    processEnv.PUBLIC_BASE_URL = api.publicBaseUrl;
+    const config = loadConfig(processEnv);
 
     let worker: RunningWorker | undefined;
     if (options.worker) {
@@ -161,9 +168,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       stops.push(() => running.shutdown());
       worker = running;
     }
-    log('starting the API…');
-    const api = await startApi(config);
-    stops.push(() => api.close());
 
     const base = api.publicBaseUrl;
     const info: DevStackInfo = {
@@ -202,10 +206,18 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       tokens: {
         USDC: { ...c.tokens.USDC, usdPegged: true },
         USDT: { ...c.tokens.USDT, usdPegged: true },
+        CUSD: { ...c.tokens.CUSD, usdPegged: true },
       },
+      // Legacy orders: native ETH priced by the devnet's ETH/USD feed (never updated, so a long age is allowed),
+      // and the mainnet entries of the currency table that the two devnet chains stand in for.
+      nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
+      servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
     })),
   };
 }
+
+/** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
+const DEVNET_STAND_INS: Record<number, number[]> = { 42161: [1, 56], 8453: [137, 42220] };
 
 async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; adminKey: string } | undefined> {
   const file = path.join(varDir, 'dev-stack.json');

@@ -41,7 +41,13 @@ Create a payment:
     -H 'Content-Type: application/json' -H 'X-API-Key: ${info.demoMerchant.ordersKey}' \\
     -d '{"type":"exactIn","orderId":"order-'$(date +%s)'","display":{"name":"Coffee","currency":"USD"},"source":{"chainId":"42161","tokenSymbol":"USDC","amount":"12.50"}}'
 
-Pay it from the funded customer wallet: npm run pay -- <payment id>
+Or create a legacy order and open its payment_url in a browser:
+
+  curl -s -X POST ${info.legacyApiUrl}/v1/orders \\
+    -H 'Content-Type: application/json' -H 'token: ${info.demoMerchant.ordersKey}' \\
+    -d '{"price_amount":19.99,"title":"Coffee","merchant_order_id":"order-'$(date +%s)'"}'
+
+Pay from the funded customer wallet: npm run pay -- <payment id | order id>
 Press Ctrl-C to stop everything.
 `);
   let stopping = false;

@@ -7,6 +7,7 @@ import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { SecretBox } from '../lib/secrets';
+import { Mailer } from '../lib/mail';
 import { ensureBackgroundWorkflows } from './background';
 import { createWorker } from './worker';
 
@@ -41,6 +42,12 @@ function installRuntime(logLevel: AppConfig['logLevel']): void {
   runtimeInstalled = true;
 }
 
+/** Callbacks and receipts link to the hosted page, so a worker must know the API's public origin. */
+function requirePublicBaseUrl(config: AppConfig): string {
+  if (!config.http.publicBaseUrl) throw new Error('PUBLIC_BASE_URL must be set for a worker when HTTP_PORT is 0');
+  return config.http.publicBaseUrl;
+}
+
 export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
   if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
   installRuntime(config.logLevel);
@@ -72,6 +79,12 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
           if (eventType === crashAfterClaim) process.kill(process.pid, 'SIGKILL');
         }
       : undefined,
+    orders: {
+      feeBps: config.feeBps,
+      publicBaseUrl: requirePublicBaseUrl(config),
+      allowPrivateCallbackTargets: config.webhookAllowPrivateNetworks,
+      mailer: config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined,
+    },
   });
   const worker = await createWorker({
     connection: nativeConnection,

@@ -2,3 +2,4 @@
 export const paymentWorkflowId = (paymentId: string): string => `payment-${paymentId}`;
 export const chainWatcherWorkflowId = (chainId: number): string => `chain-watcher-${chainId}`;
 export const PAYMENT_RECONCILER_WORKFLOW_ID = 'payment-workflow-reconciler';
+export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;

@@ -68,6 +68,9 @@ type PayinState = PaymentState['payins'][number]['state'];
  */
 const payinKey = (p: DetectedPayin) => `${p.txHash}:${p.tokenAddress.toLowerCase()}:${p.amountUnits}`;
 
+/** The deposit factory's name for a chain's native coin (chains/registry.ts NATIVE_TOKEN_ADDRESS). */
+const isNativeCoin = (tokenAddress: string) => /^0x0{40}$/i.test(tokenAddress);
+
 /**
  * One payment, from deposit address to settlement. Every token that reaches the deposit address while this
  * workflow runs is either paid out to the merchant or refunded to its sender.
@@ -184,7 +187,10 @@ async function runPayment(input: PaymentWorkflowInput, emitWebhook: (eventType: 
     if (received > required) await refund(payin, (received - required).toString(), 'overpayment excess');
     await landed(sweep.intentKey);
 
-    if (source.chainId !== destination.chainId) {
+    // A native coin (ETH) was priced at a stored rate: the treasury keeps it and pays the merchant's token from the
+    // destination treasury, so nothing is bridged.
+    const keptByTreasury = isNativeCoin(source.address) && patched('native-coin-payins');
+    if (source.chainId !== destination.chainId && !keptByTreasury) {
       await transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
       const burn = await chainWrites.burnForBridge({

@@ -6,4 +6,7 @@ export const MerchantAppIdKey = defineSearchAttributeKey('MerchantAppId', 'KEYWO
 export const OrderIdKey = defineSearchAttributeKey('OrderId', 'KEYWORD');
 export const SourceChainIdKey = defineSearchAttributeKey('SourceChainId', 'KEYWORD');
 
-export const customSearchAttributes = [PaymentStatusKey, MerchantAppIdKey, OrderIdKey, SourceChainIdKey] as const;
+/** Status of a legacy order workflow (`order-<id>`). */
+export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', 'KEYWORD');
+
+export const customSearchAttributes = [PaymentStatusKey, MerchantAppIdKey, OrderIdKey, SourceChainIdKey, OrderStatusKey] as const;

@@ -15,7 +15,7 @@ export interface DevnetOptions {
 export interface DevnetToken { address: string; decimals: number }
 export interface DevnetChain {
   chainId: number; name: string; rpcUrl: string;
-  tokens: { USDC: DevnetToken; USDT: DevnetToken };
+  tokens: { USDC: DevnetToken; USDT: DevnetToken; CUSD: DevnetToken };
   depositFactory: string; bridge: string; forwarderInitCodeHash: string;
   priceFeeds: { ETH_USD: string };
 }
@@ -24,7 +24,7 @@ export interface Devnet {
   chains: DevnetChain[];
   /** Hardhat account #0: owns the factories and bridges, holds liquidity. */
   treasury: DevnetAccount;
-  /** Hardhat account #1: gas plus 10,000 USDC and 10,000 USDT on every chain. */
+  /** Hardhat account #1: gas plus 10,000 USDC, 10,000 USDT and 10,000 CUSD on every chain. */
   customer: DevnetAccount;
   /** Hardhat account #2: the demo merchant's payout wallet. */
   merchantPayout: DevnetAccount;
@@ -39,6 +39,7 @@ const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
 const LOG_TAIL_CHARS = 4_000;
 const USD_DECIMALS = 6;
+const CUSD_DECIMALS = 18;
 
 function hardhatAccount(index: number): DevnetAccount {
   const wallet = HDNodeWallet.fromPhrase(HARDHAT_MNEMONIC, undefined, `m/44'/60'/0'/0/${index}`);
@@ -169,11 +170,20 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
       await call('TestStablecoin', token, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(USD_DECIMALS));
       await call('TestStablecoin', token, 'mint', customer.address, 10_000n * 10n ** BigInt(USD_DECIMALS));
     }
+    // Celo Dollar (18 decimals, as on Celo) for the legacy CUSD entry; deployed last so the addresses above never move.
+    const cusd = await deploy('TestStablecoin', 'Celo Dollar', 'CUSD', CUSD_DECIMALS);
+    await call('TestStablecoin', cusd, 'setBridge', bridge);
+    await call('TestStablecoin', cusd, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(CUSD_DECIMALS));
+    await call('TestStablecoin', cusd, 'mint', customer.address, 10_000n * 10n ** BigInt(CUSD_DECIMALS));
     return {
       chainId: node.spec.chainId,
       name: node.spec.name,
       rpcUrl: node.rpcUrl,
-      tokens: { USDC: { address: usdc, decimals: USD_DECIMALS }, USDT: { address: usdt, decimals: USD_DECIMALS } },
+      tokens: {
+        USDC: { address: usdc, decimals: USD_DECIMALS },
+        USDT: { address: usdt, decimals: USD_DECIMALS },
+        CUSD: { address: cusd, decimals: CUSD_DECIMALS },
+      },
       depositFactory,
       bridge,
       forwarderInitCodeHash: keccak256(artifact('DepositForwarder').bytecode),

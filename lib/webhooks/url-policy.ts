@@ -31,7 +31,7 @@ for (const [net, prefix] of [
 
 export class WebhookUrlRefused extends Error {}
 
-function isForbiddenAddress(address: string): boolean {
+export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
   // IPv4-mapped IPv6 (::ffff:10.0.0.1) is checked as the IPv4 address it is.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];

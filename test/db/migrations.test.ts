@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createKnex } from '../../db/connection';
 import { getStack } from '../support/stack';
 
-const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters'];
+const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts'];
 
 describe('migrations', function () {
   this.timeout(120_000);

@@ -38,6 +38,7 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
 /** Settings an extra API may change from the stack's; rate limits not named keep the stack's. */
 export interface ExtraApiOverrides {
   paymentTtlSeconds?: number;
+  orderTtlSeconds?: number;
   taskQueue?: string;
   webhookAllowPrivateNetworks?: boolean;
   trustedProxyHops?: number;
@@ -48,6 +49,8 @@ export interface ExtraApiOverrides {
 }
 
 export interface ExtraApi {
+  /** The legacy interface and the hosted pages live at the origin itself. */
+  origin: string;
   paymentApiUrl: string;
   merchantApiUrl: string;
   close(): Promise<void>;
@@ -64,6 +67,7 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
     http: { ...base.http, trustedProxyHops: overrides.trustedProxyHops ?? base.http.trustedProxyHops },
     temporal: { ...base.temporal, taskQueue: overrides.taskQueue ?? base.temporal.taskQueue },
     paymentTtlSeconds: overrides.paymentTtlSeconds ?? base.paymentTtlSeconds,
+    orderTtlSeconds: overrides.orderTtlSeconds ?? base.orderTtlSeconds,
     webhookAllowPrivateNetworks: overrides.webhookAllowPrivateNetworks ?? base.webhookAllowPrivateNetworks,
     smtpUrl: overrides.smtpUrl ?? base.smtpUrl,
     rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
@@ -76,6 +80,7 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
+    origin,
     paymentApiUrl: `${origin}${PAYMENT_API_PREFIX}`,
     merchantApiUrl: `${origin}${MERCHANT_API_PREFIX}`,
     async close() {

@@ -1,0 +1,64 @@
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import { ApiError } from '../errors';
+
+/** Paths served in the legacy error shape. */
+export const LEGACY_ORDERS_PATH = '/v1/orders';
+
+const koaClientErrorCodes: Record<number, string> = {
+  400: 'invalid_request',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+/**
+ * Errors of the legacy order endpoint in its own shape (ARCHITECTURE §3):
+ * `{ "status": 400, "error": "invalid_request", "message": "…", "details": [{ "field", "message" }] }`.
+ * Mounted before body parsing, so unparsable bodies and wrong content types get this shape too. Anything that
+ * is not a client error is left to the outer error middleware (a logged 500).
+ */
+export function legacyErrorShape(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== LEGACY_ORDERS_PATH && !ctx.path.startsWith(`${LEGACY_ORDERS_PATH}/`)) {
+      await next();
+      return;
+    }
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
+    } catch (err) {
+      if (err instanceof ApiError) {
+        ctx.status = err.status;
+        ctx.body = {
+          status: err.status,
+          error: err.code,
+          message: err.message,
+          ...(err.details ? { details: err.details.map((d) => ({ field: d.path, message: d.message })) } : {}),
+        };
+        return;
+      }
+      const raw = (err as { status?: number }).status;
+      const status = raw === 501 ? 405 : raw;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = { status, error: koaClientErrorCodes[status] ?? 'invalid_request', message: (err as Error).message };
+        return;
+      }
+      throw err;
+    }
+  };
+}
+
+/** Parses a legacy body or throws a 400 with one detail per bad field (unknown fields each named). */
+export function parseLegacyBody<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const details = result.error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...issue.path.map(String), key].join('.'), message: `is not a known ${what} field` }));
+    }
+    return [{ path: issue.path.map(String).join('.') || '(body)', message: issue.message }];
+  });
+  throw new ApiError(400, 'invalid_request', `invalid ${what}: ${details.map((d) => d.path).join(', ')}`, details);
+}

@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import { findMerchantApp } from '../../db/queries/merchants';
+import { findOrderById, listCallbackAttempts } from '../../db/queries/orders';
+import { findPaymentById } from '../../db/queries/payments';
+import type { OrderRow } from '../../db/tables';
+import { ApiError } from '../errors';
+import { parseLegacyBody } from '../legacy/errors';
+import { requireLegacyToken } from '../legacy/token';
+import type { ApiKeyState } from '../middleware/api-key';
+import { createOrderBodySchema, orderIdParamSchema } from '../schemas/orders';
+import { orderPaymentUrl, toCallbackAttemptResource, toOrderResource } from '../serializers/order';
+import { createOrder, type OrderServiceDeps } from '../services/orders';
+
+export interface OrderRoutesDeps extends OrderServiceDeps {
+  publicBaseUrl: string;
+}
+
+/** The legacy order interface (spec 4.3): `POST /v1/orders`, plus a read of an order and its callback log. */
+export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
+  const { knex } = deps;
+  const router = new Router<ApiKeyState>();
+  const token = requireLegacyToken(knex);
+
+  const present = async (order: OrderRow) => {
+    const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
+    return toOrderResource(order, payment, deps.publicBaseUrl);
+  };
+
+  router.post('/v1/orders', token, async (ctx) => {
+    const body = parseLegacyBody(createOrderBodySchema, ctx.request.body, 'order');
+    const app = await findMerchantApp({ knex, appId: ctx.state.apiKey.appId });
+    if (!app) throw new ApiError(401, 'invalid_api_key', 'the API key belongs to no merchant app');
+    const { order, created } = await createOrder(deps, app, body);
+    ctx.status = created ? 201 : 200;
+    ctx.body = { status: ctx.status, order: await present(order), payment_url: orderPaymentUrl(deps.publicBaseUrl, order.id) };
+  });
+
+  router.get('/v1/orders/:id', token, async (ctx) => {
+    const parsed = orderIdParamSchema.safeParse(ctx.params.id);
+    if (!parsed.success) throw new ApiError(400, 'invalid_request', 'invalid order id', [{ path: 'id', message: 'must be an order id (UUID)' }]);
+    const order = await findOrderById({ knex, id: parsed.data });
+    // A key never sees another app's orders, not even whether they exist.
+    if (!order || order.app_id !== ctx.state.apiKey.appId) throw new ApiError(404, 'not_found', 'order not found');
+    const callbacks = await listCallbackAttempts({ knex, orderId: order.id });
+    ctx.body = {
+      status: 200,
+      order: await present(order),
+      payment_url: orderPaymentUrl(deps.publicBaseUrl, order.id),
+      callbacks: callbacks.map(toCallbackAttemptResource),
+    };
+  });
+
+  return router;
+}
