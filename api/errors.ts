@@ -31,6 +31,21 @@ const koaClientErrorCodes: Record<number, string> = {
   415: 'unsupported_media_type',
 };
 
+/**
+ * What the client may see of `err`: an ApiError as it is, or Koa's own 4xx (unparsable JSON, body too large,
+ * unknown method) as one. Undefined for anything unexpected, which must be logged and hidden.
+ */
+export function asClientError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  // The router answers unknown HTTP methods with 501; for the client that is a method it may not use.
+  const raw = (err as { status?: number }).status;
+  const status = raw === 501 ? 405 : raw;
+  if (status && status >= 400 && status < 500) {
+    return new ApiError(status, koaClientErrorCodes[status] ?? 'invalid_request', (err as Error).message);
+  }
+  return undefined;
+}
+
 /** First middleware: every error becomes `{ error, message, details? }`; unexpected ones are logged and hidden. */
 export function errorMiddleware(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -38,18 +53,11 @@ export function errorMiddleware(log: Logger): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
     } catch (err) {
-      if (err instanceof ApiError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = { error: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-        return;
-      }
-      // The router answers unknown HTTP methods with 501; for the client that is a method it may not use.
-      const raw = (err as { status?: number }).status;
-      const status = raw === 501 ? 405 : raw;
-      if (status && status >= 400 && status < 500) {
-        ctx.status = status;
-        ctx.body = { error: koaClientErrorCodes[status] ?? 'invalid_request', message: (err as Error).message };
+      const clientError = asClientError(err);
+      if (clientError) {
+        ctx.status = clientError.status;
+        ctx.set(clientError.headers);
+        ctx.body = { error: clientError.code, message: clientError.message, ...(clientError.details ? { details: clientError.details } : {}) };
         return;
       }
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');

@@ -7,13 +7,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
+import { retryUntilDone } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { payinDetectedSignal } from './messages';
 import type { ChainWatcherInput } from './types';
 
 const { scanChain } = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: retryUntilDone,
 });
 
 /** Scans after which the watcher starts a fresh run, keeping each history small. */

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { OrderActivities } from '../activities';
+import { readModelOptions } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { cancelOrderUpdate, chooseCurrencyUpdate, orderStateQuery, paymentUpdatedSignal } from './messages';
 import { CALLBACK_STATUSES, type OrderPaymentRef, type OrderStatus, type OrderWorkflowInput } from './order-types';
@@ -22,11 +23,7 @@ import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceC
 import { PAYMENT_SETTLED, orderStatusFor } from './order-status';
 import type { PaymentStatus } from './types';
 
-/** Postgres writes: quick, retried until they land. */
-const readModel = proxyActivities<OrderActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+const readModel = proxyActivities<OrderActivities>(readModelOptions);
 
 /** Pricing and writing the payment: a few tries (a price feed may be briefly stale), then the choice fails. */
 const pricing = proxyActivities<OrderActivities>({

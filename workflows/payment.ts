@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
 import type { WebhookEventType } from '../db/tables';
+import { readModelOptions } from './activity-options';
 import { payinDetectedSignal, paymentStateQuery } from './messages';
 import { PaymentStatusKey } from './search-attributes';
 import type {
@@ -22,11 +23,7 @@ import type {
   PaymentWorkflowInput,
 } from './types';
 
-/** Postgres writes: quick, retried until they land. */
-const readModel = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+const readModel = proxyActivities<PaymentActivities>(readModelOptions);
 
 /**
  * Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction.

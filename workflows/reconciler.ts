@@ -1,9 +1,10 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
+import { retryUntilDone } from './activity-options';
 
 const { startOrphanedPaymentWorkflows } = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: retryUntilDone,
 });
 
 const ROUNDS_PER_RUN = 100;

@@ -1,16 +1,9 @@
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import { ApiError } from '../errors';
+import { ApiError, asClientError } from '../errors';
 
 /** Paths served in the legacy error shape. */
 export const LEGACY_ORDERS_PATH = '/v1/orders';
-
-const koaClientErrorCodes: Record<number, string> = {
-  400: 'invalid_request',
-  405: 'method_not_allowed',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
 
 /**
  * Errors of the legacy order endpoint in its own shape (ARCHITECTURE §3):
@@ -28,21 +21,16 @@ export function legacyErrorShape(): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
     } catch (err) {
-      if (err instanceof ApiError) {
-        ctx.status = err.status;
+      const clientError = asClientError(err);
+      if (clientError) {
+        ctx.status = clientError.status;
+        ctx.set(clientError.headers);
         ctx.body = {
-          status: err.status,
-          error: err.code,
-          message: err.message,
-          ...(err.details ? { details: err.details.map((d) => ({ field: d.path, message: d.message })) } : {}),
+          status: clientError.status,
+          error: clientError.code,
+          message: clientError.message,
+          ...(clientError.details ? { details: clientError.details.map((d) => ({ field: d.path, message: d.message })) } : {}),
         };
-        return;
-      }
-      const raw = (err as { status?: number }).status;
-      const status = raw === 501 ? 405 : raw;
-      if (status && status >= 400 && status < 500) {
-        ctx.status = status;
-        ctx.body = { status, error: koaClientErrorCodes[status] ?? 'invalid_request', message: (err as Error).message };
         return;
       }
       throw err;
