@@ -32,7 +32,7 @@ Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
   Legacy orders   ${info.legacyApiUrl}/v1/orders
   Temporal        ${info.temporalAddress}   UI: ${info.temporalUiUrl ?? '(external)'}
   Mail sink       ${info.mailSinkUrl ? `${info.mailSinkUrl}/messages?to=<your e-mail>   (login codes land here)` : `(external SMTP_URL)`}
-${info.chains.map((c) => `  ${c.name.padEnd(16)}${c.rpcUrl}  (chain ${c.chainId}, USDC ${c.tokens.USDC.address})`).join('\n')}
+${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (chain ${c.chainId}, USDC ${c.tokens.USDC.address})`).join('\n')}
   Demo merchant   ${info.demoMerchant.appId}, payout ${info.demoMerchant.payout.tokenSymbol} on ${info.demoMerchant.payout.chainId} to ${info.demoMerchant.payout.address}
 
 Create a payment:
