@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChainScanActivities } from '../activities/chain-scan';
+import { devnetRpc } from '../chains/devnet/devnet';
 import { EvmChains } from '../chains/evm';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
         [WATCHED_ADDRESSES],
       );
       const scanning = createChainScanActivities({ knex, chains });
+      // A full 500-block range to scan, whatever the young devnet's height.
+      await devnetRpc(stack.devnet.chains.find((c) => c.chainId === 42161)!.rpcUrl, 'hardhat_mine', ['0x200']);
       const head = await chains.provider(42161).getBlockNumber();
       const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
       const t0 = performance.now();
