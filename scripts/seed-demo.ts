@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { upsertDeveloperByEmail } from '../db/queries/developers';
 import { findActiveApiKeyByHash, insertApiKey, upsertMerchantApp } from '../db/queries/merchants';
 import type { ApiKeyScope } from '../db/tables';
 import { generateApiKey, hashApiKey } from '../lib/api-keys';
 
 export const DEMO_APP_ID = 'merchant_demo';
+/** Log in to the dashboard as this address (the code lands in the mail sink) to manage the demo app. */
+export const DEMO_DEVELOPER_EMAIL = 'demo@payrail.local';
 
 export interface DemoMerchant {
   appId: string;
+  developerEmail: string;
   ordersKey: string;
   adminKey: string;
   payout: { chainId: number; tokenSymbol: string; address: string };
@@ -24,10 +28,12 @@ export async function seedDemoMerchant(options: {
   keys?: { ordersKey: string; adminKey: string };
 }): Promise<DemoMerchant> {
   const { knex, apiKeyPrefix, payout } = options;
+  const developer = await upsertDeveloperByEmail({ knex, id: randomUUID(), email: DEMO_DEVELOPER_EMAIL });
   await upsertMerchantApp({
     knex,
     app: {
       app_id: DEMO_APP_ID,
+      developer_id: developer.id,
       name: 'Demo Merchant',
       payout_chain_id: payout.chainId,
       payout_token_symbol: payout.tokenSymbol,
@@ -43,6 +49,7 @@ export async function seedDemoMerchant(options: {
   };
   return {
     appId: DEMO_APP_ID,
+    developerEmail: DEMO_DEVELOPER_EMAIL,
     ordersKey: await ensureKey('Orders', options.keys?.ordersKey),
     adminKey: await ensureKey('Admin', options.keys?.adminKey),
     payout,

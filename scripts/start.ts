@@ -34,6 +34,7 @@ Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
   Mail sink       ${info.mailSinkUrl ? `${info.mailSinkUrl}/messages?to=<your e-mail>   (login codes land here)` : `(external SMTP_URL)`}
 ${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (chain ${c.chainId}, USDC ${c.tokens.USDC.address})`).join('\n')}
   Demo merchant   ${info.demoMerchant.appId}, payout ${info.demoMerchant.payout.tokenSymbol} on ${info.demoMerchant.payout.chainId} to ${info.demoMerchant.payout.address}
+                  (dashboard login: ${info.demoMerchant.developerEmail})
 
 Create a payment:
 

@@ -196,6 +196,18 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal(entry?.webhookSecretRotatedAt, body.webhookSecretRotatedAt);
   });
 
+  it("lets the seeded demo developer manage the demo merchant's keys from the dashboard", async () => {
+    const demo = await login(api, stack.info.mailSinkUrl!, stack.info.demoMerchant.developerEmail);
+    const apps = await call(`${api}/apps`, { headers: bearer(demo.token) });
+    assert.equal(apps.status, 200);
+    assert.ok((apps.json as { data: Array<{ appId: string }> }).data.some((app) => app.appId === stack.info.demoMerchant.appId));
+    const keys = await call(`${api}/apps/${stack.info.demoMerchant.appId}/keys`, { headers: bearer(demo.token) });
+    assert.deepEqual(
+      new Set((keys.json as { data: Array<{ scope: string }> }).data.map((k) => k.scope)),
+      new Set(['Orders', 'Admin']),
+    );
+  });
+
   it('answers bad registration, key and webhook input with 400 naming the field, never 5xx', async () => {
     const app = await register(api, alice.token);
     const payout = (p: Record<string, unknown>) => registerBody({ payout: { chainId: '8453', tokenSymbol: 'USDC', address: Wallet.createRandom().address, ...p } });
