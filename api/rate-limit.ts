@@ -8,6 +8,7 @@ export type RateLimitKind = keyof RateLimits;
 const refusal: Record<RateLimitKind, { bucket: string; message: string }> = {
   authFailuresPerIp: { bucket: 'auth-failures:ip', message: 'too many failed authentication attempts from this address' },
   loginCodesPerEmail: { bucket: 'login-codes:email', message: 'too many login codes requested for this address' },
+  loginCodesPerIp: { bucket: 'login-codes:ip', message: 'too many login codes requested from this network address' },
   paymentCreatesPerApp: { bucket: 'payment-creates:app', message: 'too many payments created for this app' },
 };
 

@@ -39,6 +39,8 @@ const envSchema = z.object({
   /** Login-code e-mails per address and window. */
   RATE_LIMIT_LOGIN_CODES_PER_EMAIL: int(10),
   RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS: windowSeconds(3600),
+  /** Login-code e-mails per client IP and window, whatever the addresses (no mail bombing through us). */
+  RATE_LIMIT_LOGIN_CODES_PER_IP: int(30),
   /** Payment creations per merchant app and window (both create forms together). */
   RATE_LIMIT_PAYMENT_CREATES_PER_APP: int(3000),
   RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
@@ -58,6 +60,7 @@ export interface RateLimit {
 export interface RateLimits {
   authFailuresPerIp: RateLimit;
   loginCodesPerEmail: RateLimit;
+  loginCodesPerIp: RateLimit;
   paymentCreatesPerApp: RateLimit;
 }
 
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimits: {
       authFailuresPerIp: { limit: e.RATE_LIMIT_AUTH_FAILURES_PER_IP, windowSeconds: e.RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS },
       loginCodesPerEmail: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
+      loginCodesPerIp: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_IP, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       paymentCreatesPerApp: { limit: e.RATE_LIMIT_PAYMENT_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
     },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,

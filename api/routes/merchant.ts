@@ -58,7 +58,7 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   router.post('/auth/login-code', async (ctx) => {
     const { email } = parseOrThrow(loginCodeRequestSchema, ctx.request.body, 'login code request');
-    await sendLoginCode(services, email);
+    await sendLoginCode(services, email, ctx.ip);
     ctx.status = 202;
     ctx.body = { message: 'if the address can receive mail, a login code is on its way', expiresInSeconds: LOGIN_CODE_TTL_SECONDS };
   });

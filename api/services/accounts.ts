@@ -37,7 +37,8 @@ export interface AccountServiceDeps {
  * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells), and
  * makes every older code of that address useless.
  */
-export async function sendLoginCode(deps: AccountServiceDeps, email: string): Promise<void> {
+export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<void> {
+  await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
   await deps.rateLimiter.consume('loginCodesPerEmail', email);
   const id = randomUUID();
   const code = generateLoginCode();

@@ -33,6 +33,7 @@ describe('merchant service: rate limits shared by API processes', function () {
       rateLimits: {
         authFailuresPerIp: { limit: LIMIT, windowSeconds: DAY },
         loginCodesPerEmail: { limit: LIMIT, windowSeconds: DAY },
+        loginCodesPerIp: { limit: LIMIT * 2, windowSeconds: DAY },
         paymentCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
       },
     };
@@ -82,6 +83,15 @@ describe('merchant service: rate limits shared by API processes', function () {
     assertRateLimited(await ask(a, email.toUpperCase()), 'the same address in capitals');
     assert.equal((await ask(b, uniqueEmail('other'))).status, 202, 'another address is unaffected');
     assert.equal((await sinkMessages(stack.info.mailSinkUrl!, email)).length, LIMIT, 'refused requests send no mail');
+  });
+
+  it('limits login-code e-mails per client IP whatever the addresses', async () => {
+    const ip = uniqueClientIp();
+    const ask = (api: ExtraApi) => call(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': ip }, body: { email: uniqueEmail('spray') } });
+    for (const api of [a, b, a, b, a, b]) assert.equal((await ask(api)).status, 202);
+    const refused = await ask(a);
+    assertRateLimited(refused, 'seventh address from one IP');
+    assert.match((refused.json as { message: string }).message, /network address/);
   });
 
   it('limits payment creation per app over both create forms and both processes', async () => {

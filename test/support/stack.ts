@@ -17,6 +17,7 @@ export const TEST_STACK_ENV = {
   // Every test client is 127.0.0.1, and many tests send bad keys on purpose. The rate-limit tests run their own
   // API instances with low limits and distinct forwarded client IPs.
   RATE_LIMIT_AUTH_FAILURES_PER_IP: '100000',
+  RATE_LIMIT_LOGIN_CODES_PER_IP: '100000',
 } as const;
 
 /**
