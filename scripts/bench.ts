@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChainScanActivities } from '../activities/chain-scan';
 import { devnetRpc } from '../chains/devnet/devnet';
 import { EvmChains } from '../chains/evm';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
-import { freePort } from './dev/ports';
-import { startStack } from './stack';
+import { startThrowawayStack } from './stack';
 
 /**
  * `npm run bench`: speed and memory targets, measured on a real stack (not in the test suite, where timing
@@ -35,20 +31,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const stack = await startStack({
-    varDir: await mkdtemp(path.join(tmpdir(), 'payrail-bench-')),
-    persistent: false,
-    worker: true,
-    blockTimeMs: 1000,
-    ports: {
-      http: 0,
-      postgres: await freePort(),
-      temporal: await freePort(),
-      chains: [await freePort(), await freePort()],
-      mailSink: { smtp: 0, http: 0 },
-    },
-    env: { LOG_LEVEL: 'warn' },
-  });
+  const stack = await startThrowawayStack({ name: 'bench', blockTimeMs: 1000, env: { LOG_LEVEL: 'warn' } });
   const results: Array<{ name: string; value: number; target: number; unit: string; higherIsBetter?: boolean }> = [];
   try {
     // 1. Payment creation through the HTTP API (row + workflow start per request).

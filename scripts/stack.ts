@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
@@ -11,6 +12,7 @@ import { startApi, type RunningApi } from '../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
 import { startMailSink } from './dev/mail-sink';
+import { freePort } from './dev/ports';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/postgres';
 import { startTemporalDevServer, type TemporalDevServer } from './dev/temporal';
 import { resolveTemporalCli } from './provision/temporal-cli';
@@ -237,4 +239,25 @@ async function stackSecrets(varDir: string, persistent: boolean): Promise<Record
 
 function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/**
+ * A stack that leaves nothing behind and disturbs nothing: data in a fresh temporary directory, every port free
+ * (the API and mail sink bind port 0 and report where they listen). For tests and benchmarks.
+ */
+export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv }): Promise<Stack> {
+  return startStack({
+    varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
+    persistent: false,
+    worker: true,
+    blockTimeMs: options.blockTimeMs,
+    ports: {
+      http: 0,
+      postgres: await freePort(),
+      temporal: await freePort(),
+      chains: [await freePort(), await freePort()],
+      mailSink: { smtp: 0, http: 0 },
+    },
+    env: options.env,
+  });
 }

@@ -1,8 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { freePort } from '../../scripts/dev/ports';
-import { startStack, type Stack } from '../../scripts/stack';
+import { startThrowawayStack, type Stack } from '../../scripts/stack';
 
 let running: Promise<Stack> | undefined;
 
@@ -25,24 +21,7 @@ export const TEST_STACK_ENV = {
  * free ports the first time a test asks for it and stopped by the root hook.
  */
 export function getStack(): Promise<Stack> {
-  running ??= (async () => {
-    const varDir = await mkdtemp(path.join(tmpdir(), 'payrail-test-'));
-    return startStack({
-      varDir,
-      persistent: false,
-      worker: true,
-      blockTimeMs: 500,
-      ports: {
-        http: 0,
-        postgres: await freePort(),
-        temporal: await freePort(),
-        chains: [await freePort(), await freePort()],
-        // The sink reports where it listens, so the system picks its ports with no race.
-        mailSink: { smtp: 0, http: 0 },
-      },
-      env: TEST_STACK_ENV,
-    });
-  })();
+  running ??= startThrowawayStack({ name: 'test', blockTimeMs: 500, env: TEST_STACK_ENV });
   return running;
 }
 
