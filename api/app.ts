@@ -2,8 +2,8 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../lib/logger';
-import { ApiError, errorMiddleware } from './errors';
-import { legacyErrorShape } from './legacy/errors';
+import { ApiError, errorMiddleware, standardErrorBody } from './errors';
+import { isLegacyPath, legacyErrorBody } from './legacy/errors';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
 import { orderRoutes } from './routes/orders';
 import { payRoutes } from './routes/pay';
@@ -25,8 +25,7 @@ export const MERCHANT_API_PREFIX = '/v1/merchant-api';
 export function createApp(deps: ApiDeps): Koa {
   // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
   const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
-  app.use(errorMiddleware(deps.log));
-  app.use(legacyErrorShape());
+  app.use(errorMiddleware(deps.log, (path) => (isLegacyPath(path) ? legacyErrorBody : standardErrorBody)));
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
     if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && hasBody && !ctx.is('application/json')) {

@@ -46,8 +46,21 @@ export function asClientError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-/** First middleware: every error becomes `{ error, message, details? }`; unexpected ones are logged and hidden. */
-export function errorMiddleware(log: Logger): Middleware {
+/** The JSON body a client error is answered with. */
+export type ClientErrorBody = (err: ApiError) => Record<string, unknown>;
+
+/** `{ error, message, details? }` (ARCHITECTURE §3). */
+export const standardErrorBody: ClientErrorBody = (err) => ({
+  error: err.code,
+  message: err.message,
+  ...(err.details ? { details: err.details } : {}),
+});
+
+/**
+ * First middleware: every client error is answered in the body shape `bodyFor` picks for the path (the legacy
+ * interface has its own); unexpected errors are logged and hidden behind a 500.
+ */
+export function errorMiddleware(log: Logger, bodyFor: (path: string) => ClientErrorBody = () => standardErrorBody): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -57,7 +70,7 @@ export function errorMiddleware(log: Logger): Middleware {
       if (clientError) {
         ctx.status = clientError.status;
         ctx.set(clientError.headers);
-        ctx.body = { error: clientError.code, message: clientError.message, ...(clientError.details ? { details: clientError.details } : {}) };
+        ctx.body = bodyFor(ctx.path)(clientError);
         return;
       }
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');

@@ -1,42 +1,22 @@
-import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import { ApiError, asClientError } from '../errors';
+import { ApiError, type ClientErrorBody } from '../errors';
 
 /** Paths served in the legacy error shape. */
 export const LEGACY_ORDERS_PATH = '/v1/orders';
 
+/** Paths answered in the legacy error shape, including unparsable bodies and wrong content types. */
+export const isLegacyPath = (path: string): boolean => path === LEGACY_ORDERS_PATH || path.startsWith(`${LEGACY_ORDERS_PATH}/`);
+
 /**
- * Errors of the legacy order endpoint in its own shape (ARCHITECTURE §3):
+ * Client errors of the legacy order endpoint in its own shape (ARCHITECTURE §3):
  * `{ "status": 400, "error": "invalid_request", "message": "…", "details": [{ "field", "message" }] }`.
- * Mounted before body parsing, so unparsable bodies and wrong content types get this shape too. Anything that
- * is not a client error is left to the outer error middleware (a logged 500).
  */
-export function legacyErrorShape(): Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== LEGACY_ORDERS_PATH && !ctx.path.startsWith(`${LEGACY_ORDERS_PATH}/`)) {
-      await next();
-      return;
-    }
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
-    } catch (err) {
-      const clientError = asClientError(err);
-      if (clientError) {
-        ctx.status = clientError.status;
-        ctx.set(clientError.headers);
-        ctx.body = {
-          status: clientError.status,
-          error: clientError.code,
-          message: clientError.message,
-          ...(clientError.details ? { details: clientError.details.map((d) => ({ field: d.path, message: d.message })) } : {}),
-        };
-        return;
-      }
-      throw err;
-    }
-  };
-}
+export const legacyErrorBody: ClientErrorBody = (err) => ({
+  status: err.status,
+  error: err.code,
+  message: err.message,
+  ...(err.details ? { details: err.details.map((d) => ({ field: d.path, message: d.message })) } : {}),
+});
 
 /** Parses a legacy body or throws a 400 with one detail per bad field (unknown fields each named). */
 export function parseLegacyBody<S extends z.ZodType>(schema: S, input: unknown, what: string): z.infer<S> {
