@@ -138,6 +138,19 @@ describe('payment workflow (mocked activities)', function () {
   /** `awaitChainTx` calls in order, as `intentKey@depth`. */
   const awaited = (fakes: FakeActivities) => fakes.callsOf('awaitChainTx').map((c) => `${c.intentKey}@${c.depth}`);
 
+  /** The payin went back to its sender from the deposit address, once, with no webhook event and a `refund` record. */
+  function assertRefundedToSender(fakes: FakeActivities, input: PaymentWorkflowInput, payin: DetectedPayin, amountUnits: string, reason: string) {
+    assert.deepEqual(fakes.webhookEvents(), [], 'no event for a bounce or refund');
+    assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, amountUnits, reason)]);
+    assert.deepEqual(awaited(fakes), [`refund:${input.paymentId}:${payin.txHash}:0@confirmations`]);
+    assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
+      paymentId: input.paymentId,
+      payin: confirmed(payin),
+      status: 'confirmed',
+      disposition: 'refund',
+    });
+  }
+
   /** Asserts the workflow's final status three ways: result, query, search attribute. */
   async function assertFinal(handle: PaymentHandle, status: PaymentStatus): Promise<void> {
     assert.equal(await handle.result(), status);
@@ -335,15 +348,7 @@ describe('payment workflow (mocked activities)', function () {
       await assertFinal(handle, 'payment_refunded');
       assert.equal(statusWhenSignalled, 'payment_expired');
       assert.deepEqual(fakes.statuses(), ['payment_expired', 'payment_bounced', 'payment_refunded']);
-      assert.deepEqual(fakes.webhookEvents(), [], 'no event for a bounce or refund');
-      assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, REQUIRED_UNITS, 'late payin')]);
-      assert.deepEqual(awaited(fakes), [`refund:${input.paymentId}:${payin.txHash}:0@confirmations`]);
-      assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
-        paymentId: input.paymentId,
-        payin: confirmed(payin),
-        status: 'confirmed',
-        disposition: 'refund',
-      });
+      assertRefundedToSender(fakes, input, payin, REQUIRED_UNITS, 'late payin');
     });
   });
 
@@ -371,15 +376,7 @@ describe('payment workflow (mocked activities)', function () {
       await assertFinal(handle, 'payment_refunded');
       assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_bounced', 'payment_refunded']);
       assert.deepEqual(fakes.transitions()[1], { paymentId: input.paymentId, status: 'payment_bounced', payin: payinFields(payin) });
-      assert.deepEqual(fakes.webhookEvents(), [], 'no event for a bounce or refund');
-      assert.deepEqual(fakes.chainWrites(), [refundFromDeposit(input, payin, '9999999', 'underpaid')]);
-      assert.deepEqual(awaited(fakes), [`refund:${input.paymentId}:${payin.txHash}:0@confirmations`]);
-      assert.deepEqual(fakes.callsOf('recordPayin').at(-1), {
-        paymentId: input.paymentId,
-        payin: confirmed(payin),
-        status: 'confirmed',
-        disposition: 'refund',
-      });
+      assertRefundedToSender(fakes, input, payin, '9999999', 'underpaid');
     });
   });
 
