@@ -1,17 +1,19 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm';
-import type { WebhookEventType } from '../db/tables';
+import type { EvmChains } from '../chains/evm/clients';
+import type { WebhookEventType } from '../domain/webhook-events';
 import type { Logger } from '../lib/logger';
-import type { SecretBox } from '../lib/secrets';
 import type { Mailer } from '../lib/mail';
+import type { SecretBox } from '../lib/secrets';
 
+/** What the worker hands `createActivities`: connections and settings, created once per process. */
 export interface ActivityDeps {
   knex: Knex;
   chains: EvmChains;
   /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
   treasuryPrivateKey: string;
   temporal: { client: Client; taskQueue: string };
+  /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;
   log: Logger;
   /** Opens the apps' sealed webhook secrets; without it (no PAYRAIL_SECRETS_KEY) every delivery fails as `exhausted`. */
@@ -26,8 +28,8 @@ export interface ActivityDeps {
   afterBroadcast?: (purpose: string) => void;
   /** Fault injection for crash tests: called right after a webhook delivery was claimed, before it is sent. */
   afterWebhookClaim?: (eventType: WebhookEventType) => void;
-  /** Legacy orders (activities/orders.ts): pricing their payments, callbacks and receipts. */
-  orders?: {
+  /** Legacy orders: pricing their payments, callbacks and receipts. */
+  orders: {
     feeBps: number;
     publicBaseUrl: string;
     /** Callbacks may target loopback and private addresses (dev and tests only). */

@@ -1,27 +1,32 @@
-import { createChainScanActivities } from './chain-scan';
-import { createChainTxActivities } from './chain-tx';
+import { createChainWaitActivities, createChainWriteActivities } from './chain';
 import type { ActivityDeps } from './deps';
-import { createReadModelActivities } from './read-models';
 import { createOrderActivities } from './orders';
-import { createReconcileActivities } from './reconcile';
+import { createPaymentRecordActivities } from './payments';
+import { createWatcherActivities } from './watcher';
 import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
 function createPaymentActivities(deps: ActivityDeps) {
+  return { ...createPaymentRecordActivities(deps), ...createChainWriteActivities(deps), ...createWebhookActivities(deps) };
+}
+
+/** Every activity: the workflow task queue's worker serves them all (runs of the legacy payment code wait there too). */
+export function createActivities(deps: ActivityDeps) {
   return {
-    ...createReadModelActivities(deps),
-    ...createChainScanActivities(deps),
-    ...createChainTxActivities(deps),
-    ...createReconcileActivities(deps),
-    ...createWebhookActivities(deps),
+    ...createPaymentActivities(deps),
+    ...createChainWaitActivities(deps),
+    ...createWatcherActivities(deps),
+    ...createOrderActivities(deps),
   };
 }
 
-export function createActivities(deps: ActivityDeps) {
-  return { ...createPaymentActivities(deps), ...createOrderActivities(deps) };
-}
+export { createChainWaitActivities };
 
-/** The activities of the payment spine (payments, chain watchers, reconciler). */
-export type PaymentActivities = ReturnType<typeof createPaymentActivities>;
+/** Payments, late payins and the reconciler: read models, terms, chain writes, webhooks. */
+export type PaymentActivities = ReturnType<typeof createPaymentActivities> & ChainWaitActivities;
+/** The long, heartbeating waits that run on the chain-waits task queue. */
+export type ChainWaitActivities = ReturnType<typeof createChainWaitActivities>;
+export type WatcherActivities = ReturnType<typeof createWatcherActivities>;
 export type { OrderActivities } from './orders';
+export type AllActivities = ReturnType<typeof createActivities>;

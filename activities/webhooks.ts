@@ -1,114 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { toPaymentData } from '../api/serializers/payment';
-import { findMerchantApp } from '../db/queries/merchants';
-import { findPaymentById } from '../db/queries/payments';
-import { claimWebhookDelivery, exhaustUnfinishedWebhookDelivery, recordWebhookDeliveryOutcome } from '../db/queries/webhook-deliveries';
-import type { PaymentRow, WebhookDeliveryStatus, WebhookEventType } from '../db/tables';
-import { postWebhook, type WebhookResponse, type WebhookTarget } from '../lib/webhooks/send';
-import { resolveWebhookTarget } from '../lib/webhooks/url-policy';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
-import type { ActivityDeps } from './deps';
+import type { WebhookEventType } from '../domain/webhook-events';
+import { createWebhookService, type WebhookDeliveryResult, type WebhookServiceDeps } from '../services/webhooks';
 
-export type WebhookDeliveryResult =
-  /** The payment has no webhook URL, or its app no secret: nothing to send, nothing logged. */
-  | { status: 'not_configured' }
-  /** An earlier attempt claimed the event; it is never sent twice. */
-  | { status: 'already_claimed' }
-  | { status: Exclude<WebhookDeliveryStatus, 'pending'>; deliveryId: string; statusCode: number | null };
-
-/** The one attempt: `sentAt` is when the POST was made, null when nothing was sent. */
-type Attempt = WebhookResponse & { sentAt: Date | null };
-const nothingSent = (error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error });
-
-/**
- * The event body (spec 6.1). `data` is the payment as of the event: the read model now, with the event's status
- * and, in a payin event, no payout fields, also when the delivery starts late (after the payout, say).
- */
-export function webhookEnvelope(event: { deliveryId: string; eventType: WebhookEventType; payment: PaymentRow; sentAt: Date }) {
-  const data = toPaymentData(event.payment);
-  const destination = event.eventType === 'payment_payin_completed' ? { ...data.destination, txHash: null, confirmedAt: null } : data.destination;
-  return { event_id: event.deliveryId, type: event.eventType, timestamp: event.sentAt.toISOString(), data: { ...data, status: event.eventType, destination } };
-}
-
-export function createWebhookActivities(deps: Pick<ActivityDeps, 'knex' | 'log' | 'secrets' | 'webhooks' | 'afterWebhookClaim'>) {
-  const { knex, log } = deps;
-
-  /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
-  async function attempt(event: { deliveryId: string; eventType: WebhookEventType; payment: PaymentRow; url: string; sealedSecret: string }): Promise<Attempt> {
-    if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
-    let target: WebhookTarget;
-    try {
-      // Checked again at send time, on the addresses the connection will use (DNS may have changed).
-      target = await resolveWebhookTarget(event.url, { allowPrivateNetworks: deps.webhooks.allowPrivateNetworks });
-    } catch (err) {
-      return nothingSent(`refused: ${(err as Error).message}`);
-    }
-    const secret = deps.secrets.open(event.sealedSecret);
-    const sentAt = new Date();
-    const timestamp = String(sentAt.getTime());
-    // Serialised once: these exact bytes are signed and sent.
-    const body = JSON.stringify(webhookEnvelope({ ...event, sentAt }));
-    const response = await postWebhook({
-      target,
-      body,
-      timeoutMs: deps.webhooks.timeoutMs,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'Payrail-Webhooks/1',
-        [TIMESTAMP_HEADER]: timestamp,
-        [SIGNATURE_HEADER]: webhookSignature(secret, timestamp, body),
-      },
-    });
-    return { ...response, sentAt };
-  }
-
+export function createWebhookActivities(deps: WebhookServiceDeps) {
+  const webhooks = createWebhookService(deps);
   return {
     /**
-     * AT MOST ONCE: one POST per (payment, event), never repeated, also when a worker dies mid-delivery. The
-     * delivery is claimed (its row inserted, unique per payment and event) before anything is sent; an attempt
-     * that finds the claim taken sends nothing. A retry can therefore only follow a failure before the claim
-     * (safe: nothing was sent) or close the claim of an attempt that died (`exhausted`, outcome unknown).
-     * A failed delivery is logged as `exhausted` and never thrown.
+     * AT MOST ONCE: one POST per (payment, event), never repeated, also when a worker dies mid-delivery (the event is
+     * claimed in the database before anything is sent). A failed delivery is logged as `exhausted`, never thrown.
      */
-    async deliverWebhook(input: { paymentId: string; eventType: WebhookEventType }): Promise<WebhookDeliveryResult> {
-      const { paymentId, eventType } = input;
-      const payment = await findPaymentById({ knex, id: paymentId });
-      if (!payment) throw new Error(`payment ${paymentId} not found`);
-      const app = await findMerchantApp({ knex, appId: payment.app_id });
-      // The URL is the one the payment captured at creation; the secret is the app's current one (rotation is immediate).
-      const { webhook_url: url } = payment;
-      const sealedSecret = app?.webhook_secret_ciphertext;
-      if (!url || !sealedSecret) return { status: 'not_configured' };
-
-      const deliveryId = randomUUID();
-      const claimed = await claimWebhookDelivery({
-        knex,
-        delivery: { delivery_id: deliveryId, app_id: payment.app_id, payment_id: paymentId, event_type: eventType, url },
-      });
-      if (!claimed) {
-        await exhaustUnfinishedWebhookDelivery({ knex, paymentId, eventType });
-        log.warn({ paymentId, eventType }, 'webhook event already claimed by an earlier attempt; not sending it again');
-        return { status: 'already_claimed' };
-      }
-      deps.afterWebhookClaim?.(eventType);
-
-      let result: Attempt;
-      try {
-        result = await attempt({ deliveryId, eventType, payment, url, sealedSecret });
-      } catch (err) {
-        // E.g. a secret sealed under another key: still this event's one attempt.
-        result = nothingSent((err as Error).message);
-      }
-      const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
-      await recordWebhookDeliveryOutcome({
-        knex,
-        deliveryId,
-        outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
-      });
-      const entry = { paymentId, eventType, deliveryId, url, statusCode: result.statusCode, error: result.error };
-      if (status === 'delivered') log.info(entry, 'webhook delivered');
-      else log.warn(entry, 'webhook delivery failed; it is not retried');
-      return { status, deliveryId, statusCode: result.statusCode };
-    },
+    deliverWebhook: (input: { paymentId: string; eventType: WebhookEventType }): Promise<WebhookDeliveryResult> => webhooks.deliverWebhook(input),
   };
 }

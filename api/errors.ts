@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { DomainError, RateLimited, type DomainErrorCode } from '../domain/errors';
 import type { Logger } from '../lib/logger';
 
 export interface ErrorDetail {
@@ -31,12 +32,34 @@ const koaClientErrorCodes: Record<number, string> = {
   415: 'unsupported_media_type',
 };
 
+/** The HTTP status of each business-rule refusal: the one place the domain meets HTTP. */
+const DOMAIN_ERROR_STATUS: Record<DomainErrorCode, number> = {
+  invalid_request: 400,
+  unsupported_pay_currency: 400,
+  unsupported_currency_pair: 400,
+  unsupported_price_currency: 400,
+  invalid_code: 401,
+  not_found: 404,
+  conflict: 409,
+  idempotency_conflict: 409,
+  rate_limited: 429,
+  price_unavailable: 503,
+  mail_unavailable: 503,
+};
+
+function fromDomainError(err: DomainError): ApiError {
+  const headers: Record<string, string> = err instanceof RateLimited ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+  return new ApiError(DOMAIN_ERROR_STATUS[err.code], err.code, err.message, err.field ? [err.field] : undefined, headers);
+}
+
 /**
- * What the client may see of `err`: an ApiError as it is, or Koa's own 4xx (unparsable JSON, body too large,
- * unknown method) as one. Undefined for anything unexpected, which must be logged and hidden.
+ * What the client may see of `err`: an ApiError as it is, a business rule's refusal (DomainError) mapped to its
+ * status, or Koa's own 4xx (unparsable JSON, body too large, unknown method). Undefined for anything unexpected,
+ * which must be logged and hidden.
  */
 export function asClientError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return fromDomainError(err);
   // The router answers unknown HTTP methods with 501; for the client that is a method it may not use.
   const raw = (err as { status?: number }).status;
   const status = raw === 501 ? 405 : raw;

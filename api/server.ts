@@ -2,8 +2,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { EvmChains } from '../chains/evm';
-import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
@@ -11,7 +9,8 @@ import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
 import { startHousekeeping } from './housekeeping';
-import { RateLimiter } from './rate-limit';
+import { loadEvmChains, type EvmChains } from '../services/chains';
+import { RateLimiter } from '../services/rate-limits';
 
 export interface RunningApi {
   url: string;
@@ -53,7 +52,7 @@ export function apiDeps(
 export async function startApi(config: AppConfig): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl, { max: 20 });
-  const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
+  const chains = loadEvmChains(config.chainsFile);
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { getAddress } from 'ethers';
 import { z } from 'zod';
+import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+/** EVM addresses are stored and shown in their EIP-55 form, whatever case the configuration used. */
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .transform((a) => getAddress(a.toLowerCase()));
 
 const tokenSchema = z.object({
   address,
@@ -52,10 +58,6 @@ export type TokenConfig = z.infer<typeof tokenSchema> & { symbol: string };
 export type ChainConfig = z.infer<typeof chainSchema>;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
 
-/** The token address Payrail uses for a chain's native coin, as the deposit factory does (`address(0)`). */
-export const NATIVE_TOKEN_ADDRESS = '0x0000000000000000000000000000000000000000';
-
-export const isNativeToken = (tokenAddress: string): boolean => tokenAddress.toLowerCase() === NATIVE_TOKEN_ADDRESS;
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;
 
 export class ChainRegistry {

@@ -1,6 +1,12 @@
-/** Row types of the read-model tables, as node-postgres returns them (numeric and bigint as strings). */
+/** Row types of the tables, as node-postgres returns them (numeric and bigint as strings). */
 
-import type { PaymentStatus } from '../workflows/types';
+import type { ChainTxIntent } from '../domain/chain-txs';
+import type { OrderRecord, OrderStatus } from '../domain/orders';
+import type { PayinDisposition, PayinStatus } from '../domain/payins';
+import type { PaymentDisplay, PaymentRecord } from '../domain/payment';
+import type { WebhookEventType } from '../domain/webhook-events';
+
+export type { PayinDisposition, PayinStatus, PaymentDisplay, WebhookEventType, OrderStatus };
 
 export type ApiKeyScope = 'Orders' | 'Admin';
 
@@ -34,7 +40,6 @@ export interface LoginCodeRow {
   created_at: Date;
 }
 
-export type WebhookEventType = 'payment_payin_completed' | 'payment_payout_completed';
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
 export interface WebhookDeliveryRow {
@@ -62,46 +67,8 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
-export interface PaymentDisplay {
-  title: string | null;
-  name: string | null;
-  description: string | null;
-  currency: string | null;
-}
-
-export interface PaymentRow {
-  id: string;
-  app_id: string;
-  order_id: string | null;
-  type: 'exactIn';
-  status: PaymentStatus;
-  display: PaymentDisplay;
-  metadata: Record<string, unknown> | null;
-  source_chain_id: number;
-  source_token_symbol: string;
-  source_token_address: string;
-  source_decimals: number;
-  source_amount_units: string;
-  fee_units: string;
-  deposit_address: string;
-  sender_address: string | null;
-  payin_tx_hash: string | null;
-  amount_received_units: string | null;
-  payin_confirmed_at: Date | null;
-  destination_chain_id: number;
-  destination_token_symbol: string;
-  destination_token_address: string;
-  destination_decimals: number;
-  destination_address: string;
-  destination_amount_units: string;
-  payout_tx_hash: string | null;
-  payout_confirmed_at: Date | null;
-  webhook_url: string | null;
-  expires_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  workflow_started_at: Date | null;
-}
+/** The payment: the domain's record is the row. */
+export type PaymentRow = PaymentRecord;
 
 export interface DepositAddressRow {
   chain_id: number;
@@ -109,9 +76,6 @@ export interface DepositAddressRow {
   payment_id: string;
   watch_until: Date;
 }
-
-export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
-export type PayinDisposition = 'payment' | 'refund';
 
 export interface PayinRow {
   id: string;
@@ -125,6 +89,8 @@ export interface PayinRow {
   block_number: string;
   status: PayinStatus;
   disposition: PayinDisposition | null;
+  /** The sequence of the last write applied (a payment run's or late-payin run's counter). */
+  sequence: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -132,7 +98,7 @@ export interface PayinRow {
 export type ChainTxStatus = 'signed' | 'confirmed' | 'reverted';
 
 export interface ChainTxRow {
-  intent_key: string;
+  intent_key: ChainTxIntent['intentKey'];
   payment_id: string | null;
   purpose: string;
   chain_id: number;
@@ -149,39 +115,8 @@ export interface ChainTxRow {
   updated_at: Date;
 }
 
-export type { OrderStatus } from '../workflows/order-types';
-import type { OrderStatus } from '../workflows/order-types';
-
-export interface OrderRow {
-  id: string;
-  app_id: string;
-  merchant_order_id: string | null;
-  status: OrderStatus;
-  /** numeric(24,6) as node-postgres returns it, e.g. "12.500000". */
-  price_amount: string;
-  price_currency: string;
-  pay_currency: string | null;
-  currency_options: string[];
-  selected_currency: string | null;
-  payment_id: string | null;
-  rate: string | null;
-  rate_source: string | null;
-  title: string | null;
-  description: string | null;
-  email: string | null;
-  callback_url: string | null;
-  cancel_url: string | null;
-  success_url: string | null;
-  mobile: boolean;
-  fast: boolean;
-  merchant_token: string | null;
-  expires_at: Date;
-  paid_at: Date | null;
-  receipt_sent_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  workflow_started_at: Date | null;
-}
+/** The legacy order: the domain's record is the row. */
+export type OrderRow = OrderRecord;
 
 export interface OrderCallbackAttemptRow {
   id: string;
@@ -195,4 +130,12 @@ export interface OrderCallbackAttemptRow {
   response_preview: string | null;
   duration_ms: number;
   attempted_at: Date;
+}
+
+/** Where a chain's watcher has scanned up to (inclusive), so a restarted watcher resumes there. */
+export interface ChainCursorRow {
+  chain_id: number;
+  block_number: string;
+  block_hash: string;
+  updated_at: Date;
 }

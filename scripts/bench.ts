@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createChainScanActivities } from '../activities/chain-scan';
+import { Client, Connection } from '@temporalio/client';
 import { devnetRpc } from '../chains/devnet/devnet';
-import { EvmChains } from '../chains/evm';
+import { EvmChains } from '../chains/evm/clients';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
+import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
+import { scanChain } from '../services/payins';
 import { startThrowawayStack } from './stack';
 
 /**
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
     // 2. The chain watcher's scan with many open payments: cost must stay near one getLogs per address chunk.
     const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
     const chains = new EvmChains(ChainRegistry.fromFile(stack.config.chainsFile));
+    const connection = await Connection.connect({ address: stack.info.temporalAddress });
     try {
       // Synthetic open payments, each with its own deposit address (payment_id is unique per address).
       await knex.raw(
@@ -92,20 +95,22 @@ async function main(): Promise<void> {
          select 42161, deposit_address, id, now() + interval '1 day' from pay`,
         [WATCHED_ADDRESSES],
       );
-      const scanning = createChainScanActivities({ knex, chains });
-      // A full 500-block range to scan, whatever the young devnet's height.
+      // A full 500-block range to scan, whatever the young devnet's height, from a cursor 500 blocks below the head.
       await devnetRpc(stack.devnet.chains.find((c) => c.chainId === 42161)!.rpcUrl, 'hardhat_mine', ['0x200']);
       const head = await chains.provider(42161).getBlockNumber();
       const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
+      await deleteChainCursors({ knex, chainIds: [42161] });
+      await advanceChainCursor({ knex, chainId: 42161, from: null, to: { blockNumber: block!.number, blockHash: block!.hash! } });
+      const deps = { knex, chains, temporal: { client: new Client({ connection }), taskQueue: stack.config.temporal.taskQueue } };
       const t0 = performance.now();
-      const scan = await scanning.scanChain({ chainId: 42161, cursor: { blockNumber: block!.number, blockHash: block!.hash! } });
+      const scan = await scanChain(deps, { chainId: 42161, maxBlocks: 500, heartbeat: () => undefined });
       const scanMs = performance.now() - t0;
       const watched = await knex('deposit_addresses').where({ chain_id: 42161 }).count<{ count: string }[]>('* as count');
-      console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${block!.number + 1}..${scan.cursor.blockNumber}: ${scanMs.toFixed(0)} ms`);
+      console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${scanMs.toFixed(0)} ms`);
       results.push({ name: `scan with ${WATCHED_ADDRESSES} addresses`, value: scanMs, target: TARGETS.scan20kAddressesMs, unit: 'ms' });
     } finally {
       chains.destroy();
-      await knex.destroy();
+      await Promise.all([knex.destroy(), connection.close()]);
     }
 
     // 3. Memory of this process, which hosts the API and a worker.

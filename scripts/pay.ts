@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
-import { erc20Abi } from '../chains/contracts';
-import type { PageState } from '../api/pages/state';
+import { erc20Abi } from '../chains/evm/contracts';
+import type { PageState } from '../services/pay-page';
 import type { DevStackInfo } from './stack';
 
 /**

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { createKnex, migrateLatest } from '../db/connection';
+import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { startApi, type RunningApi } from '../api/server';
@@ -145,7 +146,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
+      // The devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
       await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
+      await deleteChainCursors({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: apiConfig.apiKeyPrefix,

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { EvmChains } from '../chains/evm';
+import type { ActivityDeps } from '../activities';
+import { EvmChains } from '../chains/evm/clients';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
@@ -9,10 +9,10 @@ import { createLogger } from '../lib/logger';
 import { SecretBox } from '../lib/secrets';
 import { Mailer } from '../lib/mail';
 import { ensureBackgroundWorkflows } from './background';
-import { createWorker } from './worker';
+import { createWorkers } from './worker';
 
 export interface RunningWorker {
-  worker: Worker;
+  workers: Worker[];
   /** Resolves when the worker has stopped (after `shutdown`, or on a fatal error). */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -60,7 +60,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   const crashAfter = env[CRASH_AFTER_BROADCAST_ENV];
   const crashAfterClaim = env[CRASH_AFTER_WEBHOOK_CLAIM_ENV];
 
-  const activities = createActivities({
+  const deps: ActivityDeps = {
     knex,
     chains,
     treasuryPrivateKey: config.treasuryPrivateKey,
@@ -85,24 +85,19 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
       allowPrivateCallbackTargets: config.webhookAllowPrivateNetworks,
       mailer: config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined,
     },
-  });
-  const worker = await createWorker({
-    connection: nativeConnection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    activities,
-  });
+  };
+  const workers = await createWorkers({ connection: nativeConnection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
   await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry);
-  const done = worker.run().finally(async () => {
+  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined).finally(async () => {
     chains.destroy();
     await Promise.all([knex.destroy(), nativeConnection.close(), clientConnection.close()]);
   });
   log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
   return {
-    worker,
+    workers,
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };

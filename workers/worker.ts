@@ -1,22 +1,39 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { PaymentActivities } from '../activities';
+import { createActivities, createChainWaitActivities, type ActivityDeps } from '../activities';
+import { chainWaitsTaskQueue } from '../workflows/activity-options';
 
 export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: PaymentActivities;
+  deps: ActivityDeps;
 }
 
-/** One worker runs every Payrail workflow and activity; run as many as load needs, all on the same task queue. */
-export async function createWorker(options: WorkerOptions): Promise<Worker> {
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
-    activities: options.activities,
-    // Chain waits heartbeat and sleep; many can run side by side without using a core each.
-    maxConcurrentActivityTaskExecutions: 200,
-  });
+/** Short activities (signing, read models, webhooks) in flight at once per worker process. */
+const WRITE_SLOTS = 100;
+/** Chain waits in flight at once per worker process: they heartbeat and sleep, so many fit beside each other. */
+const WAIT_SLOTS = 500;
+
+/**
+ * One worker process serves both task queues: the workflow queue (every workflow, and the short activities) and
+ * its chain-waits queue (long waits), each with its own slots, so waits can never starve writes. Run as many
+ * processes as load needs.
+ */
+export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
+  const base = { connection: options.connection, namespace: options.namespace };
+  return Promise.all([
+    Worker.create({
+      ...base,
+      taskQueue: options.taskQueue,
+      workflowsPath: require.resolve('../workflows'),
+      activities: createActivities(options.deps),
+      maxConcurrentActivityTaskExecutions: WRITE_SLOTS,
+    }),
+    Worker.create({
+      ...base,
+      taskQueue: chainWaitsTaskQueue(options.taskQueue),
+      activities: createChainWaitActivities(options.deps),
+      maxConcurrentActivityTaskExecutions: WAIT_SLOTS,
+    }),
+  ]);
 }

@@ -1,7 +1,54 @@
+/**
+ * Named activity option sets and the task queues they run on. Short writes (signing, read models, webhooks) run on
+ * the workflow's own task queue; long, heartbeating chain waits on a queue of their own, with their own slot limit,
+ * so waits can never starve writes (workers/worker.ts serves both).
+ */
 import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+
+/** The chain-waits queue that goes with a workflow task queue. */
+export const chainWaitsTaskQueue = (taskQueue: string): string => `${taskQueue}-chain-waits`;
 
 /** Keeps retrying, backing off to 30 s: for work on our own systems, which comes back. */
 export const retryUntilDone: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
 
 /** Postgres read-model writes: quick, retried until they land. */
 export const readModelOptions: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: retryUntilDone };
+
+/**
+ * Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction. Short
+ * timeout: a worker that dies mid-call is replaced by a retry within seconds.
+ */
+export const chainWriteOptions: ActivityOptions = {
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+};
+
+/** Waiting on the chain: long-running, heartbeating, so a dead worker is noticed within the heartbeat timeout. */
+export const chainWaitOptions: ActivityOptions = {
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+};
+
+/**
+ * Webhook deliveries are at most once by construction: the activity claims the event (a unique row) before it
+ * sends, and an attempt that finds the claim taken sends nothing. So retrying is safe; it covers a failure before
+ * the claim (database unreachable: nothing was sent yet) and a worker that died mid-delivery (the retry closes its
+ * claim as `exhausted` without sending). The timeout covers one POST (WEBHOOK_TIMEOUT_MS, at most 20 s) and the
+ * database writes around it. Attempts are bounded (about a quarter of an hour) so a lasting database outage cannot
+ * hold a settled payment's run open.
+ */
+export const webhookOptions: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+};
+
+/**
+ * One scan of a block range: heartbeats between its reads; a scan that times out is not retried here but by the
+ * watcher, on half the range.
+ */
+export const chainScanOptions: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '20 seconds',
+  retry: { maximumAttempts: 1 },
+};

@@ -1,44 +1,37 @@
-import {
-  continueAsNew,
-  getExternalWorkflowHandle,
-  log,
-  proxyActivities,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { PaymentActivities } from '../activities';
-import { retryUntilDone } from './activity-options';
-import { paymentWorkflowId } from './ids';
-import { payinDetectedSignal } from './messages';
+import { ActivityFailure, TimeoutFailure, continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { WatcherActivities } from '../activities';
+import { chainScanOptions } from './activity-options';
 import type { ChainWatcherInput } from './types';
 
-const { scanChain } = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: retryUntilDone,
-});
+const { scanChain } = proxyActivities<WatcherActivities>(chainScanOptions);
 
 /** Scans after which the watcher starts a fresh run, keeping each history small. */
-const SCANS_PER_RUN = 400;
+const SCANS_PER_RUN = 500;
+/** Pause after a scan that failed for another reason than a timeout (the node or the database is away). */
+const FAILED_SCAN_BACKOFF = '5 seconds';
 
 /**
- * One per chain. Scans new blocks for ERC-20 transfers into watched deposit addresses and signals the payment
- * that owns each address. Its cost grows with blocks, not with open payments: matching happens in one
- * `eth_getLogs` filter per block range.
+ * One per chain (`chain-watcher-<chainId>`). Each scan reads the next block range after the chain's cursor (kept in
+ * PostgreSQL, so a restarted, reset or redeployed watcher resumes where scanning stopped), hands every payin it
+ * finds to the run that owns its deposit address, and moves the cursor. A scan that times out is tried again on half
+ * the range; successful scans grow it back to `maxBlocks`.
  */
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<never> {
-  let cursor = input.cursor;
+  let blocks = input.maxBlocks;
   for (let scan = 0; scan < SCANS_PER_RUN && !workflowInfo().continueAsNewSuggested; scan++) {
-    const result = await scanChain({ chainId: input.chainId, cursor });
-    for (const { paymentId, ...payin } of result.payins) {
-      try {
-        await getExternalWorkflowHandle(paymentWorkflowId(paymentId)).signal(payinDetectedSignal, payin);
-      } catch (err) {
-        // Only a payment whose late-payin window has just closed stops listening; its address leaves the watch list.
-        log.warn('payment workflow did not take the payin signal', { paymentId, txHash: payin.txHash, error: String(err) });
+    try {
+      const result = await scanChain({ chainId: input.chainId, maxBlocks: blocks });
+      blocks = Math.min(input.maxBlocks, blocks * 2);
+      if (result.caughtUp) await sleep(input.pollIntervalMs);
+    } catch (err) {
+      if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+        blocks = Math.max(1, Math.floor(blocks / 2));
+        log.warn('chain scan timed out; halving its block range', { chainId: input.chainId, blocks });
+      } else {
+        log.warn('chain scan failed; trying again', { chainId: input.chainId, error: String((err as Error).cause ?? err) });
+        await sleep(FAILED_SCAN_BACKOFF);
       }
     }
-    cursor = result.cursor;
-    if (result.caughtUp) await sleep(input.pollIntervalMs);
   }
-  return await continueAsNew<typeof chainWatcherWorkflow>({ ...input, cursor });
+  return await continueAsNew<typeof chainWatcherWorkflow>({ ...input, maxBlocks: input.maxBlocks });
 }

@@ -1,5 +1,9 @@
-/** Workflow ids are business keys, so an operator can find any payment or watcher by what it is. */
+import type { PayinIdentity } from '../domain/payins';
+
+/** Workflow ids are business keys, so an operator can find any payment, order, payin or watcher by what it is. */
 export const paymentWorkflowId = (paymentId: string): string => `payment-${paymentId}`;
+export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
+/** The short run that refunds a payin reaching a closed payment's deposit address: keyed by the payin itself. */
+export const latePayinWorkflowId = (p: PayinIdentity): string => `late-payin-${p.chainId}-${p.txHash}-${p.logIndex}`;
 export const chainWatcherWorkflowId = (chainId: number): string => `chain-watcher-${chainId}`;
 export const PAYMENT_RECONCILER_WORKFLOW_ID = 'payment-workflow-reconciler';
-export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;

@@ -1,5 +1,8 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { DetectedPayin, PaymentState } from './types';
+/** Every signal, query and update of Payrail's workflows, defined once. */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { OrderPaymentRef, OrderStatus, PaymentUpdate } from '../domain/orders';
+import type { DetectedPayin } from '../domain/payins';
+import type { OrderState, PaymentState } from './types';
 
 /** Sent by the chain watcher for every transfer it sees into a payment's deposit address (may repeat). */
 export const payinDetectedSignal = defineSignal<[DetectedPayin]>('payinDetected');
@@ -7,17 +10,13 @@ export const payinDetectedSignal = defineSignal<[DetectedPayin]>('payinDetected'
 /** The live lifecycle state held by the payment workflow. */
 export const paymentStateQuery = defineQuery<PaymentState>('paymentState');
 
-// Legacy orders.
-import { defineUpdate } from '@temporalio/workflow';
-import type { OrderPaymentRef, OrderState, OrderStatus, PaymentUpdate } from './order-types';
-
 /** The customer picked a currency on the hosted page (or the merchant fixed one): creates the order's payment. */
 export const chooseCurrencyUpdate = defineUpdate<OrderPaymentRef, [string]>('chooseCurrency');
 
 /** The customer cancelled on the hosted page. */
 export const cancelOrderUpdate = defineUpdate<OrderStatus, []>('cancelOrder');
 
-/** The order's payment moved to another status. */
+/** The order's payment moved to another status (sent by the payment run to its parent order). */
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
 
 export const orderStateQuery = defineQuery<OrderState>('orderState');

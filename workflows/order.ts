@@ -14,14 +14,14 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { OrderActivities } from '../activities';
+import { CALLBACK_STATUSES, orderStatusFor, type OrderPaymentRef, type OrderStatus } from '../domain/orders';
+import { SETTLED_STATUSES, type PaymentStatus } from '../domain/payment';
 import { readModelOptions } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { cancelOrderUpdate, chooseCurrencyUpdate, orderStateQuery, paymentUpdatedSignal } from './messages';
-import { CALLBACK_STATUSES, type OrderPaymentRef, type OrderStatus, type OrderWorkflowInput } from './order-types';
 import { paymentWorkflow } from './payment';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from './search-attributes';
-import { PAYMENT_SETTLED, orderStatusFor } from './order-status';
-import type { PaymentStatus } from './types';
+import type { OrderWorkflowInput } from './types';
 
 const readModel = proxyActivities<OrderActivities>(readModelOptions);
 
@@ -70,11 +70,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let callbackChain: Promise<void> = Promise.resolve();
   let receipt: Promise<void> = Promise.resolve();
 
+  let sequence = 0;
   function transition(next: OrderStatus): Promise<void> {
     if (next === status) return writes;
     status = next;
     upsertSearchAttributes([{ key: OrderStatusKey, value: next }]);
-    writes = writes.then(() => readModel.recordOrderTransition({ orderId, status: next }));
+    const write = { orderId, status: next, sequence: ++sequence };
+    writes = writes.then(() => readModel.recordOrderTransition(write));
     if (input.callbacks && CALLBACK_STATUSES.includes(next)) {
       const callbackId = uuid4();
       callbackChain = callbackChain.then(() =>
@@ -106,7 +108,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         try {
           await startChild(paymentWorkflow, {
             workflowId: paymentWorkflowId(created.paymentId),
-            args: [created.input],
+            args: [{ paymentId: created.paymentId }],
             // The payment outlives the order: it keeps refunding late payins to its deposit address.
             parentClosePolicy: ParentClosePolicy.ABANDON,
             typedSearchAttributes: [
@@ -189,7 +191,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       seen = paymentStatus!;
       const next = orderStatusFor(seen, status);
       if (next) await transition(next);
-      if (PAYMENT_SETTLED.includes(seen)) break;
+      if (SETTLED_STATUSES.includes(seen)) break;
     }
   } else if (!cancelled) {
     await transition('expired');

@@ -1,6 +1,7 @@
 import {
   ApplicationFailure,
   condition,
+  getExternalWorkflowHandle,
   log,
   patched,
   proxyActivities,
@@ -9,298 +10,357 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PaymentActivities } from '../activities';
-import type { WebhookEventType } from '../db/tables';
-import { readModelOptions } from './activity-options';
-import { payinDetectedSignal, paymentStateQuery } from './messages';
+import type { ChainWaitActivities, PaymentActivities } from '../activities';
+import { intentKeys } from '../domain/chain-txs';
+import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
+import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
+import type { WebhookEventType } from '../domain/webhook-events';
+import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
+import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
+import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal } from './messages';
+import { PATCHES } from './patches';
 import { PaymentStatusKey } from './search-attributes';
-import type {
-  ConfirmedPayin,
-  DetectedPayin,
-  PaymentState,
-  PaymentStatus,
-  PaymentTransition,
-  PaymentWorkflowInput,
-} from './types';
+import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
 const readModel = proxyActivities<PaymentActivities>(readModelOptions);
+const chainWrites = proxyActivities<PaymentActivities>(chainWriteOptions);
+const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
+
+/** How long a payout waits before it looks at the treasury again when the treasury is short. */
+const LIQUIDITY_RECHECK = '1 minute';
 
 /**
- * Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction.
- * Short timeout: a worker that dies mid-call is replaced by a retry within seconds.
- */
-const chainWrites = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
-/** Waiting on the chain: long-running, heartbeating, so a dead worker is noticed within the heartbeat timeout. */
-const chainWaits = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
-/**
- * Webhook deliveries are at most once by construction: the activity claims the event (a unique row) before it
- * sends, and an attempt that finds the claim taken sends nothing. So retrying is safe; it covers a failure before
- * the claim (database unreachable: nothing was sent yet) and a worker that died mid-delivery (the retry closes
- * its claim as `exhausted` without sending). The timeout covers one POST (WEBHOOK_TIMEOUT_MS, at most 20 s) and
- * the database writes around it, and is how a dead worker's attempt is noticed. Attempts are bounded (about a
- * quarter of an hour) so a lasting database outage cannot hold a settled payment's run open.
- */
-const webhooks = proxyActivities<PaymentActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
-});
-
-/** Runs recorded before webhook events existed replay without them. */
-const WEBHOOK_EVENTS_PATCH = 'webhook-events';
-
-type PayinState = PaymentState['payins'][number]['state'];
-
-/**
- * A payin's identity. Not the log index: a transaction re-mined after a reorg keeps its hash and transfer but
- * may move to another log index, and must not count twice.
- */
-const payinKey = (p: DetectedPayin) => `${p.txHash}:${p.tokenAddress.toLowerCase()}:${p.amountUnits}`;
-
-/** The deposit factory's name for a chain's native coin (chains/registry.ts NATIVE_TOKEN_ADDRESS). */
-const isNativeCoin = (tokenAddress: string) => /^0x0{40}$/i.test(tokenAddress);
-
-/**
- * One payment, from deposit address to settlement. Every token that reaches the deposit address while this
- * workflow runs is either paid out to the merchant or refunded to its sender.
+ * One payment (`payment-<id>`): waits for payins into its deposit address until they add up to the amount (or the
+ * payment expires), then pays the merchant, and ends with the payment: `payment_completed`, `payment_refunded` or
+ * `payment_expired` close the run. Payins that reach the address later are refunded by a `late-payin-…` run.
+ *
+ * Every token that reaches the deposit address while this run is open is either paid out to the merchant or refunded
+ * to its sender: payins of the payment's token count towards the amount while the payment is open (the excess of the
+ * payin that completes it goes back to its sender); any other payin (another token, or one arriving once the
+ * payment is paid or expired) is refunded in full.
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
-  const deliveries: Array<Promise<void>> = [];
-  /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
-  const emitWebhook = (eventType: WebhookEventType): void => {
-    if (!patched(WEBHOOK_EVENTS_PATCH)) return;
-    const delivery = webhooks.deliverWebhook({ paymentId: input.paymentId, eventType }).then(
-      () => undefined,
-      // Only a database outage outlasting every retry gets here; the merchant still sees the payment by polling.
-      (err: unknown) =>
-        log.error('webhook delivery could not be attempted', { paymentId: input.paymentId, eventType, error: String((err as Error).cause ?? err) }),
-    );
-    deliveries.push(delivery);
-  };
-  try {
-    return await runPayment(input, emitWebhook);
-  } finally {
-    // The run ends only once every delivery it started has ended, also when the payment failed.
-    await Promise.all(deliveries);
-  }
+  // Runs started before payment runs ended with their payment finish on the code they started on.
+  if (!patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
+  return new PaymentRun(input.paymentId).run();
 }
 
-async function runPayment(input: PaymentWorkflowInput, emitWebhook: (eventType: WebhookEventType) => void): Promise<PaymentStatus> {
-  const { paymentId, source, destination } = input;
-  let status: PaymentStatus = 'payment_unpaid';
-  const payins = new Map<string, DetectedPayin & { state: PayinState }>();
-  const queue: DetectedPayin[] = [];
+interface TrackedPayin {
+  payin: DetectedPayin | ConfirmedPayin;
+  progress: PayinProgress;
+}
 
-  setHandler(payinDetectedSignal, (payin) => {
-    const key = payinKey(payin);
-    const known = payins.get(key);
-    // The watcher re-sends after reorgs and restarts; only a payin we gave up on may come back.
-    if (known && known.state !== 'dropped') return;
-    payins.set(key, { ...payin, state: 'detected' });
-    queue.push(payin);
-  });
-  setHandler(paymentStateQuery, () => ({ status, payins: [...payins.values()] }));
+class PaymentRun {
+  private readonly waits = proxyActivities<ChainWaitActivities>({ ...chainWaitOptions, taskQueue: chainWaitsTaskQueue(workflowInfo().taskQueue) });
+  private status: PaymentStatus = 'payment_unpaid';
+  private sequence = 0;
+  private terms!: PaymentTerms;
+  private readonly payins = new Map<string, TrackedPayin>();
+  private readonly inbox: DetectedPayin[] = [];
+  /** Payins of the payment's token being confirmed while the payment collects. */
+  private readonly confirming = new Set<string>();
+  /** Confirmed payins of the payment's token, counted towards the amount, in the order they confirmed. */
+  private counted: ConfirmedPayin[] = [];
+  /** Collecting ends when the payins add up, or at expiry; later payins are refunded. */
+  private collecting = true;
+  private expired = false;
+  /** Work started beside the payment's own steps (refunds of other payins, webhook deliveries): the run ends after it. */
+  private readonly background: Array<Promise<void>> = [];
 
-  const markPayin = (payin: DetectedPayin, state: PayinState) => {
-    payins.set(payinKey(payin), { ...payin, state });
-  };
+  constructor(private readonly paymentId: string) {
+    setHandler(payinDetectedSignal, (payin) => {
+      const known = this.payins.get(payinId(payin));
+      // The watcher re-sends after reorgs and restarts; only a payin we saw vanish may come back.
+      if (known && known.progress !== 'dropped') return;
+      this.payins.set(payinId(payin), { payin, progress: 'detected' });
+      this.inbox.push(payin);
+    });
+    setHandler(paymentStateQuery, (): PaymentState => ({ status: this.status, payins: [...this.payins.values()].map((p) => ({ ...p.payin, state: p.progress })) }));
+  }
 
-  /**
-   * Waits for an intent's transaction. A revert here (sweep, bridge, refund) breaks an invariant no retry can
-   * mend, so the workflow fails visibly for an operator, naming the transaction.
-   */
-  async function landed(intentKey: string): Promise<void> {
-    const result = await chainWaits.awaitChainTx({ intentKey, depth: 'confirmations' });
-    if (!result.succeeded) {
-      throw ApplicationFailure.nonRetryable(`chain transaction ${intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
+  async run(): Promise<PaymentStatus> {
+    this.terms = await readModel.loadPaymentTerms({ paymentId: this.paymentId });
+    void sleep(Math.max(0, Date.parse(this.terms.expiresAt) - workflowInfo().startTime.getTime())).then(() => {
+      this.expired = true;
+    });
+
+    for (;;) {
+      await condition(() => this.inbox.length > 0 || this.paid() || (this.expired && this.confirming.size === 0));
+      const next = this.inbox.shift();
+      if (next) {
+        await this.accept(next);
+        continue;
+      }
+      if (this.paid()) {
+        if (await this.settle()) break;
+        continue; // A reorg removed a counted payin before finality: the payment collects again.
+      }
+      // Expired, nothing left confirming: a payin detected in time was honoured, one that confirmed short is returned.
+      this.collecting = false;
+      if (this.counted.length > 0) await this.bounce();
+      else await this.transition('payment_expired');
+      break;
+    }
+    await this.drain();
+    await readModel.extendDepositWatch({ paymentId: this.paymentId });
+    return this.status;
+  }
+
+  private received(): bigint {
+    return this.counted.reduce((sum, p) => sum + BigInt(p.amountUnits), 0n);
+  }
+
+  private paid(): boolean {
+    return this.collecting && this.counted.length > 0 && this.received() >= BigInt(this.terms.source.amountUnits);
+  }
+
+  private track(payin: DetectedPayin | ConfirmedPayin, progress: PayinProgress): void {
+    this.payins.set(payinId(payin), { payin, progress });
+  }
+
+  private async transition(status: PaymentStatus, fields: Pick<PaymentTransition, 'payin' | 'payout'> = {}): Promise<void> {
+    this.status = status;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: status }]);
+    await readModel.recordPaymentTransition({ paymentId: this.paymentId, status, sequence: ++this.sequence, ...fields });
+    const parent = workflowInfo().parent;
+    if (parent) {
+      // A legacy order follows its payment. An order that has ended no longer listens; that is not an error.
+      await getExternalWorkflowHandle(parent.workflowId)
+        .signal(paymentUpdatedSignal, { paymentId: this.paymentId, status })
+        .catch((err: unknown) => log.info('order did not take the payment update', { paymentId: this.paymentId, status, error: String(err) }));
     }
   }
 
-  async function transition(next: PaymentStatus, fields: Omit<PaymentTransition, 'paymentId' | 'status'> = {}) {
-    status = next;
-    upsertSearchAttributes([{ key: PaymentStatusKey, value: next }]);
-    await readModel.recordPaymentTransition({ paymentId, status: next, ...fields });
+  private recordPayin(payin: DetectedPayin, status: 'detected' | 'confirmed' | 'dropped', disposition?: 'payment' | 'refund'): Promise<void> {
+    return readModel.recordPayin({ paymentId: this.paymentId, payin, status, disposition, sequence: ++this.sequence });
   }
 
-  const payinFields = (payin: ConfirmedPayin): PaymentTransition['payin'] => ({
-    senderAddress: payin.from,
-    txHash: payin.txHash,
-    amountReceivedUnits: payin.amountUnits,
-    confirmedAt: payin.confirmedAt,
-  });
+  /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
+  private emitWebhook(eventType: WebhookEventType): void {
+    this.background.push(
+      webhooks.deliverWebhook({ paymentId: this.paymentId, eventType }).then(
+        () => undefined,
+        // Only a database outage outlasting every retry gets here; the merchant still sees the payment by polling.
+        (err: unknown) => log.error('webhook delivery could not be attempted', { paymentId: this.paymentId, eventType, error: String((err as Error).cause ?? err) }),
+      ),
+    );
+  }
+
+  /** A new payin: counted towards the amount while the payment collects and it is in the payment's token; else refunded. */
+  private async accept(payin: DetectedPayin): Promise<void> {
+    const { source } = this.terms;
+    if (payin.chainId !== source.chainId || payin.to.toLowerCase() !== source.depositAddress.toLowerCase()) {
+      // Only the chain watcher signals payins, and only for this deposit address: anything else is forged.
+      log.warn('payin signal refused: not a transfer into this payment’s deposit address', { paymentId: this.paymentId, payin });
+      this.track(payin, 'refused');
+      return;
+    }
+    await this.recordPayin(payin, 'detected');
+    const inToken = payin.tokenAddress.toLowerCase() === source.address.toLowerCase();
+    if (!inToken || !this.collecting || this.expired) {
+      this.background.push(this.refundWhole(payin, inToken ? 'arrived after the payment was paid or expired' : 'not the payment token'));
+      return;
+    }
+    if (this.status === 'payment_unpaid') await this.transition('payment_started');
+    this.track(payin, 'confirming');
+    this.confirming.add(payinId(payin));
+    this.background.push(this.confirmForPayment(payin));
+  }
+
+  /** Waits for a payin of the payment's token; counts it if the payment still collects, else returns it. */
+  private async confirmForPayment(payin: DetectedPayin): Promise<void> {
+    const result = await this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' });
+    this.confirming.delete(payinId(payin));
+    if (result.outcome === 'dropped') {
+      this.track(payin, 'dropped');
+      await this.recordPayin(payin, 'dropped');
+      if (this.collecting && this.counted.length === 0 && this.confirming.size === 0 && this.status === 'payment_started') {
+        await this.transition('payment_unpaid');
+      }
+      return;
+    }
+    if (!this.collecting) {
+      await this.refundConfirmed(result.payin, result.payin.amountUnits, 'arrived after the payment was paid or expired');
+      return;
+    }
+    this.track(result.payin, 'counted');
+    this.counted.push(result.payin);
+    await this.recordPayin(result.payin, 'confirmed');
+  }
+
+  /** A payin that cannot count towards the payment goes back to its sender, whole, once confirmed. */
+  private async refundWhole(payin: DetectedPayin, reason: string): Promise<void> {
+    this.track(payin, 'confirming');
+    const result = await this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' });
+    if (result.outcome === 'dropped') {
+      this.track(payin, 'dropped');
+      await this.recordPayin(payin, 'dropped');
+      return;
+    }
+    await this.refundConfirmed(result.payin, result.payin.amountUnits, reason);
+  }
 
   /** Sends `amountUnits` of the payin's token straight from the deposit address back to its sender. */
-  async function refund(payin: ConfirmedPayin, amountUnits: string, reason: string): Promise<void> {
-    const tx = await chainWrites.sweepDeposit({
-      intentKey: `refund:${paymentId}:${payin.txHash}:${payin.logIndex}`,
-      paymentId,
-      chainId: source.chainId,
-      tokenAddress: payin.tokenAddress,
-      recipient: { kind: 'address', address: payin.from },
-      amountUnits,
-      purpose: `refund (${reason})`,
-    });
-    await landed(tx.intentKey);
+  private async refundConfirmed(payin: ConfirmedPayin, amountUnits: string, reason: string): Promise<void> {
+    this.track(payin, 'refunding');
+    await this.recordPayin(payin, 'confirmed', 'refund');
+    await this.landed(
+      await chainWrites.sweepDeposit({
+        intentKey: intentKeys.refund(payinId(payin)),
+        paymentId: this.paymentId,
+        chainId: payin.chainId,
+        tokenAddress: payin.tokenAddress,
+        recipient: { kind: 'address', address: payin.from },
+        amountUnits,
+        purpose: `refund (${reason})`,
+      }),
+    );
+    this.track(payin, 'refunded');
   }
 
-  /** Waits for the payin's confirmations; false when a reorg removed it. */
-  async function confirm(payin: DetectedPayin): Promise<ConfirmedPayin | null> {
-    const result = await chainWaits.awaitPayinConfirmation({ paymentId, payin });
-    if (result.outcome === 'dropped') {
-      markPayin(payin, 'dropped');
-      await readModel.recordPayin({ paymentId, payin, status: 'dropped' });
-      return null;
+  /**
+   * Waits for an intent's transaction. A revert here (sweep, bridge, refund, payout) breaks an invariant no retry
+   * can mend, so the run fails visibly for an operator, naming the transaction.
+   */
+  private async landed(tx: { intentKey: string }, depth: 'confirmations' | 'finality' = 'confirmations') {
+    const result = await this.waits.awaitChainTx({ intentKey: tx.intentKey, depth });
+    if (!result.succeeded) throw ApplicationFailure.nonRetryable(`chain transaction ${tx.intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
+    return result;
+  }
+
+  /**
+   * The payins add up: the payment is paid. Releases the payout only once every counted payin is final on the
+   * source chain; false when a reorg removed one before that (the payment then collects again).
+   */
+  private async settle(): Promise<boolean> {
+    const counted = this.counted;
+    const completing = counted[counted.length - 1]!;
+    const received = this.received();
+    this.collecting = false;
+    if (this.status !== 'payment_payin_completed') {
+      await this.transition('payment_payin_completed', {
+        payin: { senderAddress: completing.from, txHash: completing.txHash, amountReceivedUnits: received.toString(), confirmedAt: completing.confirmedAt },
+      });
+      this.emitWebhook('payment_payin_completed');
     }
-    markPayin(result.payin, 'confirmed');
-    await readModel.recordPayin({ paymentId, payin: result.payin, status: 'confirmed' });
-    return result.payin;
+    const final = await Promise.all(counted.map((payin) => this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'finality' })));
+    const survivors = counted.filter((_, i) => final[i]!.outcome === 'confirmed');
+    if (survivors.length < counted.length) {
+      for (const payin of counted.filter((_, i) => final[i]!.outcome === 'dropped')) {
+        this.track(payin, 'dropped');
+        await this.recordPayin(payin, 'dropped');
+      }
+      log.warn('a counted payin vanished before finality; the payment collects again', { paymentId: this.paymentId });
+      this.counted = survivors;
+      this.collecting = true;
+      await this.transition(survivors.length > 0 ? 'payment_started' : 'payment_unpaid');
+      return false;
+    }
+    for (const payin of counted) {
+      this.track(payin, 'counted');
+      await this.recordPayin(payin, 'confirmed', 'payment');
+    }
+    await this.payOut(completing, received);
+    return true;
   }
 
-  async function settle(payin: ConfirmedPayin): Promise<void> {
+  /** Moves the payin to the treasury (bridging when the payout is on another chain) and pays the merchant. */
+  private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
+    const { source, destination, route } = this.terms;
     const required = BigInt(source.amountUnits);
-    const received = BigInt(payin.amountUnits);
-    await transition('payment_payin_completed', { payin: payinFields(payin) });
-    emitWebhook('payment_payin_completed');
-    markPayin(payin, 'paid');
-    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'payment' });
-
     const sweep = await chainWrites.sweepDeposit({
-      intentKey: `sweep:${paymentId}`,
-      paymentId,
+      intentKey: intentKeys.sweep(this.paymentId),
+      paymentId: this.paymentId,
       chainId: source.chainId,
       tokenAddress: source.address,
       recipient: { kind: 'treasury' },
       amountUnits: required.toString(),
       purpose: 'payin to treasury',
     });
-    if (received > required) await refund(payin, (received - required).toString(), 'overpayment excess');
-    await landed(sweep.intentKey);
+    const excess =
+      received > required
+        ? chainWrites.sweepDeposit({
+            intentKey: intentKeys.refund(payinId(completing)),
+            paymentId: this.paymentId,
+            chainId: source.chainId,
+            tokenAddress: source.address,
+            recipient: { kind: 'address', address: completing.from },
+            amountUnits: (received - required).toString(),
+            purpose: 'refund (overpayment excess)',
+          })
+        : null;
 
-    // A native coin (ETH) was priced at a stored rate: the treasury keeps it and pays the merchant's token from the
-    // destination treasury, so nothing is bridged.
-    const keptByTreasury = isNativeCoin(source.address) && patched('native-coin-payins');
-    if (source.chainId !== destination.chainId && !keptByTreasury) {
-      await transition('payment_bridging');
+    if (route === 'bridge') {
+      // The destination treasury is refilled by the bridge before it pays.
+      await this.landed(sweep);
+      await this.transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
       const burn = await chainWrites.burnForBridge({
-        intentKey: `bridge-burn:${paymentId}`,
-        paymentId,
+        intentKey: intentKeys.bridgeBurn(this.paymentId),
+        paymentId: this.paymentId,
         chainId: source.chainId,
         tokenSymbol: source.symbol,
         amountUnits: bridged,
         destinationChainId: destination.chainId,
       });
-      await landed(burn.intentKey);
+      await this.landed(burn);
       const mint = await chainWrites.mintFromBridge({
-        intentKey: `bridge-mint:${paymentId}`,
-        paymentId,
+        intentKey: intentKeys.bridgeMint(this.paymentId),
+        paymentId: this.paymentId,
         chainId: destination.chainId,
         tokenSymbol: source.symbol,
         amountUnits: bridged,
         sourceChainId: source.chainId,
       });
-      await landed(mint.intentKey);
+      await this.landed(mint);
     }
 
-    await transition('payment_payout_started');
+    // Same chain: the treasury pays from its float at once; the sweep refills it meanwhile.
+    await this.transition('payment_payout_started');
+    while (!(await chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
+      log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      await sleep(LIQUIDITY_RECHECK);
+    }
     const payout = await chainWrites.transferFromTreasury({
-      intentKey: `payout:${paymentId}`,
-      paymentId,
+      intentKey: intentKeys.payout(this.paymentId),
+      paymentId: this.paymentId,
       chainId: destination.chainId,
       tokenAddress: destination.address,
       to: destination.receiverAddress,
       amountUnits: destination.amountUnits,
       purpose: 'payout to merchant',
     });
-    const paid = await chainWaits.awaitChainTx({ intentKey: payout.intentKey, depth: 'confirmations' });
-    if (!paid.succeeded) {
-      // The treasury could not pay (e.g. out of liquidity): give the customer their money back from the source treasury.
-      log.error('payout reverted; refunding the payin', { paymentId, txHash: paid.txHash });
-      await transition('payment_bounced');
-      const back = await chainWrites.transferFromTreasury({
-        intentKey: `refund-from-treasury:${paymentId}`,
-        paymentId,
-        chainId: source.chainId,
-        tokenAddress: source.address,
-        to: payin.from,
-        amountUnits: required.toString(),
-        purpose: 'refund (payout reverted)',
-      });
-      await landed(back.intentKey);
-      markPayin(payin, 'refunded');
-      await transition('payment_refunded');
-      return;
+    const paid = await this.landed(payout);
+    await this.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
+    this.emitWebhook('payment_payout_completed');
+
+    if (route !== 'bridge') await this.landed(sweep);
+    if (excess) {
+      this.track(completing, 'refunding');
+      await this.landed(await excess);
     }
-    await transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
-    emitWebhook('payment_payout_completed');
-    await chainWaits.awaitChainTx({ intentKey: payout.intentKey, depth: 'finality' });
-    await transition('payment_completed');
+    await this.landed(payout, 'finality');
+    await this.transition('payment_completed');
   }
 
-  async function bounce(payin: ConfirmedPayin, reason: string): Promise<void> {
-    await transition('payment_bounced', { payin: payinFields(payin) });
-    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
-    await refund(payin, payin.amountUnits, reason);
-    markPayin(payin, 'refunded');
-    await transition('payment_refunded');
+  /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */
+  private async bounce(): Promise<void> {
+    const last = this.counted[this.counted.length - 1]!;
+    await this.transition('payment_bounced', {
+      payin: { senderAddress: last.from, txHash: last.txHash, amountReceivedUnits: this.received().toString(), confirmedAt: last.confirmedAt },
+    });
+    await Promise.all(this.counted.map((payin) => this.refundConfirmed(payin, payin.amountUnits, 'underpaid')));
+    await this.transition('payment_refunded');
   }
 
-  /** A payin that arrives once the payment is settled, refunded or expired goes back to its sender. */
-  async function refundLate(payin: ConfirmedPayin): Promise<void> {
-    await readModel.recordPayin({ paymentId, payin, status: 'confirmed', disposition: 'refund' });
-    if (status === 'payment_expired') await transition('payment_bounced');
-    await refund(payin, payin.amountUnits, 'late payin');
-    markPayin(payin, 'refunded');
-    if (status === 'payment_bounced') await transition('payment_refunded');
-  }
-
-  // Expiry only matters while nothing has been detected: a payin seen in time is honoured even if it confirms late.
-  let expired = false;
-  void sleep(Math.max(0, Date.parse(input.expiresAt) - workflowInfo().startTime.getTime())).then(() => {
-    expired = true;
-  });
-
-  for (;;) {
-    await condition(() => queue.length > 0 || expired);
-    const detected = queue.shift();
-    if (!detected) {
-      await transition('payment_expired');
-      break;
+  /** Finishes everything started beside the payment, including payins that arrive meanwhile (all refunded). */
+  private async drain(): Promise<void> {
+    for (;;) {
+      const started = this.background.length;
+      await Promise.all(this.background);
+      const next = this.inbox.shift();
+      if (next) await this.accept(next);
+      else if (this.background.length === started) return;
     }
-    if (status === 'payment_unpaid') await transition('payment_started');
-    await readModel.recordPayin({ paymentId, payin: detected, status: 'detected' });
-    const payin = await confirm(detected);
-    if (!payin) {
-      if (queue.length === 0) await transition('payment_unpaid');
-      continue;
-    }
-    if (payin.tokenAddress.toLowerCase() !== source.address.toLowerCase()) await bounce(payin, 'wrong token');
-    else if (BigInt(payin.amountUnits) < BigInt(source.amountUnits)) await bounce(payin, 'underpaid');
-    else await settle(payin);
-    break;
   }
-
-  // Whatever still arrives at the deposit address during the late-payin window goes back to its sender.
-  await readModel.extendDepositWatch({ paymentId, windowMs: input.latePayinWindowMs });
-  let windowOpen = true;
-  void sleep(input.latePayinWindowMs).then(() => {
-    windowOpen = false;
-  });
-  for (;;) {
-    await condition(() => queue.length > 0 || !windowOpen);
-    const detected = queue.shift();
-    if (!detected) break;
-    await readModel.recordPayin({ paymentId, payin: detected, status: 'detected' });
-    const payin = await confirm(detected);
-    if (payin) await refundLate(payin);
-  }
-  return status;
 }

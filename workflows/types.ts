@@ -1,106 +1,62 @@
-/** Types shared by workflows, activities and the API. Amounts are base units as decimal strings (bigint-safe JSON). */
+/** Inputs, results and query shapes of Payrail's workflows. The shared vocabulary they use lives in domain/. */
+import type { OrderPaymentRef, OrderStatus } from '../domain/orders';
+import type { ConfirmedPayin, DetectedPayin } from '../domain/payins';
+import type { PaymentStatus } from '../domain/payment';
 
-export const PAYMENT_STATUSES = [
-  'payment_unpaid',
-  'payment_started',
-  'payment_payin_completed',
-  'payment_bridging',
-  'payment_payout_started',
-  'payment_payout_completed',
-  'payment_completed',
-  'payment_expired',
-  'payment_bounced',
-  'payment_refunded',
-] as const;
-
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-
-export interface TokenRef {
-  chainId: number;
-  symbol: string;
-  address: string;
-  decimals: number;
-}
-
+/** A payment run knows only which payment it is; its terms are read from the database (money never moves on input). */
 export interface PaymentWorkflowInput {
   paymentId: string;
-  appId: string;
-  orderId: string | null;
-  source: TokenRef & {
-    amountUnits: string;
-    feeUnits: string;
-    depositAddress: string;
-  };
-  destination: TokenRef & { receiverAddress: string; amountUnits: string };
-  /** ISO 8601; the workflow turns it into a timer relative to its own clock. */
-  expiresAt: string;
-  /** How long after expiry or completion late payins to the deposit address are still refunded. */
-  latePayinWindowMs: number;
 }
 
-/** An ERC-20 transfer into a deposit address, as the chain watcher saw it (possibly unconfirmed). */
-export interface DetectedPayin {
-  chainId: number;
-  txHash: string;
-  logIndex: number;
-  blockNumber: number;
-  tokenAddress: string;
-  from: string;
-  to: string;
-  amountUnits: string;
+/** A payin that reached the deposit address of a payment whose run has ended. */
+export interface LatePayinWorkflowInput {
+  paymentId: string;
+  payin: DetectedPayin;
 }
 
-export interface ConfirmedPayin extends DetectedPayin {
-  /** ISO 8601 time of the block that includes it. */
-  confirmedAt: string;
-}
+export type LatePayinOutcome = 'refunded' | 'dropped' | 'counted_by_payment';
 
-export type PayinConfirmation = { outcome: 'confirmed'; payin: ConfirmedPayin } | { outcome: 'dropped' };
-
-export interface ChainTxResult {
-  intentKey: string;
-  txHash: string;
-  blockNumber: number;
-  succeeded: boolean;
-  /** ISO 8601 time of the block that includes it. */
-  confirmedAt: string;
-}
+/** Where a payin stands in its payment's run (the legacy run said `confirmed` and `paid`). */
+export type PayinProgress = 'detected' | 'confirming' | 'confirmed' | 'counted' | 'paid' | 'dropped' | 'refunding' | 'refunded' | 'refused';
 
 export interface PaymentState {
   status: PaymentStatus;
-  payins: Array<DetectedPayin & { state: 'detected' | 'confirmed' | 'dropped' | 'paid' | 'refunded' }>;
-}
-
-export interface ChainScanCursor {
-  blockNumber: number;
-  blockHash: string;
+  payins: Array<(DetectedPayin | ConfirmedPayin) & { state: PayinProgress }>;
 }
 
 export interface ChainWatcherInput {
   chainId: number;
   pollIntervalMs: number;
-  cursor: ChainScanCursor | null;
+  /** The largest block range one scan may cover (the provider's limit); scans shrink below it after timeouts. */
+  maxBlocks: number;
 }
 
-export interface ChainScanResult {
-  cursor: ChainScanCursor;
-  /** True when the scan reached the chain head, so the watcher may sleep. */
-  caughtUp: boolean;
-  /** Payins matched to the payment owning the deposit address. */
-  payins: Array<DetectedPayin & { paymentId: string }>;
+export interface OrderWorkflowInput {
+  orderId: string;
+  appId: string;
+  merchantOrderId: string | null;
+  /** Fixed by the merchant (`pay_currency`): the payment is created at once. Null: the customer chooses. */
+  payCurrency: string | null;
+  /** What the customer may choose from. */
+  currencyOptions: string[];
+  /** ISO 8601; the workflow turns it into a timer relative to its own clock. */
+  expiresAt: string;
+  /** The order has a `callback_url`. */
+  callbacks: boolean;
+  /** The order has an `email` for the receipt. */
+  receipt: boolean;
 }
 
-/** A read-model write for one lifecycle step; fields left out keep their stored values. */
-export interface PaymentTransition {
+export interface OrderState {
+  status: OrderStatus;
+  payment: OrderPaymentRef | null;
+  paymentStatus: PaymentStatus | null;
+}
+
+/** What `createOrderPayment` hands the order workflow to start its child payment with. */
+export interface CreatedOrderPayment {
   paymentId: string;
-  status: PaymentStatus;
-  payin?: { senderAddress: string; txHash: string; amountReceivedUnits: string; confirmedAt: string };
-  payout?: { txHash: string; confirmedAt: string };
-}
-
-/** The chain transaction the payment workflow wants; the intent key makes its submission idempotent. */
-export interface ChainTxIntent {
-  intentKey: string;
-  paymentId: string;
-  chainId: number;
+  searchAttributes: { merchantAppId: string; sourceChainId: string; orderId: string | null };
+  /** What operators read in the Temporal UI; `payCurrency` is the currency the payment is in. */
+  memo: Record<string, string>;
 }

@@ -4,7 +4,7 @@ import { findActiveApiKeyByHash } from '../../db/queries/merchants';
 import type { ApiKeyScope } from '../../db/tables';
 import { hashApiKey } from '../../lib/api-keys';
 import { ApiError } from '../errors';
-import type { RateLimiter } from '../rate-limit';
+import type { RateLimiter } from '../../services/rate-limits';
 
 export interface ApiKeyState {
   apiKey: { id: string; appId: string; scope: ApiKeyScope };
@@ -20,9 +20,8 @@ export function requireApiKey(deps: { knex: Knex; rateLimiter: RateLimiter }, sc
     if (!presented) throw new ApiError(401, 'missing_api_key', 'send your API key in the X-API-Key header');
     const key = await deps.rateLimiter.guardAuthentication(
       ctx.ip,
-      async () =>
-        (await findActiveApiKeyByHash({ knex: deps.knex, keyHash: hashApiKey(presented) })) ??
-        new ApiError(401, 'invalid_api_key', 'the API key is unknown or revoked'),
+      () => findActiveApiKeyByHash({ knex: deps.knex, keyHash: hashApiKey(presented) }),
+      () => new ApiError(401, 'invalid_api_key', 'the API key is unknown or revoked'),
     );
     if (!scopes.includes(key.scope)) {
       const wanted = scopes.map((s) => s.toLowerCase()).join(' or ');

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { verifyDeveloperToken } from '../../lib/developer-tokens';
 import { ApiError } from '../errors';
-import type { RateLimiter } from '../rate-limit';
+import type { RateLimiter } from '../../services/rate-limits';
 
 export interface DeveloperState {
   developer: { id: string };
@@ -19,8 +19,8 @@ export function requireJwt(deps: { jwtSecret: string; rateLimiter: RateLimiter }
     }
     const developerId = await deps.rateLimiter.guardAuthentication(
       ctx.ip,
-      async () =>
-        (await verifyDeveloperToken(deps.jwtSecret, token)) ??
+      async () => (await verifyDeveloperToken(deps.jwtSecret, token)) ?? undefined,
+      () =>
         new ApiError(401, 'invalid_token', 'the token is invalid or expired; log in again', undefined, {
           'WWW-Authenticate': 'Bearer error="invalid_token"',
         }),

@@ -1,5 +1,5 @@
 import QRCode from 'qrcode';
-import type { PageState } from './state';
+import type { PageState } from '../../services/pay-page';
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function esc(value: string | number | null | undefined): string {

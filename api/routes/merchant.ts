@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { EvmChains } from '../../chains/evm';
+import type { EvmChains } from '../../chains/evm/clients';
 import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
 import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
@@ -28,8 +28,8 @@ import {
   rotateWebhookSecret,
   sendLoginCode,
   type AccountServiceDeps,
-} from '../services/accounts';
-import { merchantStats } from '../services/stats';
+} from '../../services/accounts';
+import { merchantStats } from '../../services/stats';
 import { parseOrThrow } from '../validation';
 
 export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & { chains: EvmChains };

@@ -8,8 +8,9 @@ import { parseLegacyBody } from '../legacy/errors';
 import { requireLegacyToken } from '../legacy/token';
 import type { ApiKeyState } from '../middleware/api-key';
 import { createOrderBodySchema, orderIdParamSchema } from '../schemas/orders';
-import { orderPaymentUrl, toCallbackAttemptResource, toOrderResource } from '../serializers/order';
-import { createOrder, type OrderServiceDeps } from '../services/orders';
+import { orderResource } from '../../domain/order-resource';
+import { toCallbackAttemptResource } from '../serializers/order';
+import { createOrder, orderPaymentUrl, type OrderServiceDeps } from '../../services/orders';
 
 export interface OrderRoutesDeps extends OrderServiceDeps {
   publicBaseUrl: string;
@@ -23,7 +24,7 @@ export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
 
   const present = async (order: OrderRow) => {
     const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
-    return toOrderResource(order, payment, deps.publicBaseUrl);
+    return orderResource(order, payment, orderPaymentUrl(deps.publicBaseUrl, order.id));
   };
 
   router.post('/v1/orders', token, async (ctx) => {

@@ -8,9 +8,9 @@ import { findPaymentById } from '../../db/queries/payments';
 import type { OrderRow, PaymentRow } from '../../db/tables';
 import { ApiError, notFound } from '../errors';
 import { ASSET_PREFIX, PAGE_SECURITY_HEADERS, renderNotFoundPage, renderPayPage } from '../pages/render';
-import { orderPageState, paymentPageState, type PageState } from '../pages/state';
+import { orderPageState, paymentPageState, type PageState } from '../../services/pay-page';
 import { chooseCurrencyBodySchema, orderIdParamSchema } from '../schemas/orders';
-import { cancelOrder, chooseOrderCurrency, type OrderServiceDeps } from '../services/orders';
+import { cancelOrder, chooseOrderCurrency, type OrderServiceDeps } from '../../services/orders';
 import { parseOrThrow } from '../validation';
 
 const WEB_DIR = path.resolve(__dirname, '../../web/pay');

@@ -5,7 +5,7 @@ import { findPaymentById, findPaymentByOrder } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import { invalidRequest, notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
-import type { RateLimiter } from '../rate-limit';
+import type { RateLimiter } from '../../services/rate-limits';
 import { appIdSchema } from '../schemas/common';
 import {
   createPaymentBodySchema,
@@ -14,7 +14,7 @@ import {
   paymentIdParamSchema,
 } from '../schemas/payments';
 import { toPaymentResource } from '../serializers/payment';
-import { createPayment, type PaymentServiceDeps } from '../services/payments';
+import { createPayment, type PaymentServiceDeps } from '../../services/payments';
 import { parseOrThrow } from '../validation';
 
 export interface PaymentRoutesDeps extends PaymentServiceDeps {

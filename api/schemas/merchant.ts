@@ -49,8 +49,6 @@ export const webhookUpdateBodySchema = z.object({ webhookUrl: webhookUrlSchema }
 
 export const apiKeyIdSchema = z.uuid({ message: 'must be an API key id (UUID)' });
 
-export const STATS_PERIOD_DAYS = { today: 1, '7d': 7, '30d': 30 } as const;
-
 export const statsQuerySchema = z.object({
   period: z.enum(['today', '7d', '30d'], { message: 'must be "today", "7d" or "30d"' }),
 });

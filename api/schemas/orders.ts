@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAY_CURRENCY_CODES } from '../../chains/legacy-currencies';
+import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
 
 /** NUL and lone UTF-16 surrogates cannot be stored as PostgreSQL text. */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

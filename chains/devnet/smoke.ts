@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Contract, JsonRpcProvider, parseEther, parseUnits, Wallet, ZeroAddress, id, type TransactionResponse } from 'ethers';
-import { depositAddress, depositFactoryAbi, devnetBridgeAbi, erc20Abi, paymentSalt } from '../contracts';
+import { depositAddress, depositFactoryAbi, devnetBridgeAbi, erc20Abi, paymentSalt } from '../evm/contracts';
 import { devnetRpc, startDevnet, type Devnet } from './devnet';
 
 function check(ok: boolean, what: string): void {

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import type { OrderStatus } from '../../workflows/order-types';
+import type { OrderStatus } from '../../domain/orders';
 import type { OrderCallbackAttemptRow, OrderRow } from '../tables';
 
 export type NewOrder = Omit<
   OrderRow,
   | 'status'
+  | 'status_sequence'
   | 'selected_currency'
   | 'payment_id'
   | 'rate'
@@ -84,16 +85,20 @@ export async function listOrdersWithoutWorkflow(options: { knex: Knex; olderThan
     .limit(options.limit);
 }
 
-/** One lifecycle step of the order. Absolute values only, so a retried write lands the same state. */
-export async function applyOrderTransition(options: { knex: Knex; orderId: string; status: OrderStatus }): Promise<void> {
-  const { knex, orderId, status } = options;
-  await knex('orders')
-    .where({ id: orderId })
-    .update({
-      status,
-      updated_at: knex.fn.now(),
-      ...(status === 'paid' ? { paid_at: knex.raw('coalesce(paid_at, now())') } : {}),
-    });
+/**
+ * One lifecycle step of the order, unless a write with the same or a newer sequence already landed. Absolute
+ * values only, so a retried write lands the same state.
+ */
+export async function applyOrderTransition(options: { knex: Knex; orderId: string; status: OrderStatus; sequence?: number }): Promise<void> {
+  const { knex, orderId, status, sequence } = options;
+  const query = knex('orders').where({ id: orderId });
+  if (sequence !== undefined) query.where('status_sequence', '<', sequence);
+  await query.update({
+    status,
+    updated_at: knex.fn.now(),
+    ...(sequence !== undefined ? { status_sequence: sequence } : {}),
+    ...(status === 'paid' ? { paid_at: knex.raw('coalesce(paid_at, now())') } : {}),
+  });
 }
 
 /** Claims the receipt of a paid order; false when it was already sent (a retried activity must not mail twice). */

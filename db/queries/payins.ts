@@ -1,17 +1,9 @@
 import type { Knex } from 'knex';
-import type { DetectedPayin } from '../../workflows/types';
+import type { DetectedPayin } from '../../domain/payins';
 import type { PayinDisposition, PayinRow, PayinStatus } from '../tables';
 
-/** Records what the payment made of one transfer into its deposit address; replays converge on the same row. */
-export async function upsertPayin(options: {
-  knex: Knex;
-  paymentId: string;
-  payin: DetectedPayin;
-  status: PayinStatus;
-  disposition?: PayinDisposition;
-}): Promise<void> {
-  const { knex, paymentId, payin, status, disposition } = options;
-  const row = {
+function payinRow(paymentId: string, payin: DetectedPayin) {
+  return {
     payment_id: paymentId,
     chain_id: payin.chainId,
     tx_hash: payin.txHash,
@@ -20,18 +12,53 @@ export async function upsertPayin(options: {
     sender_address: payin.from.toLowerCase(),
     amount_units: payin.amountUnits,
     block_number: String(payin.blockNumber),
-    status,
-    disposition: disposition ?? null,
   };
-  await knex<PayinRow>('payins')
+}
+
+/**
+ * Records what a run made of one transfer into a deposit address; retries converge on the same row. With a
+ * sequence, a write older than the stored one changes nothing. A disposition, once set, is never taken back.
+ */
+export async function upsertPayin(options: {
+  knex: Knex;
+  paymentId: string;
+  payin: DetectedPayin;
+  status: PayinStatus;
+  disposition?: PayinDisposition;
+  sequence?: number;
+}): Promise<void> {
+  const { knex, paymentId, payin, status, disposition, sequence } = options;
+  const row = { ...payinRow(paymentId, payin), status, disposition: disposition ?? null, sequence: sequence ?? 0 };
+  const merge = knex<PayinRow>('payins')
     .insert(row)
     .onConflict(['chain_id', 'tx_hash', 'log_index'])
     .merge({
       block_number: row.block_number,
       status,
-      ...(disposition ? { disposition } : {}),
+      ...(disposition ? { disposition: knex.raw('coalesce(payins.disposition, ?)', [disposition]) as unknown as PayinDisposition } : {}),
+      ...(sequence !== undefined ? { sequence } : {}),
       updated_at: knex.fn.now() as unknown as Date,
     });
+  if (sequence !== undefined) merge.where('payins.sequence', '<', sequence);
+  await merge;
+}
+
+/**
+ * Claims a payin that reached a closed payment's deposit address for a refund. True when it is (now or already)
+ * to be refunded; false when its payment counted it, so it must never be refunded.
+ */
+export async function claimPayinRefund(options: { knex: Knex; paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
+  const { knex, paymentId, payin, sequence } = options;
+  const [row] = await knex<PayinRow>('payins')
+    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: 'refund', sequence })
+    .onConflict(['chain_id', 'tx_hash', 'log_index'])
+    .merge({
+      disposition: knex.raw(`coalesce(payins.disposition, 'refund')`) as unknown as PayinDisposition,
+      status: 'confirmed',
+      updated_at: knex.fn.now() as unknown as Date,
+    })
+    .returning('disposition');
+  return row?.disposition === 'refund';
 }
 
 export async function listPayins(options: { knex: Knex; paymentId: string }): Promise<PayinRow[]> {

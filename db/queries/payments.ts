@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import type { PaymentTransition } from '../../workflows/types';
+import type { PaymentTransition } from '../../domain/payment';
 import type { DepositAddressRow, PaymentRow } from '../tables';
 
 export type NewPayment = Omit<
   PaymentRow,
   | 'status'
+  | 'status_sequence'
   | 'sender_address'
   | 'payin_tx_hash'
   | 'amount_received_units'
@@ -78,10 +79,14 @@ export async function listPaymentsWithoutWorkflow(options: {
     .limit(options.limit);
 }
 
-/** Applies one lifecycle step. Absolute values only, so a retried write lands the same state. */
+/**
+ * Applies one lifecycle step, unless a write with the same or a newer sequence already landed (a zombie attempt
+ * of an older step then changes nothing). Absolute values only, so a retried write lands the same state.
+ */
 export async function applyPaymentTransition(options: { knex: Knex; transition: PaymentTransition }): Promise<void> {
   const { knex, transition } = options;
   const patch: Partial<Record<keyof PaymentRow, unknown>> = { status: transition.status, updated_at: knex.fn.now() };
+  if (transition.sequence !== undefined) patch.status_sequence = transition.sequence;
   if (transition.payin) {
     patch.sender_address = transition.payin.senderAddress;
     patch.payin_tx_hash = transition.payin.txHash;
@@ -92,7 +97,9 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_tx_hash = transition.payout.txHash;
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
-  await knex('payments').where({ id: transition.paymentId }).update(patch);
+  const query = knex('payments').where({ id: transition.paymentId });
+  if (transition.sequence !== undefined) query.where('status_sequence', '<', transition.sequence);
+  await query.update(patch);
 }
 
 /** Keeps the deposit address watched for `windowMs` from now (never shortens an existing watch). */
@@ -103,14 +110,22 @@ export async function extendDepositWatch(options: { knex: Knex; paymentId: strin
     .update({ watch_until: knex.raw('greatest(watch_until, now() + make_interval(secs => ?))', [windowMs / 1000]) });
 }
 
-/** Deposit addresses of `chainId` still watched for payins. */
-export async function listWatchedDepositAddresses(options: {
+/** Of `addresses` (lower-case) on `chainId`, those still watched, with the payment each belongs to. One indexed query. */
+export async function findWatchedDepositAddresses(options: {
   knex: Knex;
   chainId: number;
+  addresses: string[];
 }): Promise<Array<Pick<DepositAddressRow, 'address' | 'payment_id'>>> {
+  if (options.addresses.length === 0) return [];
   return options
     .knex<DepositAddressRow>('deposit_addresses')
     .select('address', 'payment_id')
     .where({ chain_id: options.chainId })
+    .whereRaw('address = any(?)', [options.addresses])
     .where('watch_until', '>', options.knex.fn.now());
+}
+
+export async function findPaymentsByIds(options: { knex: Knex; ids: string[] }): Promise<PaymentRow[]> {
+  if (options.ids.length === 0) return [];
+  return options.knex<PaymentRow>('payments').whereIn('id', options.ids);
 }

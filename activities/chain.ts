@@ -1,0 +1,74 @@
+import { heartbeat, sleep } from '@temporalio/activity';
+import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
+import type { DetectedPayin, PayinConfirmation } from '../domain/payins';
+import { findPaymentById } from '../db/queries/payments';
+import { createChainTxService, type SweepRecipient } from '../services/chain-txs';
+import { checkPayinConfirmation } from '../services/payins';
+import type { ActivityDeps } from './deps';
+
+/** Polls after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
+const MISSING_POLLS_BEFORE_DROPPED = 3;
+
+/** Chain writes: each keyed by an intent, so every retry re-broadcasts the one signed transaction. */
+export function createChainWriteActivities(deps: ActivityDeps) {
+  const txs = createChainTxService(deps);
+  return {
+    /** Idempotent per intent key: moves funds out of a deposit address (deploying its forwarder if needed). */
+    sweepDeposit: (input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) =>
+      txs.sweepDeposit(input),
+
+    /** Idempotent per intent key: a transfer from the treasury (payouts). */
+    transferFromTreasury: (input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) => txs.transferFromTreasury(input),
+
+    /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
+    burnForBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) => txs.burnForBridge(input),
+
+    /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
+    mintFromBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) => txs.mintFromBridge(input),
+
+    /** Idempotent (read-only): whether the destination treasury holds the payment's payout now. */
+    async reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
+      const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
+      if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
+      const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
+      return { reserved: available >= BigInt(payment.destination_amount_units), availableUnits: available.toString() };
+    },
+  };
+}
+
+/** Long waits on the chain (the chain-waits task queue): they heartbeat, and re-read the chain on every poll. */
+export function createChainWaitActivities(deps: ActivityDeps) {
+  const txs = createChainTxService(deps);
+  return {
+    /**
+     * Idempotent (read-only): waits until the payin's transaction has the chain's confirmations (or finality
+     * depth), re-reading its receipt on every poll, so a reorg that moves or removes it is seen. Heartbeats.
+     */
+    async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth?: ChainDepth }): Promise<PayinConfirmation> {
+      const pollMs = deps.chains.registry.chain(input.payin.chainId).pollIntervalMs;
+      let missingPolls = 0;
+      for (;;) {
+        heartbeat();
+        const check = await checkPayinConfirmation(deps, input.payin, input.depth ?? 'confirmations');
+        if (check.state === 'confirmed') return { outcome: 'confirmed', payin: check.payin };
+        if (check.state === 'dropped') return { outcome: 'dropped' };
+        missingPolls = check.state === 'missing' ? missingPolls + 1 : 0;
+        if (missingPolls >= MISSING_POLLS_BEFORE_DROPPED) return { outcome: 'dropped' };
+        await sleep(pollMs);
+      }
+    },
+
+    /**
+     * Idempotent (re-broadcasts, then reads): waits until the intent's transaction is mined with the chain's
+     * confirmations (or finality depth), re-broadcasting it while the node does not have it. Heartbeats.
+     */
+    async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
+      for (;;) {
+        heartbeat();
+        const check = await txs.checkIntent(input.intentKey, input.depth);
+        if ('txHash' in check) return check;
+        await sleep(check.pollAfterMs);
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { DetectedPayin } from '../domain/payins';
+import { paymentTerms, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import { DomainError } from '../domain/errors';
+import { claimPayinRefund, upsertPayin } from '../db/queries/payins';
+import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
+import type { PayinDisposition, PayinStatus } from '../db/tables';
+import { startOrphanedWorkflows } from '../services/reconcile';
+import { notifyOrderOfPayment } from '../services/workflows';
+import type { ActivityDeps } from './deps';
+import { asActivity } from './failures';
+
+/** The payment's read model and terms, and the reconciler: every write is idempotent. */
+export function createPaymentRecordActivities(deps: ActivityDeps) {
+  const { knex, log } = deps;
+  return {
+    /** Idempotent (read-only): the payment's terms as stored, the only terms money moves on. */
+    async loadPaymentTerms(input: { paymentId: string }): Promise<PaymentTerms> {
+      return asActivity(async () => {
+        const row = await findPaymentById({ knex, id: input.paymentId });
+        if (!row) throw new DomainError('not_found', `payment ${input.paymentId} does not exist`);
+        return paymentTerms(row);
+      });
+    },
+
+    /** Idempotent: absolute values, and a write not newer than the stored sequence changes nothing. */
+    async recordPaymentTransition(transition: PaymentTransition): Promise<void> {
+      await applyPaymentTransition({ knex, transition });
+      // Runs from before sequences (the legacy payment run) tell their order from here; newer runs signal it themselves.
+      if (transition.sequence === undefined) await notifyOrderOfPayment(deps, transition);
+    },
+
+    /** Idempotent: upsert keyed by the payin's identity (chain, tx, log index), ordered by sequence. */
+    async recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void> {
+      await upsertPayin({ knex, ...input });
+    },
+
+    /** Idempotent: claims a late payin for its refund; false (always, from then on) when its payment counted it. */
+    async claimPayinRefund(input: { paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
+      return claimPayinRefund({ knex, ...input });
+    },
+
+    /** Idempotent: keeps the deposit address watched for the late-payin window from now; never shortens a watch. */
+    async extendDepositWatch(input: { paymentId: string; windowMs?: number }): Promise<void> {
+      await extendDepositWatch({ knex, paymentId: input.paymentId, windowMs: input.windowMs ?? deps.latePayinWindowMs });
+    },
+
+    /** Idempotent: starting a workflow that already runs finds the running one. */
+    async startOrphanedWorkflows(input: { olderThanMs: number }): Promise<number> {
+      return startOrphanedWorkflows({ knex, temporal: deps.temporal, log }, input);
+    },
+  };
+}

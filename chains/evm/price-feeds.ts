@@ -1,0 +1,28 @@
+import { Contract, type Provider } from 'ethers';
+import type { UsdRate } from '../../domain/pricing';
+import { priceFeedAbi } from './contracts';
+
+/** The feed cannot be used now: no answer, a non-positive answer, or an answer older than allowed. */
+export class PriceUnavailable extends Error {}
+
+export interface FeedReading extends UsdRate {
+  feed: string;
+  roundId: bigint;
+  /** Unix seconds of the answer. */
+  updatedAt: number;
+}
+
+/** Reads a Chainlink AggregatorV3-style feed and refuses stale or nonsensical answers rather than guessing. */
+export async function readUsdPriceFeed(provider: Provider, feed: string, options: { maxAgeSeconds: number; nowSeconds: number }): Promise<FeedReading> {
+  const contract = new Contract(feed, priceFeedAbi, provider);
+  const [decimals, round] = (await Promise.all([
+    contract.getFunction('decimals')(),
+    contract.getFunction('latestRoundData')(),
+  ])) as [bigint, [bigint, bigint, bigint, bigint, bigint]];
+  const [roundId, answer, , updatedAt, answeredInRound] = round;
+  if (answer <= 0n) throw new PriceUnavailable(`price feed ${feed} answers ${answer}`);
+  if (updatedAt === 0n || answeredInRound < roundId) throw new PriceUnavailable(`price feed ${feed} has no complete round`);
+  const age = options.nowSeconds - Number(updatedAt);
+  if (age > options.maxAgeSeconds) throw new PriceUnavailable(`price feed ${feed} was last updated ${age} s ago (allowed ${options.maxAgeSeconds} s)`);
+  return { feed, answer, decimals: Number(decimals), roundId, updatedAt: Number(updatedAt) };
+}

@@ -1,0 +1,43 @@
+/**
+ * The legacy `pay_currency` values (spec 2.10) and where each one is paid. EVM entries name their mainnet chain
+ * id; a deployment serves an entry when its chain registry has that chain (or a chain that stands in for it,
+ * `servesChainIds`, as the devnet does) with that token (services/pay-currencies.ts). Non-EVM entries wait for
+ * their chain adapters.
+ */
+export interface PayCurrencyDefinition {
+  token: string;
+  network: string;
+  /** `evm` entries are served by the chain registry; the others have no adapter yet. */
+  family: 'evm' | 'tron' | 'solana' | 'ton' | 'stellar';
+  /** Mainnet chain id of an EVM entry. */
+  chainId?: number;
+  /** The chain's native coin rather than an ERC-20 token. */
+  native?: boolean;
+}
+
+export const PAY_CURRENCIES = {
+  USDT_ARB: { token: 'USDT', network: 'Arbitrum', family: 'evm', chainId: 42161 },
+  USDC_ARB: { token: 'USDC', network: 'Arbitrum', family: 'evm', chainId: 42161 },
+  ETH_ARB: { token: 'ETH', network: 'Arbitrum', family: 'evm', chainId: 42161, native: true },
+  USDC_ERC20: { token: 'USDC', network: 'Ethereum', family: 'evm', chainId: 1 },
+  USDT_ERC20: { token: 'USDT', network: 'Ethereum', family: 'evm', chainId: 1 },
+  USDT_TRC20: { token: 'USDT', network: 'Tron', family: 'tron' },
+  USDC_SOL: { token: 'USDC', network: 'Solana', family: 'solana' },
+  USDC_POL: { token: 'USDC', network: 'Polygon', family: 'evm', chainId: 137 },
+  TON: { token: 'TON', network: 'TON', family: 'ton' },
+  USDT_TON: { token: 'USDT', network: 'TON', family: 'ton' },
+  USDT_BNB: { token: 'USDT', network: 'BNB Chain', family: 'evm', chainId: 56 },
+  USDT_CELO: { token: 'USDT', network: 'Celo', family: 'evm', chainId: 42220 },
+  CUSD: { token: 'CUSD', network: 'Celo', family: 'evm', chainId: 42220 },
+  USDC_BASE: { token: 'USDC', network: 'Base', family: 'evm', chainId: 8453 },
+  ETH_BASE: { token: 'ETH', network: 'Base', family: 'evm', chainId: 8453, native: true },
+  USDC_XLM: { token: 'USDC', network: 'Stellar', family: 'stellar' },
+} as const satisfies Record<string, PayCurrencyDefinition>;
+
+export type PayCurrencyCode = keyof typeof PAY_CURRENCIES;
+export const PAY_CURRENCY_CODES = Object.keys(PAY_CURRENCIES) as [PayCurrencyCode, ...PayCurrencyCode[]];
+
+/** Label currencies an order may be priced in. Only USD has a rate source; the stablecoin codes are USD 1:1. */
+export const USD_PRICE_CURRENCIES = ['USD', 'USDC', 'USDT', 'CUSD'] as const;
+
+export const isPayCurrencyCode = (value: string): value is PayCurrencyCode => Object.hasOwn(PAY_CURRENCIES, value);

@@ -1,0 +1,38 @@
+/**
+ * Payins: transfers into a deposit address. Their one identity everywhere (workflows, the `payins` table, intent
+ * keys, workflow ids, tests) is (chainId, txHash, logIndex): the log that carries a token transfer, so two equal
+ * transfers in one transaction (a multisend) are two payins. A native-coin transfer has no log; it is the
+ * transaction's own value, with `NATIVE_LOG_INDEX`.
+ */
+
+export const NATIVE_LOG_INDEX = -1;
+
+export interface PayinIdentity {
+  chainId: number;
+  txHash: string;
+  logIndex: number;
+}
+
+/** A transfer into a deposit address, as the chain watcher saw it (possibly unconfirmed). */
+export interface DetectedPayin extends PayinIdentity {
+  blockNumber: number;
+  tokenAddress: string;
+  from: string;
+  to: string;
+  amountUnits: string;
+}
+
+export interface ConfirmedPayin extends DetectedPayin {
+  /** ISO 8601 time of the block that includes it. */
+  confirmedAt: string;
+}
+
+export type PayinConfirmation = { outcome: 'confirmed'; payin: ConfirmedPayin } | { outcome: 'dropped' };
+
+/** `chainId:txHash:logIndex`: the payin's key in maps, intent keys and logs. */
+export const payinId = (p: PayinIdentity): string => `${p.chainId}:${p.txHash}:${p.logIndex}`;
+
+export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
+
+/** What became of a confirmed payin: it paid the payment, or it goes back to its sender. */
+export type PayinDisposition = 'payment' | 'refund';

@@ -1,0 +1,176 @@
+/** The payment as the domain sees it: statuses, the stored record, its terms and its lifecycle writes. */
+
+export const PAYMENT_STATUSES = [
+  'payment_unpaid',
+  'payment_started',
+  'payment_payin_completed',
+  'payment_bridging',
+  'payment_payout_started',
+  'payment_payout_completed',
+  'payment_completed',
+  'payment_expired',
+  'payment_bounced',
+  'payment_refunded',
+] as const;
+
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/** Statuses in which the customer's payin is confirmed and counted as paid. */
+export const PAID_STATUSES: readonly PaymentStatus[] = [
+  'payment_payin_completed',
+  'payment_bridging',
+  'payment_payout_started',
+  'payment_payout_completed',
+  'payment_completed',
+];
+
+/** Statuses after which the payment's run ends and nothing more happens to it (but late payins' refunds). */
+export const SETTLED_STATUSES: readonly PaymentStatus[] = ['payment_completed', 'payment_refunded', 'payment_expired'];
+
+/** The short spellings the interface also uses; accepted wherever a status is an input (ARCHITECTURE §3). */
+const SHORT_FORMS: Record<string, PaymentStatus> = {
+  unpaid: 'payment_unpaid',
+  payin_completed: 'payment_payin_completed',
+  payout_completed: 'payment_payout_completed',
+};
+
+export function parsePaymentStatus(input: string): PaymentStatus | null {
+  const status = SHORT_FORMS[input] ?? input;
+  return (PAYMENT_STATUSES as readonly string[]).includes(status) ? (status as PaymentStatus) : null;
+}
+
+/**
+ * Token addresses Payrail uses for a chain's native coin (ETH on the EVM chains), as the deposit factory names it.
+ * A native payin has no log of its own: its identity is the transaction's with `NATIVE_LOG_INDEX`.
+ */
+export const NATIVE_TOKEN_ADDRESS = '0x0000000000000000000000000000000000000000';
+export const isNativeToken = (tokenAddress: string): boolean => tokenAddress.toLowerCase() === NATIVE_TOKEN_ADDRESS;
+
+export interface TokenRef {
+  chainId: number;
+  symbol: string;
+  address: string;
+  decimals: number;
+}
+
+export interface PaymentDisplay {
+  title: string | null;
+  name: string | null;
+  description: string | null;
+  currency: string | null;
+}
+
+/**
+ * The stored payment (the `payments` row). Amounts are base units as decimal strings (numeric columns), addresses
+ * in their chain's display form (EIP-55 for EVM), fixed when the payment is created.
+ */
+export interface PaymentRecord {
+  id: string;
+  app_id: string;
+  order_id: string | null;
+  type: 'exactIn';
+  status: PaymentStatus;
+  /** The sequence of the last lifecycle write applied (see PaymentTransition.sequence). */
+  status_sequence: number;
+  display: PaymentDisplay;
+  metadata: Record<string, unknown> | null;
+  source_chain_id: number;
+  source_token_symbol: string;
+  source_token_address: string;
+  source_decimals: number;
+  source_amount_units: string;
+  fee_units: string;
+  deposit_address: string;
+  sender_address: string | null;
+  payin_tx_hash: string | null;
+  amount_received_units: string | null;
+  payin_confirmed_at: Date | null;
+  destination_chain_id: number;
+  destination_token_symbol: string;
+  destination_token_address: string;
+  destination_decimals: number;
+  destination_address: string;
+  destination_amount_units: string;
+  payout_tx_hash: string | null;
+  payout_confirmed_at: Date | null;
+  webhook_url: string | null;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  workflow_started_at: Date | null;
+}
+
+/** How the payin reaches the merchant's wallet. */
+export type PaymentRoute =
+  /** Swept to the treasury on the same chain, paid out from it. */
+  | 'same_chain'
+  /** Swept, bridged to the destination chain, paid out there. */
+  | 'bridge'
+  /** A native coin priced at a stored rate: the treasury keeps it and pays the merchant's token from the destination. */
+  | 'treasury_keeps';
+
+/** What a payment run works with, read from the database when it starts: money never moves on workflow input. */
+export interface PaymentTerms {
+  paymentId: string;
+  appId: string;
+  orderId: string | null;
+  status: PaymentStatus;
+  source: TokenRef & { amountUnits: string; feeUnits: string; depositAddress: string };
+  destination: TokenRef & { receiverAddress: string; amountUnits: string };
+  route: PaymentRoute;
+  /** ISO 8601; the workflow turns it into a timer relative to its own clock. */
+  expiresAt: string;
+}
+
+export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' | 'source_chain_id' | 'destination_chain_id'>): PaymentRoute {
+  if (isNativeToken(record.source_token_address)) return 'treasury_keeps';
+  return record.source_chain_id === record.destination_chain_id ? 'same_chain' : 'bridge';
+}
+
+export function paymentTerms(record: PaymentRecord): PaymentTerms {
+  return {
+    paymentId: record.id,
+    appId: record.app_id,
+    orderId: record.order_id,
+    status: record.status,
+    source: {
+      chainId: record.source_chain_id,
+      symbol: record.source_token_symbol,
+      address: record.source_token_address,
+      decimals: record.source_decimals,
+      amountUnits: record.source_amount_units,
+      feeUnits: record.fee_units,
+      depositAddress: record.deposit_address,
+    },
+    destination: {
+      chainId: record.destination_chain_id,
+      symbol: record.destination_token_symbol,
+      address: record.destination_token_address,
+      decimals: record.destination_decimals,
+      receiverAddress: record.destination_address,
+      amountUnits: record.destination_amount_units,
+    },
+    route: paymentRoute(record),
+    expiresAt: record.expires_at.toISOString(),
+  };
+}
+
+/**
+ * One lifecycle write to the read model; fields left out keep their stored values. `sequence` orders the writes of
+ * the runs that own the payment: a write whose sequence is not newer than the stored one changes nothing, so a
+ * zombie activity attempt cannot set a payment back. (Writes without a sequence come from runs recorded before
+ * sequences existed; they apply as they always did.)
+ */
+export interface PaymentTransition {
+  paymentId: string;
+  status: PaymentStatus;
+  sequence?: number;
+  payin?: { senderAddress: string; txHash: string; amountReceivedUnits: string; confirmedAt: string };
+  payout?: { txHash: string; confirmedAt: string };
+}
+
+/**
+ * Where the sequences of each kind of run start. A payment run counts from 1; a late-payin run only ever follows
+ * the closed payment run, so its writes must win over all of the payment run's.
+ */
+export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000;

@@ -1,0 +1,176 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { ChainRegistry } from '../chains/registry';
+import { DomainError, invalidField } from '../domain/errors';
+import { claimLoginCodeAttempt, consumeLoginCode, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
+import { insertApiKey, insertDeveloperApp, replaceWebhookSecret } from '../db/queries/merchants';
+import type { ApiKeyRow, ApiKeyScope, MerchantAppRow } from '../db/tables';
+import { generateApiKey } from '../lib/api-keys';
+import { issueDeveloperToken } from '../lib/developer-tokens';
+import type { Logger } from '../lib/logger';
+import {
+  LOGIN_CODE_MAX_ATTEMPTS,
+  LOGIN_CODE_TTL_SECONDS,
+  generateLoginCode,
+  hashLoginCode,
+  loginCodeMatches,
+} from '../lib/login-codes';
+import type { Mailer } from '../lib/mail';
+import { generateWebhookSecret, webhookSecretFingerprint, type SecretBox } from '../lib/secrets';
+import { UrlRefused, vetUrl } from '../lib/url-policy';
+import type { RateLimiter } from './rate-limits';
+
+export interface AccountServiceDeps {
+  knex: Knex;
+  registry: ChainRegistry;
+  jwtSecret: string;
+  secretBox: SecretBox;
+  mailer: Mailer;
+  rateLimiter: RateLimiter;
+  apiKeyPrefix: string;
+  webhookAllowPrivateNetworks: boolean;
+  log: Logger;
+}
+
+/**
+ * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells), and
+ * makes every older code of that address useless.
+ */
+export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<void> {
+  await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
+  await deps.rateLimiter.consume('loginCodesPerEmail', email);
+  const id = randomUUID();
+  const code = generateLoginCode();
+  await insertLoginCode({ knex: deps.knex, code: { id, email, code_hash: hashLoginCode(deps.jwtSecret, id, code) }, ttlSeconds: LOGIN_CODE_TTL_SECONDS });
+  try {
+    await deps.mailer.send({
+      to: email,
+      subject: 'Your Payrail login code',
+      text: `Your Payrail login code is ${code}\n\nIt works once and expires in ${LOGIN_CODE_TTL_SECONDS / 60} minutes. If you did not ask for it, ignore this e-mail.\n`,
+    });
+  } catch (err) {
+    deps.log.error({ err }, 'could not send a login code');
+    throw new DomainError('mail_unavailable', 'the login code could not be sent; try again later');
+  }
+}
+
+/** Trades a mailed code for a dashboard token; the developer is created on their first verified login. */
+export async function exchangeLoginCode(
+  deps: AccountServiceDeps,
+  login: { email: string; code: string },
+  clientIp: string,
+): Promise<{ token: string; expiresAt: string; developerId: string }> {
+  const { knex, jwtSecret } = deps;
+  return deps.rateLimiter.guardAuthentication(
+    clientIp,
+    async () => {
+      const row = await claimLoginCodeAttempt({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
+      const valid = row !== undefined && loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash) && (await consumeLoginCode({ knex, id: row.id }));
+      if (!valid) return undefined;
+      const developer = await upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email });
+      const { token, expiresAt } = await issueDeveloperToken(jwtSecret, developer.id);
+      return { token, expiresAt: expiresAt.toISOString(), developerId: developer.id };
+    },
+    () => new DomainError('invalid_code', 'the code is wrong, expired, already used or out of attempts; request a new one'),
+  );
+}
+
+/** Webhooks go to `https://` only, and never to private networks unless the operator allows them (dev, tests). */
+export const webhookUrlPolicy = (deps: Pick<AccountServiceDeps, 'webhookAllowPrivateNetworks'>) =>
+  ({ schemes: ['https:'], allowPrivateNetworks: deps.webhookAllowPrivateNetworks, label: 'webhookUrl' }) as const;
+
+/** The URL as it will be called, or a DomainError naming `webhookUrl` when the webhook policy refuses it. */
+export async function checkWebhookUrl(deps: Pick<AccountServiceDeps, 'webhookAllowPrivateNetworks'>, webhookUrl: string): Promise<string> {
+  try {
+    const { url } = await vetUrl(webhookUrl, webhookUrlPolicy(deps));
+    return url.href;
+  } catch (err) {
+    if (err instanceof UrlRefused) throw invalidField('webhookUrl', err.message);
+    throw err;
+  }
+}
+
+/** A new webhook secret: the raw value for the developer's eyes once, and what is stored (sealed, fingerprint). */
+function newWebhookSecret(secretBox: SecretBox) {
+  const webhookSecret = generateWebhookSecret();
+  return {
+    webhookSecret,
+    stored: { webhook_secret_ciphertext: secretBox.seal(webhookSecret), webhook_secret_fingerprint: webhookSecretFingerprint(webhookSecret) },
+  };
+}
+
+const APP_ID_ATTEMPTS = 8;
+
+/** `merchant_<slug of the name>` first, then that slug with random suffixes; `merchant_<random>` without a name. */
+function candidateAppIds(name: string | undefined): string[] {
+  const slug = (name ?? '')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 40)
+    .replace(/^-+|-+$/g, '');
+  const suffixed = () => `merchant_${slug ? `${slug}-` : ''}${randomBytes(3).toString('hex')}`;
+  return Array.from({ length: APP_ID_ATTEMPTS }, (_, i) => (slug && i === 0 ? `merchant_${slug}` : suffixed()));
+}
+
+/** A new merchant app: its name, payout wallet and webhook URL (the API validates the shapes). */
+export interface RegisterCommand {
+  name?: string;
+  webhookUrl: string;
+  payout: { chainId: string; tokenSymbol: string; address: string };
+}
+
+/** Creates the developer's merchant app with its payout wallet, webhook URL and first webhook secret. */
+export async function registerApp(
+  deps: AccountServiceDeps,
+  developerId: string,
+  body: RegisterCommand,
+): Promise<{ app: MerchantAppRow; webhookSecret: string }> {
+  const chainId = Number(body.payout.chainId);
+  if (!deps.registry.findChain(chainId)) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
+  const token = deps.registry.findToken(chainId, body.payout.tokenSymbol.toUpperCase());
+  if (!token) throw invalidField('payout.tokenSymbol', `${body.payout.tokenSymbol} is not supported on chain ${chainId}`);
+  const webhookUrl = await checkWebhookUrl(deps, body.webhookUrl);
+  const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
+
+  for (const appId of candidateAppIds(body.name)) {
+    const app = await insertDeveloperApp({
+      knex: deps.knex,
+      app: {
+        app_id: appId,
+        name: body.name ?? appId,
+        developer_id: developerId,
+        payout_chain_id: chainId,
+        payout_token_symbol: token.symbol,
+        payout_address: body.payout.address,
+        webhook_url: webhookUrl,
+        ...stored,
+      },
+    });
+    if (app) return { app, webhookSecret };
+  }
+  throw new Error(`no free app id after ${APP_ID_ATTEMPTS} attempts`);
+}
+
+export async function rotateWebhookSecret(
+  deps: Pick<AccountServiceDeps, 'knex' | 'secretBox'>,
+  appId: string,
+): Promise<{ app: MerchantAppRow; webhookSecret: string }> {
+  const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
+  return { app: await replaceWebhookSecret({ knex: deps.knex, appId, secret: stored }), webhookSecret };
+}
+
+/** A new key for the app; the raw key is returned once and only its hash is kept. */
+export async function createApiKey(
+  deps: Pick<AccountServiceDeps, 'knex' | 'apiKeyPrefix'>,
+  appId: string,
+  options: { name?: string; scope: ApiKeyScope },
+): Promise<{ row: ApiKeyRow; key: string }> {
+  const { key, keyHash, keyHint } = generateApiKey(deps.apiKeyPrefix);
+  const row = await insertApiKey({
+    knex: deps.knex,
+    key: { id: randomUUID(), app_id: appId, scope: options.scope, key_hash: keyHash, key_hint: keyHint, name: options.name ?? null },
+  });
+  return { row, key };
+}

@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import { DomainError } from '../domain/errors';
+import { callbackBody } from '../domain/order-resource';
+import type { OrderStatus } from '../domain/orders';
+import { findOrderById, insertCallbackAttempt } from '../db/queries/orders';
+import { findPaymentById } from '../db/queries/payments';
+import { postJson, type PostResult } from '../lib/http-client';
+import { UrlRefused, vetUrl } from '../lib/url-policy';
+import { orderPaymentUrl } from './orders';
+
+export interface CallbackServiceDeps {
+  knex: Knex;
+  publicBaseUrl: string;
+  /** Callbacks may target loopback and private addresses (dev and tests only). */
+  allowPrivateCallbackTargets: boolean;
+  /** Bound on one callback's whole HTTP exchange. */
+  callbackTimeoutMs: number;
+}
+
+export type CallbackOutcome =
+  | { delivered: true; statusCode: number }
+  /** `final`: the URL may never be called (policy), so trying again cannot help. */
+  | { delivered: false; final: boolean; reason: string };
+
+/**
+ * One attempt to deliver a legacy order callback (spec 6.2) to `callback_url`, logged with its status code, time
+ * and the start of the answer whatever happens. Delivered means the merchant answered 2xx.
+ */
+export async function deliverOrderCallback(
+  deps: CallbackServiceDeps,
+  input: { orderId: string; callbackId: string; status: OrderStatus; attempt: number },
+): Promise<CallbackOutcome> {
+  const { knex } = deps;
+  const order = await findOrderById({ knex, id: input.orderId });
+  if (!order) throw new DomainError('not_found', `order ${input.orderId} does not exist`);
+  if (!order.callback_url) return { delivered: false, final: true, reason: `order ${order.id} has no callback_url` };
+  const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
+  const body = JSON.stringify(
+    callbackBody({ order, payment, paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id), callbackId: input.callbackId, status: input.status }),
+  );
+  const attemptedAt = new Date();
+  let result: PostResult;
+  let refused = false;
+  try {
+    const target = await vetUrl(order.callback_url, { schemes: ['http:', 'https:'], allowPrivateNetworks: deps.allowPrivateCallbackTargets, label: 'callback_url' });
+    result = await postJson({
+      target,
+      body,
+      timeoutMs: deps.callbackTimeoutMs,
+      headers: { 'user-agent': 'Payrail-Callback/1', 'x-payrail-callback-id': input.callbackId },
+    });
+  } catch (err) {
+    if (!(err instanceof UrlRefused)) throw err;
+    refused = true;
+    result = { statusCode: null, responsePreview: null, error: err.message };
+  }
+  await insertCallbackAttempt({
+    knex,
+    attempt: {
+      order_id: order.id,
+      callback_id: input.callbackId,
+      order_status: input.status,
+      attempt: input.attempt,
+      url: order.callback_url,
+      status_code: result.statusCode,
+      error: result.error,
+      response_preview: result.responsePreview,
+      duration_ms: Date.now() - attemptedAt.getTime(),
+      attempted_at: attemptedAt,
+    },
+  });
+  if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) return { delivered: true, statusCode: result.statusCode };
+  const what = result.statusCode !== null ? `answered HTTP ${result.statusCode}` : `failed: ${result.error}`;
+  return { delivered: false, final: refused, reason: `callback attempt ${input.attempt} for order ${order.id} ${what}` };
+}

@@ -1,0 +1,65 @@
+import type { ChainRegistry, TokenConfig } from '../chains/registry';
+import { PAY_CURRENCIES, PAY_CURRENCY_CODES, type PayCurrencyCode, type PayCurrencyDefinition } from '../domain/pay-currencies';
+
+/** A pay currency as this deployment serves it. */
+export interface ServedPayCurrency {
+  code: PayCurrencyCode;
+  /** Label for people: "USDC on Arbitrum". */
+  label: string;
+  network: string;
+  /** The configured chain that receives the payin (on the devnet possibly a stand-in for `mainnetChainId`). */
+  chainId: number;
+  chainName: string;
+  mainnetChainId: number;
+  token: TokenConfig;
+  native: boolean;
+  /** Where the USD price comes from: 1:1 for stablecoins, else the chain's price feed. */
+  pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; maxAgeSeconds: number };
+}
+
+export type PayCurrencyResolution =
+  | { ok: true; currency: ServedPayCurrency }
+  | { ok: false; reason: 'not_evm' | 'not_configured' | 'no_price_source'; message: string };
+
+export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCode): PayCurrencyResolution {
+  const def: PayCurrencyDefinition = PAY_CURRENCIES[code];
+  if (def.family !== 'evm' || def.chainId === undefined) {
+    return { ok: false, reason: 'not_evm', message: `${code} (${def.token} on ${def.network}) is not supported yet: Payrail has no ${def.network} adapter` };
+  }
+  const chain = registry.findChainServing(def.chainId);
+  const token = chain && (def.native ? registry.findNativeToken(chain.chainId) : registry.findToken(chain.chainId, def.token));
+  if (!chain || !token || (def.native && token.symbol !== def.token)) {
+    return { ok: false, reason: 'not_configured', message: `${code} (${def.token} on ${def.network}) is not available on this deployment` };
+  }
+  let pricing: ServedPayCurrency['pricing'];
+  if (token.usdPegged) {
+    pricing = { kind: 'usd_pegged' };
+  } else if (def.native && chain.nativeCurrency?.usdPriceFeed) {
+    pricing = { kind: 'price_feed', feed: chain.nativeCurrency.usdPriceFeed, maxAgeSeconds: chain.nativeCurrency.maxPriceAgeSeconds };
+  } else {
+    return { ok: false, reason: 'no_price_source', message: `${code} cannot be priced in USD: no price feed is configured for ${def.token} on ${def.network}` };
+  }
+  return {
+    ok: true,
+    currency: {
+      code,
+      label: `${def.token} on ${def.network}`,
+      network: def.network,
+      chainId: chain.chainId,
+      chainName: chain.name,
+      mainnetChainId: def.chainId,
+      token,
+      native: def.native === true,
+      pricing,
+    },
+  };
+}
+
+/** Every pay currency this deployment can take, in the order of spec 2.10. */
+export function servedPayCurrencies(registry: ChainRegistry): ServedPayCurrency[] {
+  return PAY_CURRENCY_CODES.flatMap((code) => {
+    const resolved = resolvePayCurrency(registry, code);
+    return resolved.ok ? [resolved.currency] : [];
+  });
+}
+

@@ -1,0 +1,207 @@
+import type { ChainRegistry } from '../chains/registry';
+import { formatUnits } from '../domain/money';
+import { canonicalPrice } from '../domain/order-resource';
+import { PAY_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
+import { PAID_STATUSES, isNativeToken, type PaymentStatus } from '../domain/payment';
+import type { OrderRow, PaymentRow } from '../db/tables';
+import { resolvePayCurrency } from './pay-currencies';
+
+/**
+ * What the hosted page shows, and what its script polls. Public (the unguessable id is the capability), so it
+ * carries nothing of the merchant's: no callback URL, e-mail, merchant token or payout wallet.
+ */
+
+export type PageView = 'choose' | 'pay' | 'paid' | 'expired' | 'canceled' | 'invalid' | 'refunded';
+
+export interface PagePayment {
+  id: string;
+  status: PaymentStatus;
+  amount: string;
+  /** Amount in base units, for the EIP-681 link. */
+  units: string;
+  symbol: string;
+  /** The ERC-20 contract; null for the chain's native coin. */
+  token_address: string | null;
+  chain_id: number;
+  /** The network as the customer knows it ("Arbitrum"). */
+  network: string;
+  /** The configured chain's own name, shown when it stands in for another (devnet). */
+  chain_name: string;
+  address: string;
+  /** EIP-681 payment request: what the QR code and the wallet link carry. */
+  uri: string;
+  tx_hash: string | null;
+}
+
+export interface PageCurrencyOption {
+  code: string;
+  label: string;
+  token: string;
+  network: string;
+}
+
+export interface PageState {
+  kind: 'order' | 'payment';
+  id: string;
+  /** The order's status (orders) or the payment's status (payments). */
+  status: string;
+  view: PageView;
+  /** One line for the live status region. */
+  status_text: string;
+  headline: string;
+  message: string;
+  title: string;
+  description: string | null;
+  merchant: string;
+  price: string;
+  expires_at: string;
+  success_url: string | null;
+  cancel_url: string | null;
+  can_cancel: boolean;
+  mobile: boolean;
+  options: PageCurrencyOption[];
+  payment: PagePayment | null;
+}
+
+/** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
+export function eip681Uri(p: { tokenAddress: string | null; chainId: number; address: string; units: string }): string {
+  return p.tokenAddress
+    ? `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.address}&uint256=${p.units}`
+    : `ethereum:${p.address}@${p.chainId}?value=${p.units}`;
+}
+
+function pagePayment(payment: PaymentRow, registry: ChainRegistry, payCurrency: string | null): PagePayment {
+  const native = isNativeToken(payment.source_token_address);
+  const chain = registry.findChain(payment.source_chain_id);
+  const network = payCurrency && isPayCurrencyCode(payCurrency) ? PAY_CURRENCIES[payCurrency].network : (chain?.name ?? `chain ${payment.source_chain_id}`);
+  const address = payment.deposit_address;
+  const tokenAddress = native ? null : payment.source_token_address;
+  return {
+    id: payment.id,
+    status: payment.status,
+    amount: formatUnits(BigInt(payment.source_amount_units), payment.source_decimals),
+    units: payment.source_amount_units,
+    symbol: payment.source_token_symbol,
+    token_address: tokenAddress,
+    chain_id: payment.source_chain_id,
+    network,
+    chain_name: chain?.name ?? network,
+    address,
+    uri: eip681Uri({ tokenAddress, chainId: payment.source_chain_id, address, units: payment.source_amount_units }),
+    tx_hash: payment.payin_tx_hash,
+  };
+}
+
+const TEXTS: Record<PageView, { headline: string; message: string }> = {
+  choose: { headline: 'Choose how to pay', message: 'Pick a currency and network. You will then see the address to send it to.' },
+  pay: { headline: 'Send your payment', message: 'Send exactly the amount below, on the network shown, to the deposit address.' },
+  paid: { headline: 'Payment received', message: 'Thank you. Your payment has arrived and is confirmed.' },
+  expired: { headline: 'This payment has expired', message: 'It was not paid in the time allowed. If you still want to buy, start again from the shop.' },
+  canceled: { headline: 'Payment cancelled', message: 'You cancelled this payment. Nothing was taken.' },
+  invalid: { headline: 'Payment could not be accepted', message: 'The amount or token sent did not match this payment. It is being sent back to the address it came from.' },
+  refunded: { headline: 'Payment refunded', message: 'This payment was sent back to the address it came from.' },
+};
+
+function paymentStatusText(status: PaymentStatus): string {
+  if (status === 'payment_unpaid') return 'Waiting for your payment';
+  if (status === 'payment_started') return 'Payment detected, waiting for confirmations';
+  if (PAID_STATUSES.includes(status)) return 'Paid';
+  if (status === 'payment_expired') return 'Expired';
+  if (status === 'payment_bounced') return 'Not accepted, being returned';
+  return 'Refunded';
+}
+
+const ORDER_STATUS_TEXT: Record<OrderRow['status'], string> = {
+  new: 'Waiting for you to choose a currency',
+  pending: 'Waiting for your payment',
+  confirming: 'Payment detected, waiting for confirmations',
+  paid: 'Paid',
+  expired: 'Expired',
+  canceled: 'Cancelled',
+  invalid: 'Not accepted, being returned',
+  refunded: 'Refunded',
+};
+
+export function orderPageState(input: {
+  order: OrderRow;
+  payment: PaymentRow | null | undefined;
+  registry: ChainRegistry;
+  merchant: string;
+}): PageState {
+  const { order, payment, registry } = input;
+  let view: PageView;
+  switch (order.status) {
+    case 'new':
+    case 'pending':
+    case 'confirming':
+      view = payment ? 'pay' : 'choose';
+      break;
+    default:
+      view = order.status;
+  }
+  const options = order.currency_options.flatMap((code): PageCurrencyOption[] => {
+    if (!isPayCurrencyCode(code)) return [];
+    const resolved = resolvePayCurrency(registry, code);
+    const def = PAY_CURRENCIES[code];
+    return resolved.ok ? [{ code, label: resolved.currency.label, token: def.token, network: def.network }] : [];
+  });
+  const price = `${canonicalPrice(order.price_amount)} ${order.price_currency}`;
+  // An invalid order's payin is on its way back until the refund is confirmed.
+  const returned = order.status === 'invalid' && payment?.status === 'payment_refunded';
+  return {
+    kind: 'order',
+    id: order.id,
+    status: order.status,
+    view,
+    // Between the payment's creation and the order's move to `pending`, the customer is already waiting to pay.
+    status_text: returned ? 'Not accepted, returned' : ORDER_STATUS_TEXT[order.status === 'new' && payment ? 'pending' : order.status],
+    ...TEXTS[view],
+    ...(returned ? { message: 'The amount or token sent did not match this payment. It was sent back to the address it came from.' } : {}),
+    title: order.title ?? (order.merchant_order_id ? `Order ${order.merchant_order_id}` : 'Your order'),
+    description: order.description,
+    merchant: input.merchant,
+    price,
+    expires_at: (payment?.expires_at ?? order.expires_at).toISOString(),
+    success_url: order.success_url,
+    cancel_url: order.cancel_url,
+    can_cancel: order.status === 'new' || order.status === 'pending',
+    mobile: order.mobile,
+    options,
+    payment: payment ? pagePayment(payment, registry, order.selected_currency) : null,
+  };
+}
+
+export function paymentPageState(input: { payment: PaymentRow; registry: ChainRegistry; merchant: string }): PageState {
+  const { payment, registry } = input;
+  const s = payment.status;
+  const view: PageView =
+    s === 'payment_unpaid' || s === 'payment_started'
+      ? 'pay'
+      : PAID_STATUSES.includes(s)
+        ? 'paid'
+        : s === 'payment_expired'
+          ? 'expired'
+          : s === 'payment_bounced'
+            ? 'invalid'
+            : 'refunded';
+  const page = pagePayment(payment, registry, null);
+  return {
+    kind: 'payment',
+    id: payment.id,
+    status: s,
+    view,
+    status_text: paymentStatusText(s),
+    ...TEXTS[view],
+    title: payment.display.title ?? payment.display.name ?? 'Payment',
+    description: payment.display.description,
+    merchant: input.merchant,
+    price: `${page.amount} ${page.symbol}`,
+    expires_at: payment.expires_at.toISOString(),
+    success_url: null,
+    cancel_url: null,
+    can_cancel: false,
+    mobile: false,
+    options: [],
+    payment: page,
+  };
+}

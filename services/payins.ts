@@ -1,0 +1,88 @@
+/**
+ * Payin detection: the chain watcher's scan (which transfers reached deposit addresses, handed to the run that owns
+ * each) and one look at a payin's confirmation.
+ */
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { EvmChains } from '../chains/evm/clients';
+import { checkPayin, readNativeTransfers, readTokenTransfers, type PayinCheck } from '../chains/evm/payins';
+import type { ChainDepth } from '../domain/chain-txs';
+import type { DetectedPayin } from '../domain/payins';
+import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
+import { findPaymentsByIds, findWatchedDepositAddresses } from '../db/queries/payments';
+import { routePayin } from './workflows';
+
+export interface PayinServiceDeps {
+  knex: Knex;
+  chains: EvmChains;
+  temporal: { client: Client; taskQueue: string };
+}
+
+/** Blocks the watcher steps back when its cursor block is no longer canonical. */
+const REORG_REWIND_BLOCKS = 64;
+/** Where a watcher with no cursor starts, below the head, so payments created just before it started are seen. */
+const FIRST_SCAN_LOOKBACK_BLOCKS = 256;
+
+export interface ScanResult {
+  /** The range scanned (inclusive); null when there was nothing new. */
+  range: { fromBlock: number; toBlock: number } | null;
+  /** True when the scan reached the chain head, so the watcher may wait for new blocks. */
+  caughtUp: boolean;
+  /** Payins found in the range and handed to their runs. */
+  payins: number;
+}
+
+/** Where the next scan starts: after the cursor, or below it when its block was reorged away. */
+async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainCursor | null, head: number): Promise<number> {
+  if (!cursor) return Math.max(0, head - FIRST_SCAN_LOOKBACK_BLOCKS);
+  const cursorBlock = cursor.blockNumber <= head ? await deps.chains.provider(chainId).getBlock(cursor.blockNumber) : null;
+  return cursorBlock?.hash === cursor.blockHash ? cursor.blockNumber + 1 : Math.max(0, Math.min(cursor.blockNumber, head) - REORG_REWIND_BLOCKS);
+}
+
+/**
+ * Scans the next range (at most `maxBlocks`) after the chain's stored cursor for transfers of the configured tokens
+ * (and the native coin) into watched deposit addresses, hands each payin to the run that owns its address (all at
+ * once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs
+ * deduplicate payins on their identity. Only after every payin of the range was handed over does the cursor move,
+ * so none is ever dropped. Its cost grows with the blocks' transfers, not with the number of open payments.
+ */
+export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
+  const { knex, chains } = deps;
+  const chain = chains.registry.chain(input.chainId);
+  const provider = chains.provider(input.chainId);
+  const cursor = await findChainCursor({ knex, chainId: input.chainId });
+  const head = await provider.getBlockNumber();
+  const fromBlock = await nextBlock(deps, input.chainId, cursor, head);
+  if (fromBlock > head) return { range: null, caughtUp: true, payins: 0 };
+  const toBlock = Math.min(head, fromBlock + input.maxBlocks - 1);
+
+  const tokens = Object.values(chain.tokens).map((t) => t.address);
+  const transfers = await readTokenTransfers({ provider, chainId: input.chainId, tokens, fromBlock, toBlock });
+  input.heartbeat();
+  if (chain.nativeCurrency) transfers.push(...(await readNativeTransfers({ provider, chainId: input.chainId, fromBlock, toBlock })));
+  input.heartbeat();
+
+  const watched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
+  const paymentByAddress = new Map(watched.map((w) => [w.address, w.payment_id]));
+  const payins = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
+  await Promise.all(
+    payins.map((payin: DetectedPayin) => {
+      const payment = payments.get(paymentByAddress.get(payin.to.toLowerCase())!);
+      if (!payment) throw new Error(`deposit address ${payin.to} belongs to no payment`);
+      return routePayin(deps, payment, payin);
+    }),
+  );
+
+  const block = await provider.getBlock(toBlock);
+  if (!block?.hash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
+  // Another scan moving the cursor meanwhile (a zombie attempt) is fine: the payins above were handed over anyway.
+  await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash: block.hash } });
+  return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length };
+}
+
+/** One look at a payin's confirmation at the chain's confirmations or finality depth. */
+export async function checkPayinConfirmation(deps: Pick<PayinServiceDeps, 'chains'>, payin: DetectedPayin, depth: ChainDepth): Promise<PayinCheck> {
+  const chain = deps.chains.registry.chain(payin.chainId);
+  return checkPayin({ provider: deps.chains.provider(payin.chainId), payin, depth: depth === 'finality' ? chain.finalityDepth : chain.confirmations });
+}

@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { EvmChains } from '../chains/evm/clients';
+import type { TokenConfig } from '../chains/registry';
+import { invalidField } from '../domain/errors';
+import { AmountError, parseUnits } from '../domain/money';
+import type { PaymentDisplay } from '../domain/payment';
+import { planPayment, type PlanToken } from '../domain/payment-plan';
+import { findPaymentByOrder, insertPayment, type NewPayment } from '../db/queries/payments';
+import type { MerchantAppRow, PaymentRow } from '../db/tables';
+import { ensurePaymentWorkflow } from './workflows';
+
+export interface PaymentServiceDeps {
+  knex: Knex;
+  chains: EvmChains;
+  temporal: { client: Client; taskQueue: string };
+  feeBps: number;
+  paymentTtlSeconds: number;
+  latePayinWindowSeconds: number;
+}
+
+/** What a merchant asks for (spec 4.1): the customer pays `source`; the payout goes to the app's wallet. */
+export interface CreatePaymentCommand {
+  orderId?: string | null;
+  display: { title?: string; name?: string; description?: string; currency?: string };
+  source: { chainId: string; tokenSymbol: string; amount: string };
+  metadata?: Record<string, unknown> | null;
+}
+
+/** What a payment is for, before it has an id, a deposit address, a fee or a payout. */
+export interface PaymentDraft {
+  sourceChainId: number;
+  sourceToken: TokenConfig;
+  amountUnits: bigint;
+  /**
+   * Only for a source token not pegged to USD (a native coin): the payment's USD value in micro-USD at the rate it
+   * was priced at. The merchant's payout is computed from it, and no bridge is needed (the treasury keeps the coin).
+   */
+  usdValueMicros?: bigint;
+  orderId: string | null;
+  display: PaymentDisplay;
+  metadata: Record<string, unknown> | null;
+  expiresAt: Date;
+}
+
+/** Request fields a draft's refusals name. */
+export interface DraftFields {
+  token: string;
+  amount: string;
+}
+
+const PAYMENT_FIELDS: DraftFields = { token: 'source.tokenSymbol', amount: 'source.amount' };
+
+const planToken = (chainId: number, token: TokenConfig): PlanToken => ({ chainId, ...token });
+
+/**
+ * Turns a draft into the payment row to insert: the plan (fee, payout in the merchant's token, route) and a fresh
+ * deposit address. Throws a DomainError naming `fields` when the merchant's wallet cannot be paid.
+ */
+export function preparePayment(
+  deps: Pick<PaymentServiceDeps, 'chains' | 'feeBps' | 'latePayinWindowSeconds'>,
+  app: MerchantAppRow,
+  draft: PaymentDraft,
+  fields: DraftFields = PAYMENT_FIELDS,
+): { payment: NewPayment; watchUntil: Date } {
+  const { registry } = deps.chains;
+  const destinationToken = registry.findToken(app.payout_chain_id, app.payout_token_symbol);
+  if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
+  const bridges = Boolean(registry.chain(draft.sourceChainId).bridge && registry.findChain(app.payout_chain_id)?.bridge);
+  const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
+  const plan = planPayment({
+    source: planToken(draft.sourceChainId, draft.sourceToken),
+    destination: planToken(app.payout_chain_id, destinationToken),
+    amountUnits: draft.amountUnits,
+    usdValueMicros: draft.usdValueMicros,
+    bridgedToken: bridgedToken && planToken(app.payout_chain_id, bridgedToken),
+    feeBps: deps.feeBps,
+    fields,
+  });
+  const id = randomUUID();
+  return {
+    watchUntil: new Date(draft.expiresAt.getTime() + deps.latePayinWindowSeconds * 1000),
+    payment: {
+      id,
+      app_id: app.app_id,
+      order_id: draft.orderId,
+      type: 'exactIn',
+      display: draft.display,
+      metadata: draft.metadata,
+      source_chain_id: draft.sourceChainId,
+      source_token_symbol: draft.sourceToken.symbol,
+      source_token_address: draft.sourceToken.address,
+      source_decimals: draft.sourceToken.decimals,
+      source_amount_units: draft.amountUnits.toString(),
+      fee_units: plan.feeUnits.toString(),
+      deposit_address: deps.chains.depositAddressFor(draft.sourceChainId, id),
+      destination_chain_id: app.payout_chain_id,
+      destination_token_symbol: destinationToken.symbol,
+      destination_token_address: destinationToken.address,
+      destination_decimals: destinationToken.decimals,
+      destination_address: app.payout_address,
+      destination_amount_units: plan.payoutUnits.toString(),
+      webhook_url: app.webhook_url,
+      expires_at: draft.expiresAt,
+    },
+  };
+}
+
+/**
+ * Creates the payment, or returns the existing one for a repeated `orderId`. The row is written first and the
+ * workflow started second; the reconciler workflow starts any workflow a crash in between left unstarted.
+ */
+export async function createPayment(
+  deps: PaymentServiceDeps,
+  app: MerchantAppRow,
+  command: CreatePaymentCommand,
+): Promise<{ payment: PaymentRow; created: boolean }> {
+  const { knex, chains } = deps;
+  const ensureWorkflow = async (row: PaymentRow) => {
+    if (!row.workflow_started_at) await ensurePaymentWorkflow(deps, row);
+  };
+
+  const orderId = command.orderId ?? null;
+  if (orderId !== null) {
+    const existing = await findPaymentByOrder({ knex, appId: app.app_id, orderId });
+    if (existing) {
+      await ensureWorkflow(existing);
+      return { payment: existing, created: false };
+    }
+  }
+
+  const sourceChainId = Number(command.source.chainId);
+  if (!chains.registry.findChain(sourceChainId)) throw invalidField('source.chainId', `chain ${command.source.chainId} is not supported`);
+  const sourceToken = chains.registry.findToken(sourceChainId, command.source.tokenSymbol.toUpperCase());
+  if (!sourceToken) throw invalidField('source.tokenSymbol', `${command.source.tokenSymbol} is not supported on chain ${sourceChainId}`);
+  let amountUnits: bigint;
+  try {
+    amountUnits = parseUnits(command.source.amount, sourceToken.decimals);
+  } catch (err) {
+    if (err instanceof AmountError) throw invalidField('source.amount', err.message);
+    throw err;
+  }
+
+  const { payment, watchUntil } = preparePayment(deps, app, {
+    sourceChainId,
+    sourceToken,
+    amountUnits,
+    orderId,
+    display: {
+      title: command.display.title ?? command.display.name ?? null,
+      name: command.display.name ?? command.display.title ?? null,
+      description: command.display.description ?? null,
+      currency: command.display.currency ?? null,
+    },
+    metadata: command.metadata ?? null,
+    expiresAt: new Date(Date.now() + deps.paymentTtlSeconds * 1000),
+  });
+  const inserted = await insertPayment({ knex, watchUntil, payment });
+  if (!inserted) {
+    // A concurrent request with the same orderId committed first: answer with its payment.
+    const winner = await findPaymentByOrder({ knex, appId: app.app_id, orderId: orderId! });
+    if (!winner) throw new Error(`payment for order ${orderId} vanished after a conflict`);
+    await ensureWorkflow(winner);
+    return { payment: winner, created: false };
+  }
+  await ensurePaymentWorkflow(deps, inserted);
+  return { payment: inserted, created: true };
+}

@@ -1,0 +1,188 @@
+/**
+ * How payments, orders and late payins become workflows: one place that knows their ids, inputs, search attributes
+ * and memos. Used by the API (create), the reconciler (orphans) and the chain watcher (payins).
+ */
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { DetectedPayin } from '../domain/payins';
+import { formatUnits, parseUnits } from '../domain/money';
+import { findOrderByPaymentId, markOrderWorkflowStarted } from '../db/queries/orders';
+import { markPaymentWorkflowStarted } from '../db/queries/payments';
+import type { OrderRow, PaymentRow } from '../db/tables';
+import type { latePayinWorkflow, orderWorkflow, paymentWorkflow } from '../workflows';
+import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../workflows/ids';
+import { chooseCurrencyUpdate, payinDetectedSignal, paymentUpdatedSignal } from '../workflows/messages';
+import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
+import type { OrderWorkflowInput } from '../workflows/types';
+import type { OrderPaymentRef } from '../domain/orders';
+import type { PaymentStatus } from '../domain/payment';
+import type { Logger } from '../lib/logger';
+
+export interface WorkflowStarterDeps {
+  knex: Knex;
+  temporal: { client: Client; taskQueue: string };
+}
+
+/** The memo operators read in the Temporal UI. */
+export function paymentWorkflowMemo(row: PaymentRow): Record<string, string> {
+  return {
+    title: row.display.title ?? row.display.name ?? '',
+    amount: `${formatUnits(BigInt(row.source_amount_units), row.source_decimals)} ${row.source_token_symbol}`,
+    from: `chain ${row.source_chain_id}, deposit ${row.deposit_address}`,
+    to: `chain ${row.destination_chain_id} ${row.destination_token_symbol}, ${row.destination_address}`,
+    merchant: row.app_id,
+    orderId: row.order_id ?? '',
+  };
+}
+
+export function paymentSearchAttributes(row: Pick<PaymentRow, 'status' | 'app_id' | 'source_chain_id'>, orderId: string | null) {
+  return [
+    { key: PaymentStatusKey, value: row.status },
+    { key: MerchantAppIdKey, value: row.app_id },
+    { key: SourceChainIdKey, value: String(row.source_chain_id) },
+    ...(orderId ? [{ key: OrderIdKey, value: orderId }] : []),
+  ];
+}
+
+/** Start options of a payment's workflow: the payment id is the only input; its terms are read from the database. */
+function paymentStartOptions(row: PaymentRow, taskQueue: string) {
+  return {
+    workflowId: paymentWorkflowId(row.id),
+    taskQueue,
+    args: [{ paymentId: row.id }] as [{ paymentId: string }],
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    // A payment runs once: its closed run is never started again.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    typedSearchAttributes: paymentSearchAttributes(row, row.order_id),
+    memo: paymentWorkflowMemo(row),
+  };
+}
+
+/**
+ * Starts the payment's workflow, or finds it already started: the API and the reconciler may both try. Then records
+ * that it runs, which takes the row off the reconciler's list.
+ */
+export async function ensurePaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', paymentStartOptions(row, deps.temporal.taskQueue));
+  } catch (err) {
+    // A closed run with this id means it was started long ago; nothing to do.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  await markPaymentWorkflowStarted({ knex: deps.knex, id: row.id });
+}
+
+/**
+ * Hands a payin to the run that owns its deposit address. A running payment takes it as a signal (a payment whose
+ * workflow was never started is started with it); a closed payment's payin starts (or finds) its late-payin
+ * workflow, which refunds it. Idempotent: payments and late-payin workflows both deduplicate on the payin.
+ */
+export async function routePayin(deps: WorkflowStarterDeps, row: PaymentRow, payin: DetectedPayin): Promise<'payment' | 'late-payin'> {
+  const { client, taskQueue } = deps.temporal;
+  try {
+    await client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
+      ...paymentStartOptions(row, taskQueue),
+      signal: payinDetectedSignal,
+      signalArgs: [payin],
+    });
+    if (!row.workflow_started_at) await markPaymentWorkflowStarted({ knex: deps.knex, id: row.id });
+    return 'payment';
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  try {
+    await client.workflow.start<typeof latePayinWorkflow>('latePayinWorkflow', {
+      workflowId: latePayinWorkflowId(payin),
+      taskQueue,
+      args: [{ paymentId: row.id, payin }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: MerchantAppIdKey, value: row.app_id },
+        { key: SourceChainIdKey, value: String(payin.chainId) },
+      ],
+      memo: { payment: paymentWorkflowId(row.id), payin: `${formatUnits(BigInt(payin.amountUnits), row.source_decimals)} from ${payin.from}`, txHash: payin.txHash },
+    });
+  } catch (err) {
+    // Closed already: this payin was refunded (or found not refundable) before.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return 'late-payin';
+}
+
+export function orderWorkflowInput(row: OrderRow): OrderWorkflowInput {
+  return {
+    orderId: row.id,
+    appId: row.app_id,
+    merchantOrderId: row.merchant_order_id,
+    payCurrency: row.pay_currency,
+    currencyOptions: row.currency_options,
+    expiresAt: row.expires_at.toISOString(),
+    callbacks: row.callback_url !== null,
+    receipt: row.email !== null,
+  };
+}
+
+function orderStartOptions(row: OrderRow, taskQueue: string) {
+  return {
+    workflowId: orderWorkflowId(row.id),
+    taskQueue,
+    args: [orderWorkflowInput(row)] as [OrderWorkflowInput],
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    typedSearchAttributes: [
+      { key: OrderStatusKey, value: row.status },
+      { key: MerchantAppIdKey, value: row.app_id },
+      ...(row.merchant_order_id ? [{ key: OrderIdKey, value: row.merchant_order_id }] : []),
+    ],
+    memo: {
+      title: row.title ?? '',
+      price: `${formatUnits(parseUnits(row.price_amount, 6), 6)} ${row.price_currency}`,
+      payCurrency: row.pay_currency ?? `customer chooses (${row.currency_options.join(', ')})`,
+      merchant: row.app_id,
+      merchantOrderId: row.merchant_order_id ?? '',
+      expiresAt: row.expires_at.toISOString(),
+    },
+  };
+}
+
+/** Starts the order's workflow, or finds it already started (the API and the reconciler may both try). */
+export async function ensureOrderWorkflow(deps: WorkflowStarterDeps, row: OrderRow): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start<typeof orderWorkflow>('orderWorkflow', orderStartOptions(row, deps.temporal.taskQueue));
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  await markOrderWorkflowStarted({ knex: deps.knex, id: row.id });
+}
+
+/**
+ * Starts the order's workflow (or finds it) and, in the same call, asks it to create the payment in `payCurrency`
+ * (update-with-start): no window in which the update could reach a workflow that does not exist yet.
+ */
+export async function startOrderWithPayment(deps: WorkflowStarterDeps, row: OrderRow, payCurrency: string): Promise<OrderPaymentRef> {
+  const startWorkflowOperation = new WithStartWorkflowOperation<typeof orderWorkflow>('orderWorkflow', orderStartOptions(row, deps.temporal.taskQueue));
+  const ref = await deps.temporal.client.workflow.executeUpdateWithStart(chooseCurrencyUpdate, { args: [payCurrency], startWorkflowOperation });
+  await markOrderWorkflowStarted({ knex: deps.knex, id: row.id });
+  return ref;
+}
+
+/** The order's running workflow, for its hosted-page updates. */
+export const orderWorkflowHandle = (deps: WorkflowStarterDeps, orderId: string): WorkflowHandle<typeof orderWorkflow> =>
+  deps.temporal.client.workflow.getHandle(orderWorkflowId(orderId));
+
+/**
+ * Tells the legacy order owning this payment (if any) that the payment moved: for runs of the legacy payment code,
+ * which left this to their read-model writes (newer runs signal their parent order themselves). An order that has
+ * finished no longer listens; that is not an error.
+ */
+export async function notifyOrderOfPayment(deps: WorkflowStarterDeps & { log: Logger }, update: { paymentId: string; status: PaymentStatus }): Promise<void> {
+  const order = await findOrderByPaymentId({ knex: deps.knex, paymentId: update.paymentId });
+  if (!order) return;
+  try {
+    await orderWorkflowHandle(deps, order.id).signal(paymentUpdatedSignal, { paymentId: update.paymentId, status: update.status });
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    deps.log.info({ orderId: order.id, paymentId: update.paymentId, status: update.status }, 'order workflow closed; payment update not delivered');
+  }
+}

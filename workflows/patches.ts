@@ -1,0 +1,15 @@
+/**
+ * Every `patched()` id of Payrail's workflows, named once. docs/workflow-versioning.md says what each one guards
+ * and when it is deprecated (`deprecatePatch`) and then removed.
+ */
+export const PATCHES = {
+  /** Payment runs recorded before webhook events existed replay without them (legacy payment run only). */
+  webhookEvents: 'webhook-events',
+  /** Payment runs recorded before native-coin payins were kept by the treasury (legacy payment run only). */
+  nativeCoinPayins: 'native-coin-payins',
+  /**
+   * Payment runs end when the payment does: payins counted by identity and summed, terms read from the database,
+   * late payins refunded by their own short run. Runs started before it finish on the legacy payment code.
+   */
+  paymentRunEndsWhenSettled: 'payment-run-ends-when-settled',
+} as const;
