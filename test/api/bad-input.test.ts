@@ -5,16 +5,9 @@ import type { Stack } from '../../scripts/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import {
-  assertErrorEnvelope,
-  call,
-  countPayments,
-  createMerchant,
-  listWorkflows,
-  uniqueOrderId,
-  type Exchange,
-  type TestMerchant,
-} from './helpers';
+import { assertErrorEnvelope, countPayments, createMerchant, listWorkflows, uniqueOrderId, type TestMerchant } from './helpers';
+import { request } from '../support/http';
+import type { HttpResult } from '../support/http';
 
 /**
  * Every endpoint of the payment service (spec 4.1) fed bad input: each row must get its documented 4xx (never a
@@ -439,7 +432,7 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
       [ctx.other.appId, ctx.otherOrderId],
       [ctx.demo.appId, ctx.demoOrderId],
     ] as const) {
-      const res = await call(`${ctx.api}/payments`, { body: { ...baseBody(), orderId, appId } });
+      const res = await request(`${ctx.api}/payments`, { body: { ...baseBody(), orderId, appId } });
       assert.equal(res.status, 201, res.text);
     }
 
@@ -461,9 +454,9 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
   for (const row of table) {
     it(row.name, async () => {
       const spec = row.request(ctx);
-      let res: Exchange;
+      let res: HttpResult;
       try {
-        res = await call(spec.url, spec);
+        res = await request(spec.url, spec);
       } catch (err) {
         throw new Error(`request failed without an HTTP answer: ${String(err)}`);
       }
@@ -497,9 +490,9 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
     assert.deepEqual(strays.map((wf) => wf.workflowId), [], 'payment workflows started by bad input');
 
     // Positive control: the same checks do see one valid payment.
-    const res = await call(ctx.api, { headers: { 'x-api-key': ctx.demo.ordersKey }, body: baseBody() });
+    const res = await request(ctx.api, { headers: { 'x-api-key': ctx.demo.ordersKey }, body: baseBody() });
     assert.equal(res.status, 201, res.text);
-    const id = (res.json as { id: string }).id;
+    const id = (res.body as { id: string }).id;
     assert.equal(await countPayments(services.knex), rowsBefore + 1);
     const seen = await (async () => {
       for (let i = 0; i < 40; i++) {

@@ -1,43 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { insertApiKey, upsertMerchantApp } from '../../db/queries/merchants';
 import type { ApiKeyScope } from '../../db/tables';
 import { generateApiKey } from '../../lib/api-keys';
-
-/** One HTTP exchange, with the response headers kept (test/support/api.ts drops them). */
-export interface Exchange {
-  status: number;
-  headers: Headers;
-  contentType: string | null;
-  text: string;
-  json: unknown;
-}
-
-export async function call(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: unknown; rawBody?: string | Uint8Array<ArrayBuffer>; contentType?: string | null } = {},
-): Promise<Exchange> {
-  const hasBody = init.body !== undefined || init.rawBody !== undefined;
-  const headers: Record<string, string> = {};
-  if (hasBody && init.contentType !== null) headers['content-type'] = init.contentType ?? 'application/json';
-  Object.assign(headers, init.headers);
-  const res = await fetch(url, {
-    method: init.method ?? (hasBody ? 'POST' : 'GET'),
-    headers,
-    body: init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
-  });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type'), text, json };
-}
+import type { HttpResult } from '../support/http';
 
 export interface ErrorBody {
   error: string;
@@ -46,11 +14,11 @@ export interface ErrorBody {
 }
 
 /** The documented error envelope: JSON, `{ error: <snake_case>, message, details? }`. */
-export function assertErrorEnvelope(res: Exchange, label = ''): ErrorBody {
+export function assertErrorEnvelope(res: HttpResult, label = ''): ErrorBody {
   const where = `${label} → HTTP ${res.status} ${res.text.slice(0, 300)}`;
   assert.match(res.contentType ?? '', /^application\/json\b/, `content-type is JSON: ${where}`);
-  assert.ok(res.json && typeof res.json === 'object' && !Array.isArray(res.json), `body is a JSON object: ${where}`);
-  const body = res.json as Record<string, unknown>;
+  assert.ok(res.body && typeof res.body === 'object' && !Array.isArray(res.body), `body is a JSON object: ${where}`);
+  const body = res.body as Record<string, unknown>;
   assert.equal(typeof body.error, 'string', `error is a string: ${where}`);
   assert.match(body.error as string, /^[a-z]+(_[a-z]+)*$/, `error is snake_case: ${where}`);
   assert.equal(typeof body.message, 'string', `message is a string: ${where}`);
@@ -106,24 +74,6 @@ export async function listWorkflows(client: Client, query: string): Promise<Work
   const found: WorkflowExecutionInfo[] = [];
   for await (const wf of client.workflow.list({ query })) found.push(wf);
   return found;
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}` : ''}`);
-    }
-    await delay(intervalMs);
-  }
 }
 
 /** A unique, valid order id per call, so runs and tests never collide. */

@@ -11,7 +11,10 @@ import { MerchantAppIdKey, OrderIdKey, PaymentStatusKey, SourceChainIdKey } from
 import { paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { call, countPayments, createMerchant, eventually, listWorkflows, uniqueOrderId, type Exchange } from './helpers';
+import { countPayments, createMerchant, listWorkflows, uniqueOrderId } from './helpers';
+import { request } from '../support/http';
+import { eventually } from '../support/poll';
+import type { HttpResult } from '../support/http';
 
 const CONCURRENCY = 50;
 
@@ -123,17 +126,17 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     assert.equal(typeof wf.typedSearchAttributes.get(PaymentStatusKey), 'string');
   }
 
-  function assertOneCreated(results: Exchange[]): PaymentResource {
+  function assertOneCreated(results: HttpResult[]): PaymentResource {
     const statuses = results.map((r) => r.status);
     const bad = results.filter((r) => r.status !== 200 && r.status !== 201);
     assert.deepEqual(bad.map((r) => `${r.status} ${r.text.slice(0, 200)}`), [], 'every response is 200 or 201');
     assert.equal(statuses.filter((s) => s === 201).length, 1, `exactly one 201 among ${statuses.join(',')}`);
     assert.equal(statuses.filter((s) => s === 200).length, results.length - 1, 'all the others are 200');
-    const created = results.find((r) => r.status === 201)!.json as PaymentResource;
+    const created = results.find((r) => r.status === 201)!.body as PaymentResource;
     for (const r of results) {
       assert.match(r.contentType ?? '', /^application\/json\b/);
       // Every answer is the same payment, field for field.
-      assert.deepEqual(r.json, created);
+      assert.deepEqual(r.body, created);
     }
     assert.equal(created.status, 'payment_unpaid');
     return created;
@@ -143,7 +146,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const orderId = uniqueOrderId('idem-key');
     const body = paymentBody({ orderId, amount: '12.5' });
     const results = await Promise.all(
-      Array.from({ length: CONCURRENCY }, () => call(api, { headers: { 'x-api-key': demo.ordersKey }, body })),
+      Array.from({ length: CONCURRENCY }, () => request(api, { headers: { 'x-api-key': demo.ordersKey }, body })),
     );
     const payment = assertOneCreated(results);
     assert.equal(payment.orderId, orderId);
@@ -154,7 +157,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
   it(`${CONCURRENCY} concurrent POST {api}/payments (appId in the body) with one orderId: one 201, one row, one workflow`, async () => {
     const orderId = uniqueOrderId('idem-appid');
     const body = { ...paymentBody({ orderId, amount: '7.25' }), appId: demo.appId };
-    const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => call(`${api}/payments`, { body })));
+    const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => request(`${api}/payments`, { body })));
     const payment = assertOneCreated(results);
     assert.equal(payment.orderId, orderId);
     await assertExactlyOne(demo.appId, orderId, payment.id);
@@ -165,8 +168,8 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const body = paymentBody({ orderId, amount: '3' });
     const results = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, i) => {
-        if (i % 3 === 0) return call(`${api}/payments`, { body: { ...body, appId: demo.appId } });
-        return call(api, { headers: { 'x-api-key': i % 3 === 1 ? demo.ordersKey : demo.adminKey }, body });
+        if (i % 3 === 0) return request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
+        return request(api, { headers: { 'x-api-key': i % 3 === 1 ? demo.ordersKey : demo.adminKey }, body });
       }),
     );
     const payment = assertOneCreated(results);
@@ -176,26 +179,26 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
   it('a re-send later returns 200 with the same payment, whatever the form, and creates nothing', async () => {
     const orderId = uniqueOrderId('idem-later');
     const body = paymentBody({ orderId, amount: '42' });
-    const first = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body });
+    const first = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body });
     assert.equal(first.status, 201, first.text);
-    const created = first.json as PaymentResource;
+    const created = first.body as PaymentResource;
     await assertExactlyOne(demo.appId, orderId, created.id);
     const rowsBefore = await countPayments(services.knex);
 
     await delay(500);
-    const viaKey = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body });
-    const viaAdminKey = await call(api, { headers: { 'x-api-key': demo.adminKey }, body });
-    const viaAppId = await call(`${api}/payments`, { body: { ...body, appId: demo.appId } });
+    const viaKey = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body });
+    const viaAdminKey = await request(api, { headers: { 'x-api-key': demo.adminKey }, body });
+    const viaAppId = await request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
     for (const res of [viaKey, viaAdminKey, viaAppId]) {
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.json, created);
+      assert.deepEqual(res.body, created);
     }
     // The existing order wins over a changed body: it is returned unchanged and nothing new is created.
-    const changed = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '43', chainId: '8453' }) });
+    const changed = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '43', chainId: '8453' }) });
     assert.equal(changed.status, 200, changed.text);
-    assert.equal((changed.json as PaymentResource).id, created.id);
-    assert.equal((changed.json as PaymentResource).source.amount, '42');
-    assert.equal((changed.json as PaymentResource).source.chainId, '42161');
+    assert.equal((changed.body as PaymentResource).id, created.id);
+    assert.equal((changed.body as PaymentResource).source.amount, '42');
+    assert.equal((changed.body as PaymentResource).source.chainId, '42161');
 
     assert.equal(await countPayments(services.knex), rowsBefore, 'no new payments row');
     await assertExactlyOne(demo.appId, orderId, created.id);
@@ -206,13 +209,13 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const orderId = uniqueOrderId('idem-two-apps');
     const body = paymentBody({ orderId });
     const [a, b] = await Promise.all([
-      call(api, { headers: { 'x-api-key': demo.ordersKey }, body }),
-      call(api, { headers: { 'x-api-key': other.ordersKey }, body }),
+      request(api, { headers: { 'x-api-key': demo.ordersKey }, body }),
+      request(api, { headers: { 'x-api-key': other.ordersKey }, body }),
     ]);
     assert.equal(a.status, 201, a.text);
     assert.equal(b.status, 201, b.text);
-    const pa = a.json as PaymentResource;
-    const pb = b.json as PaymentResource;
+    const pa = a.body as PaymentResource;
+    const pb = b.body as PaymentResource;
     assert.notEqual(pa.id, pb.id);
     assert.equal(pa.appId, demo.appId);
     assert.equal(pb.appId, other.appId);
@@ -223,11 +226,11 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
 
   it('payments without orderId are never merged', async () => {
     const body = paymentBody({ amount: '1' });
-    const results = await Promise.all(Array.from({ length: 5 }, () => call(api, { headers: { 'x-api-key': demo.ordersKey }, body })));
+    const results = await Promise.all(Array.from({ length: 5 }, () => request(api, { headers: { 'x-api-key': demo.ordersKey }, body })));
     assert.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
-    const ids = results.map((r) => (r.json as PaymentResource).id);
+    const ids = results.map((r) => (r.body as PaymentResource).id);
     assert.equal(new Set(ids).size, 5);
-    for (const r of results) assert.equal((r.json as PaymentResource).orderId, null);
+    for (const r of results) assert.equal((r.body as PaymentResource).orderId, null);
   });
 
   it('a payment row whose workflow never started is given its workflow by the reconciler', async function () {
@@ -248,12 +251,12 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
 
     // The API serves it like any other payment, and a re-send of its order finds it instead of creating one.
-    const read = await call(`${api}/payments/${orphan.id}`);
+    const read = await request(`${api}/payments/${orphan.id}`);
     assert.equal(read.status, 200, read.text);
-    assert.equal((read.json as PaymentResource).status, 'payment_unpaid');
-    const resend = await call(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId: orphan.orderId, amount: '25' }) });
+    assert.equal((read.body as PaymentResource).status, 'payment_unpaid');
+    const resend = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId: orphan.orderId, amount: '25' }) });
     assert.equal(resend.status, 200, resend.text);
-    assert.equal((resend.json as PaymentResource).id, orphan.id);
+    assert.equal((resend.body as PaymentResource).id, orphan.id);
     await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
   });
 });

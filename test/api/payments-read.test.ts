@@ -5,7 +5,8 @@ import { parseUnits } from '../../lib/money';
 import type { Stack } from '../../scripts/stack';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call, createMerchant, uniqueOrderId, type TestMerchant } from './helpers';
+import { assertErrorEnvelope, createMerchant, uniqueOrderId, type TestMerchant } from './helpers';
+import { request } from '../support/http';
 
 /** FEE_BPS of the test stack (test/support/stack.ts). */
 const FEE_BPS = 50n;
@@ -68,20 +69,20 @@ describe('payment service: reading payments', function () {
   };
 
   async function create(key: string, body: unknown): Promise<PaymentResource> {
-    const res = await call(api, { headers: { 'x-api-key': key }, body });
+    const res = await request(api, { headers: { 'x-api-key': key }, body });
     assert.equal(res.status, 201, res.text);
-    return res.json as PaymentResource;
+    return res.body as PaymentResource;
   }
 
   async function readById(id: string): Promise<PaymentResource> {
-    const res = await call(`${api}/payments/${id}`);
+    const res = await request(`${api}/payments/${id}`);
     assert.equal(res.status, 200, res.text);
     assert.match(res.contentType ?? '', /^application\/json\b/);
-    return res.json as PaymentResource;
+    return res.body as PaymentResource;
   }
 
   async function readByOrder(key: string, appId: string, orderId: string) {
-    return call(`${api}/payments/order/${encodeURIComponent(appId)}/${encodeURIComponent(orderId)}`, { headers: { 'x-api-key': key } });
+    return request(`${api}/payments/order/${encodeURIComponent(appId)}/${encodeURIComponent(orderId)}`, { headers: { 'x-api-key': key } });
   }
 
   /** Exact key sets; every value of the expected type; unknown fields null, never missing. */
@@ -226,7 +227,7 @@ describe('payment service: reading payments', function () {
       const res = await readByOrder(key, demo.appId, orderId);
       assert.equal(res.status, 200, res.text);
       assert.match(res.contentType ?? '', /^application\/json\b/);
-      const p = res.json as PaymentResource;
+      const p = res.body as PaymentResource;
       assertSchema(p);
       assert.deepEqual(p, byId);
       assert.equal(p.status, 'payment_unpaid');
@@ -256,8 +257,8 @@ describe('payment service: reading payments', function () {
     const b = await readByOrder(other.ordersKey, other.appId, orderId);
     assert.equal(a.status, 200, a.text);
     assert.equal(b.status, 200, b.text);
-    assert.equal((a.json as PaymentResource).id, mine.id);
-    assert.equal((b.json as PaymentResource).id, theirs.id);
+    assert.equal((a.body as PaymentResource).id, mine.id);
+    assert.equal((b.body as PaymentResource).id, theirs.id);
     const cross = await readByOrder(demo.ordersKey, other.appId, orderId);
     assert.equal(cross.status, 404, cross.text);
   });
@@ -269,8 +270,8 @@ describe('payment service: reading payments', function () {
       assert.equal(created.orderId, orderId);
       const res = await readByOrder(demo.ordersKey, demo.appId, orderId);
       assert.equal(res.status, 200, `${orderId}: ${res.text}`);
-      assert.equal((res.json as PaymentResource).id, created.id);
-      assert.equal((res.json as PaymentResource).orderId, orderId);
+      assert.equal((res.body as PaymentResource).id, created.id);
+      assert.equal((res.body as PaymentResource).orderId, orderId);
     }
   });
 });

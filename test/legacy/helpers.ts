@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { OrderResource } from '../../api/serializers/order';
-import type { Exchange } from '../api/helpers';
+import type { HttpResult } from '../support/http';
 
 export interface LegacyErrorBody {
   status: number;
@@ -13,11 +12,11 @@ export interface LegacyErrorBody {
 }
 
 /** The legacy error shape (ARCHITECTURE §3): `{ status, error, message, details?: [{ field, message }] }`. */
-export function assertLegacyError(res: Exchange, status: number, error: string, fields?: string[], label = ''): LegacyErrorBody {
+export function assertLegacyError(res: HttpResult, status: number, error: string, fields?: string[], label = ''): LegacyErrorBody {
   const where = `${label} → HTTP ${res.status} ${res.text.slice(0, 400)}`;
   assert.equal(res.status, status, `status: ${where}`);
   assert.match(res.contentType ?? '', /^application\/json\b/, `content-type is JSON: ${where}`);
-  const body = res.json as LegacyErrorBody;
+  const body = res.body as LegacyErrorBody;
   assert.equal(body.status, status, `body.status: ${where}`);
   assert.equal(body.error, error, `error code: ${where}`);
   assert.equal(typeof body.message, 'string', `message: ${where}`);
@@ -90,14 +89,12 @@ export async function startShop(): Promise<ShopServer> {
     failNext(name, count) {
       failures.set(name, count);
     },
-    async waitForCallback(name, predicate, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const hit = callbacks(name).find((c) => c.answered === 200 && predicate(c.body));
-        if (hit) return hit.body;
-        if (Date.now() > deadline) throw new Error(`no accepted callback at ${name} within ${timeoutMs} ms; got ${JSON.stringify(callbacks(name))}`);
-        await delay(200);
-      }
+    waitForCallback(name, predicate, timeoutMs = 60_000) {
+      return eventually(
+        () => `an accepted callback at ${name}; got ${JSON.stringify(callbacks(name))}`,
+        timeoutMs,
+        async () => Promise.resolve(callbacks(name).find((c) => c.answered === 200 && predicate(c.body))?.body),
+      );
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -105,15 +102,4 @@ export async function startShop(): Promise<ShopServer> {
       await closed;
     },
   };
-}
-
-/** Polls until `check` returns something other than undefined. */
-export async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, intervalMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await delay(intervalMs);
-  }
 }

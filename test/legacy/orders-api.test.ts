@@ -3,7 +3,8 @@ import type { Stack } from '../../scripts/stack';
 import { PAY_CURRENCY_CODES } from '../../chains/legacy-currencies';
 import type { OrderRow } from '../../db/tables';
 import type { PageState } from '../../api/pages/state';
-import { call, createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
+import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
+import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { assertLegacyError, type OrderCreated } from './helpers';
@@ -93,7 +94,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
   after(async () => services?.close());
 
   const valid = () => ({ price_amount: 12.5, title: 'Validation test', merchant_order_id: uniqueOrderId('legacy-valid') });
-  const post = (body: unknown, headers: Record<string, string> = { token: key }) => call(`${origin}/v1/orders`, { headers, body });
+  const post = (body: unknown, headers: Record<string, string> = { token: key }) => request(`${origin}/v1/orders`, { headers, body });
   const orderCount = async () => Number((await services.knex('orders').count<Array<{ count: string }>>({ count: '*' }))[0]?.count ?? 0);
 
   describe('validation: each rule answers 400 naming the field, and creates nothing', () => {
@@ -108,9 +109,9 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     }
 
     it('a body that is not JSON, and a body that is not valid JSON, get the legacy shape too', async () => {
-      const text = await call(`${origin}/v1/orders`, { headers: { token: key }, rawBody: 'price_amount=1', contentType: 'text/plain' });
+      const text = await request(`${origin}/v1/orders`, { headers: { token: key }, rawBody: 'price_amount=1', contentType: 'text/plain' });
       assertLegacyError(text, 415, 'unsupported_media_type');
-      const broken = await call(`${origin}/v1/orders`, { headers: { token: key }, rawBody: '{"price_amount": 1,' });
+      const broken = await request(`${origin}/v1/orders`, { headers: { token: key }, rawBody: '{"price_amount": 1,' });
       assertLegacyError(broken, 400, 'invalid_request');
     });
 
@@ -128,7 +129,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
         merchant_token: long(256),
       });
       assert.equal(res.status, 201, res.text);
-      const { order } = res.json as OrderCreated;
+      const { order } = res.body as OrderCreated;
       assert.equal(order.price_amount, '0.000001');
       assert.equal(order.price_currency, 'USD');
       assert.equal(order.pay_currency, 'USDC_BASE');
@@ -140,7 +141,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('null and "" mean "not given" for optional fields, and price_currency defaults to USD', async () => {
       const res = await post({ ...valid(), title: '', description: null, email: null, callback_url: '', price_currency: null });
       assert.equal(res.status, 201, res.text);
-      const { order } = res.json as OrderCreated;
+      const { order } = res.body as OrderCreated;
       assert.equal(order.title, null);
       assert.equal(order.price_currency, 'USD');
     });
@@ -176,11 +177,11 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       const body = { ...valid(), price_amount: 20 };
       const first = await post(body);
       assert.equal(first.status, 201, first.text);
-      const created = first.json as OrderCreated;
+      const created = first.body as OrderCreated;
       assert.equal(created.status, 201);
       const again = await post({ ...body, price_amount: 99, title: 'changed' });
       assert.equal(again.status, 200, again.text);
-      const repeated = again.json as OrderCreated;
+      const repeated = again.body as OrderCreated;
       assert.equal(repeated.status, 200);
       assert.equal(repeated.order.id, created.order.id);
       assert.equal(repeated.payment_url, created.payment_url);
@@ -194,14 +195,14 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       assert.equal(first.order.merchant_order_id, String(id));
       const second = await post({ ...valid(), merchant_order_id: String(id) });
       assert.equal(second.status, 200);
-      assert.equal((second.json as OrderCreated).order.id, first.order.id);
+      assert.equal((second.body as OrderCreated).order.id, first.order.id);
     });
 
     it('concurrent creates of one merchant order make exactly one order and one workflow', async () => {
       const body = valid();
       const results = await Promise.all(Array.from({ length: 6 }, () => post(body)));
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 201]);
-      const ids = new Set(results.map((r) => (r.json as OrderCreated).order.id));
+      const ids = new Set(results.map((r) => (r.body as OrderCreated).order.id));
       assert.equal(ids.size, 1);
       const rows = await services.knex<OrderRow>('orders').where({ merchant_order_id: body.merchant_order_id });
       assert.equal(rows.length, 1);
@@ -213,7 +214,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       const mine = (await post(body)).json as OrderCreated;
       const theirs = await post(body, { token: other.ordersKey });
       assert.equal(theirs.status, 201);
-      assert.notEqual((theirs.json as OrderCreated).order.id, mine.order.id);
+      assert.notEqual((theirs.body as OrderCreated).order.id, mine.order.id);
     });
 
     it('orders without merchant_order_id are never merged', async () => {
@@ -228,7 +229,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('without pay_currency: status new, every EVM currency of 2.10 this deployment serves on the hosted page', async () => {
       const res = await post(valid());
       assert.equal(res.status, 201);
-      const created = res.json as OrderCreated;
+      const created = res.body as OrderCreated;
       assert.deepEqual(Object.keys(created).sort(), ['order', 'payment_url', 'status']);
       assert.equal(created.order.status, 'new');
       assert.equal(created.order.pay_currency, null);
@@ -237,7 +238,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       assert.equal(created.order.payment_url, created.payment_url);
       const expiresIn = Date.parse(created.order.expires_at) - Date.parse(created.order.created_at);
       assert.ok(Math.abs(expiresIn - 3_600_000) < 2_000, `expires 60 minutes after creation (${expiresIn} ms)`);
-      const state = (await call(`${origin}/pay/order/${created.order.id}/state`)).json as PageState;
+      const state = (await request(`${origin}/pay/order/${created.order.id}/state`)).json as PageState;
       assert.deepEqual(
         state.options.map((o) => o.code),
         PAY_CURRENCY_CODES.filter((c) => !['USDT_TRC20', 'USDC_SOL', 'TON', 'USDT_TON', 'USDC_XLM'].includes(c)),
@@ -247,7 +248,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('with a fixed stablecoin pay_currency: answers with the deposit address and the amount, 1:1 to USD', async () => {
       const res = await post({ ...valid(), price_amount: 12.5, pay_currency: 'USDC_ARB' });
       assert.equal(res.status, 201, res.text);
-      const { order } = res.json as OrderCreated;
+      const { order } = res.body as OrderCreated;
       assert.equal(order.status, 'pending');
       assert.equal(order.pay_currency, 'USDC_ARB');
       assert.equal(order.pay_amount, '12.5');
@@ -260,7 +261,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('with a fixed ETH pay_currency: priced through the devnet ETH/USD feed (3000)', async () => {
       const res = await post({ ...valid(), price_amount: 30, pay_currency: 'ETH_BASE' });
       assert.equal(res.status, 201, res.text);
-      const { order } = res.json as OrderCreated;
+      const { order } = res.body as OrderCreated;
       assert.equal(order.pay_amount, '0.01');
       assert.equal(order.rate, '3000');
       assert.equal(order.pay_token_address, '0x0000000000000000000000000000000000000000');
@@ -269,14 +270,14 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('a mainnet entry is served by its devnet stand-in (USDC_POL on the devnet "Base")', async () => {
       const { order } = (await post({ ...valid(), pay_currency: 'USDC_POL' })).json as OrderCreated;
       assert.equal(order.pay_chain_id, '8453');
-      const page = (await call(`${origin}/pay/order/${order.id}/state`)).json as PageState;
+      const page = (await request(`${origin}/pay/order/${order.id}/state`)).json as PageState;
       assert.equal(page.payment?.network, 'Polygon');
       assert.equal(page.payment?.chain_name, 'Base (devnet)');
       // CUSD (Celo) likewise, with the 18 decimals of the Celo Dollar.
       const cusd = (await post({ ...valid(), price_amount: 2.5, pay_currency: 'CUSD' })).json as OrderCreated;
       assert.equal(cusd.order.pay_chain_id, '8453');
       assert.equal(cusd.order.pay_amount, '2.5');
-      const cusdPage = (await call(`${origin}/pay/order/${cusd.order.id}/state`)).json as PageState;
+      const cusdPage = (await request(`${origin}/pay/order/${cusd.order.id}/state`)).json as PageState;
       assert.equal(cusdPage.payment?.units, (25n * 10n ** 17n).toString());
       assert.equal(cusdPage.payment?.network, 'Celo');
     });
@@ -284,12 +285,12 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('fast=true answers at once with the payment URL, without waiting for the payment', async () => {
       const res = await post({ ...valid(), pay_currency: 'USDT_ARB', fast: true });
       assert.equal(res.status, 201);
-      const { order, payment_url } = res.json as OrderCreated;
+      const { order, payment_url } = res.body as OrderCreated;
       assert.equal(order.pay_address, null);
       assert.ok(payment_url.endsWith(`/pay/order/${order.id}`));
       // The workflow prepares the payment on its own.
       for (let i = 0; i < 60; i++) {
-        const page = (await call(`${origin}/pay/order/${order.id}/state`)).json as PageState;
+        const page = (await request(`${origin}/pay/order/${order.id}/state`)).json as PageState;
         if (page.payment) return;
         await new Promise((r) => setTimeout(r, 250));
       }
@@ -298,15 +299,15 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
 
     it('GET /v1/orders/:id: the order and its callback log for its own merchant only', async () => {
       const { order } = (await post(valid())).json as OrderCreated;
-      const read = await call(`${origin}/v1/orders/${order.id}`, { headers: { token: key } });
+      const read = await request(`${origin}/v1/orders/${order.id}`, { headers: { token: key } });
       assert.equal(read.status, 200, read.text);
-      const body = read.json as { status: number; order: { id: string }; callbacks: unknown[] };
+      const body = read.body as { status: number; order: { id: string }; callbacks: unknown[] };
       assert.equal(body.status, 200);
       assert.equal(body.order.id, order.id);
       assert.deepEqual(body.callbacks, []);
-      assertLegacyError(await call(`${origin}/v1/orders/${order.id}`, { headers: { token: other.ordersKey } }), 404, 'not_found');
-      assertLegacyError(await call(`${origin}/v1/orders/not-a-uuid`, { headers: { token: key } }), 400, 'invalid_request', ['id']);
-      assertLegacyError(await call(`${origin}/v1/orders/${order.id}`), 401, 'missing_api_key');
+      assertLegacyError(await request(`${origin}/v1/orders/${order.id}`, { headers: { token: other.ordersKey } }), 404, 'not_found');
+      assertLegacyError(await request(`${origin}/v1/orders/not-a-uuid`, { headers: { token: key } }), 400, 'invalid_request', ['id']);
+      assertLegacyError(await request(`${origin}/v1/orders/${order.id}`), 401, 'missing_api_key');
     });
   });
 });

@@ -10,13 +10,15 @@ import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
 import type { Stack } from '../../scripts/stack';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { call, listWorkflows, uniqueOrderId } from '../api/helpers';
+import { listWorkflows, uniqueOrderId } from '../api/helpers';
+import { request } from '../support/http';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { sinkMessages } from '../support/mail';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { startShop, until, type OrderCreated, type ShopServer } from './helpers';
+import { startShop, type OrderCreated, type ShopServer } from './helpers';
+import { eventually } from '../support/poll';
 
 /** Set to a directory to keep a screenshot of every page state the tests reach. */
 const SCREENSHOT_DIR = process.env.PAYRAIL_SCREENSHOT_DIR;
@@ -83,15 +85,15 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   });
 
   async function createOrder(body: Record<string, unknown>, through = api): Promise<OrderCreated> {
-    const res = await call(`${through}/v1/orders`, { headers: { token: key }, body });
+    const res = await request(`${through}/v1/orders`, { headers: { token: key }, body });
     assert.equal(res.status, 201, res.text);
-    return res.json as OrderCreated;
+    return res.body as OrderCreated;
   }
 
   async function orderRead(id: string): Promise<{ order: OrderCreated['order']; callbacks: CallbackAttempt[] }> {
-    const res = await call(`${origin}/v1/orders/${id}`, { headers: { token: key } });
+    const res = await request(`${origin}/v1/orders/${id}`, { headers: { token: key } });
     assert.equal(res.status, 200, res.text);
-    return res.json as { order: OrderCreated['order']; callbacks: CallbackAttempt[] };
+    return res.body as { order: OrderCreated['order']; callbacks: CallbackAttempt[] };
   }
 
   async function screenshot(page: Page, name: string): Promise<void> {
@@ -176,13 +178,13 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     const paidAttempts = callbacks.filter((c) => c.status === 'paid');
     assert.deepEqual(paidAttempts.map((c) => [c.attempt, c.status_code]), [[1, 200]]);
 
-    const receipt = await until('the receipt mail', 30_000, async () =>
+    const receipt = await eventually('the receipt mail', 30_000, async () =>
       (await sinkMessages(stack.info.mailSinkUrl!, 'buyer@example.com')).find((m) => m.subject === 'Payment receipt: Espresso machine descaler'),
     );
     assert.match(receipt.text, /15\.25 USDC/);
 
     // Operators find the order and its child payment in Temporal by the merchant's order id.
-    const workflows = await until('both workflows in visibility', 30_000, async () => {
+    const workflows = await eventually('both workflows in visibility', 30_000, async () => {
       const found = await listWorkflows(services.client, `OrderId = "${merchantOrderId}"`);
       return found.length >= 2 ? found : undefined;
     });
@@ -229,7 +231,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.deepEqual(received.map((c) => c.answered), [500, 500, 200]);
     assert.equal(new Set(received.map((c) => c.body.callback_id)).size, 1, 'one callback, three attempts');
 
-    const attempts = await until('three logged attempts', 10_000, async () => {
+    const attempts = await eventually('three logged attempts', 10_000, async () => {
       const { callbacks } = await orderRead(created.order.id);
       return callbacks.length >= 3 ? callbacks : undefined;
     });
@@ -319,7 +321,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal((await page.locator('#deposit-address').textContent())?.trim(), payment.source.receiverAddress);
     assert.equal(await page.getByRole('button', { name: /Cancel/ }).count(), 0, 'a plain payment has no cancel');
     await screenshot(page, 'payment-link');
-    const state = (await call(`${origin}/pay/${payment.id}/state`)).json as PageState;
+    const state = (await request(`${origin}/pay/${payment.id}/state`)).json as PageState;
     assert.equal(state.view, 'pay');
 
     const mobile = await createOrder({ price_amount: 5, pay_currency: 'USDT_ARB', mobile: true, title: 'Tip' });

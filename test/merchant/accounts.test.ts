@@ -7,7 +7,8 @@ import type { Stack } from '../../scripts/stack';
 import { paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call, uniqueOrderId } from '../api/helpers';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
+import { request } from '../support/http';
 import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -38,17 +39,17 @@ describe('merchant service: registration, API keys and webhook settings', functi
     return new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!).open(row.webhook_secret_ciphertext);
   };
   const createPayment = async (key: string, orderId = uniqueOrderId('acct')) =>
-    call(paymentApi, { headers: { 'x-api-key': key }, body: paymentBody({ orderId, chainId: '8453' }) });
+    request(paymentApi, { headers: { 'x-api-key': key }, body: paymentBody({ orderId, chainId: '8453' }) });
 
   it('registers an app: merchant_<slug>, checksummed payout wallet, secret shown once and stored sealed', async () => {
     const payout = Wallet.createRandom().address;
     const name = `Café Été ${randomUUID().slice(0, 4)}`;
-    const res = await call(`${api}/register`, {
+    const res = await request(`${api}/register`, {
       headers: bearer(alice.token),
       body: { name, webhookUrl: 'https://127.0.0.1:9443/payrail', payout: { chainId: '8453', tokenSymbol: 'usdc', address: payout.toLowerCase() } },
     });
     assert.equal(res.status, 201, res.text);
-    const app = res.json as RegisteredApp & Record<string, unknown>;
+    const app = res.body as RegisteredApp & Record<string, unknown>;
     for (const field of ['developerId', 'appId', 'webhookUrl', 'webhookSecret', 'webhookSecretFingerprint']) assert.ok(field in app, `spec 4.2 field ${field}`);
     assert.equal(app.developerId, alice.developerId);
     assert.equal(app.appId, `merchant_cafe-ete-${name.slice(-4)}`);
@@ -72,14 +73,14 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal(anonymous.name, anonymous.appId);
 
     // Listing shows the developer's own apps, never a secret.
-    const list = await call(`${api}/apps`, { headers: bearer(alice.token) });
+    const list = await request(`${api}/apps`, { headers: bearer(alice.token) });
     assert.equal(list.status, 200, list.text);
-    const apps = (list.json as { data: Array<Record<string, unknown>> }).data;
+    const apps = (list.body as { data: Array<Record<string, unknown>> }).data;
     assert.deepEqual(apps.map((a) => a.appId).sort(), [app.appId, twin.appId, anonymous.appId].sort());
     assert.ok(apps.every((a) => !('webhookSecret' in a)));
     for (const secret of [app.webhookSecret, twin.webhookSecret, anonymous.webhookSecret]) assert.ok(!list.text.includes(secret));
-    const bobs = await call(`${api}/apps`, { headers: bearer(bob.token) });
-    assert.deepEqual(bobs.json, { data: [] });
+    const bobs = await request(`${api}/apps`, { headers: bearer(bob.token) });
+    assert.deepEqual(bobs.body, { data: [] });
   });
 
   it('creates Orders keys by default and Admin keys on request, lists them without secrets, and revokes them at once', async () => {
@@ -91,9 +92,9 @@ describe('merchant service: registration, API keys and webhook settings', functi
     for (const key of [orders, admin]) assert.match(key.key, /^pr_live_[A-Za-z0-9_-]{43}$/);
     assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'name', 'revokedAt', 'scope']);
 
-    const listed = await call(`${api}/apps/${app.appId}/keys`, { headers: bearer(alice.token) });
+    const listed = await request(`${api}/apps/${app.appId}/keys`, { headers: bearer(alice.token) });
     assert.equal(listed.status, 200, listed.text);
-    const keys = (listed.json as { data: Array<Record<string, unknown>> }).data;
+    const keys = (listed.body as { data: Array<Record<string, unknown>> }).data;
     assert.deepEqual(keys.map((k) => [k.id, k.scope, k.name, k.revokedAt]), [
       [orders.id, 'Orders', null, null],
       [admin.id, 'Admin', 'backend', null],
@@ -106,29 +107,29 @@ describe('merchant service: registration, API keys and webhook settings', functi
     // The new key creates payments for its own app, paid out to its wallet.
     const created = await createPayment(orders.key);
     assert.equal(created.status, 201, created.text);
-    const payment = created.json as PaymentResource;
+    const payment = created.body as PaymentResource;
     assert.equal(payment.appId, app.appId);
     assert.equal(payment.destination.receiverAddress, app.payout.address);
     assert.equal(payment.webhookUrl, app.webhookUrl);
 
     // Revocation is immediate; revoking twice keeps the first time.
-    const revoked = await call(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
+    const revoked = await request(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
     assert.equal(revoked.status, 200, revoked.text);
-    const revokedAt = (revoked.json as { revokedAt: string }).revokedAt;
+    const revokedAt = (revoked.body as { revokedAt: string }).revokedAt;
     assert.ok(revokedAt);
     const refused = await createPayment(orders.key);
     assert.equal(refused.status, 401);
     assert.equal(assertErrorEnvelope(refused).error, 'invalid_api_key');
-    const order = await call(`${paymentApi}/payments/order/${app.appId}/${payment.orderId}`, { headers: { 'x-api-key': orders.key } });
+    const order = await request(`${paymentApi}/payments/order/${app.appId}/${payment.orderId}`, { headers: { 'x-api-key': orders.key } });
     assert.equal(order.status, 401);
-    const again = await call(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
-    assert.equal((again.json as { revokedAt: string }).revokedAt, revokedAt);
+    const again = await request(`${api}/apps/${app.appId}/keys/${orders.id}`, { method: 'DELETE', headers: bearer(alice.token) });
+    assert.equal((again.body as { revokedAt: string }).revokedAt, revokedAt);
     assert.equal((await createPayment(admin.key)).status, 201, 'the other key still works');
 
-    const missing = await call(`${api}/apps/${app.appId}/keys/${randomUUID()}`, { method: 'DELETE', headers: bearer(alice.token) });
+    const missing = await request(`${api}/apps/${app.appId}/keys/${randomUUID()}`, { method: 'DELETE', headers: bearer(alice.token) });
     assert.equal(missing.status, 404);
     assertErrorEnvelope(missing);
-    const malformed = await call(`${api}/apps/${app.appId}/keys/not-a-uuid`, { method: 'DELETE', headers: bearer(alice.token) });
+    const malformed = await request(`${api}/apps/${app.appId}/keys/not-a-uuid`, { method: 'DELETE', headers: bearer(alice.token) });
     assert.equal(malformed.status, 400);
     assertErrorEnvelope(malformed);
   });
@@ -140,11 +141,11 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal((await createPayment(key.key, orderId)).status, 201);
 
     const demo = stack.info.demoMerchant;
-    const crossRead = await call(`${paymentApi}/payments/order/${app.appId}/${orderId}`, { headers: { 'x-api-key': demo.ordersKey } });
+    const crossRead = await request(`${paymentApi}/payments/order/${app.appId}/${orderId}`, { headers: { 'x-api-key': demo.ordersKey } });
     assert.equal(crossRead.status, 404, "the demo app's key cannot read the new app's order");
     const demoOrderId = uniqueOrderId('demo');
     assert.equal((await createPayment(demo.ordersKey, demoOrderId)).status, 201);
-    const reverse = await call(`${paymentApi}/payments/order/${demo.appId}/${demoOrderId}`, { headers: { 'x-api-key': key.key } });
+    const reverse = await request(`${paymentApi}/payments/order/${demo.appId}/${demoOrderId}`, { headers: { 'x-api-key': key.key } });
     assert.equal(reverse.status, 404, "the new key cannot read the demo app's order");
 
     const foreign: Array<[string, string, unknown?]> = [
@@ -157,12 +158,12 @@ describe('merchant service: registration, API keys and webhook settings', functi
       ['GET', `/apps/merchant_does-not-exist/keys`],
     ];
     for (const [method, path, body] of foreign) {
-      const res = await call(`${api}${path}`, { method, headers: bearer(bob.token), body });
+      const res = await request(`${api}${path}`, { method, headers: bearer(bob.token), body });
       assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
       assert.equal(assertErrorEnvelope(res).error, 'not_found');
     }
     assert.equal((await createPayment(key.key)).status, 201, "bob's attempts changed nothing: the key is live");
-    const malformed = await call(`${api}/apps/Not_An_App/keys`, { headers: bearer(alice.token) });
+    const malformed = await request(`${api}/apps/Not_An_App/keys`, { headers: bearer(alice.token) });
     assert.equal(malformed.status, 400);
   });
 
@@ -171,17 +172,17 @@ describe('merchant service: registration, API keys and webhook settings', functi
     const key = await createKey(api, alice.token, app.appId);
     const before = (await createPayment(key.key)).json as PaymentResource;
 
-    const updated = await call(`${api}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(alice.token), body: { webhookUrl: 'https://127.0.0.1:9444/v2/hooks' } });
+    const updated = await request(`${api}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(alice.token), body: { webhookUrl: 'https://127.0.0.1:9444/v2/hooks' } });
     assert.equal(updated.status, 200, updated.text);
-    assert.equal((updated.json as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
+    assert.equal((updated.body as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
     const after = (await createPayment(key.key)).json as PaymentResource;
     assert.equal(after.webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
-    const reread = await call(`${paymentApi}/payments/${before.id}`);
-    assert.equal((reread.json as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
+    const reread = await request(`${paymentApi}/payments/${before.id}`);
+    assert.equal((reread.body as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
 
-    const rotated = await call(`${api}/apps/${app.appId}/webhook/rotate`, { method: 'POST', headers: bearer(alice.token) });
+    const rotated = await request(`${api}/apps/${app.appId}/webhook/rotate`, { method: 'POST', headers: bearer(alice.token) });
     assert.equal(rotated.status, 200, rotated.text);
-    const body = rotated.json as { webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string };
+    const body = rotated.body as { webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string };
     assert.deepEqual(Object.keys(body).sort(), ['webhookSecret', 'webhookSecretFingerprint', 'webhookSecretRotatedAt']);
     assert.match(body.webhookSecret, HEX64);
     assert.notEqual(body.webhookSecret, app.webhookSecret);
@@ -190,7 +191,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.ok(Date.parse(body.webhookSecretRotatedAt) > Date.parse(app.webhookSecretRotatedAt), 'rotatedAt moves forward');
     assert.equal(await storedSecret(app.appId), body.webhookSecret, 'only the new secret is stored');
 
-    const listed = (await call(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: Array<{ appId: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }> };
+    const listed = (await request(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: Array<{ appId: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }> };
     const entry = listed.data.find((a) => a.appId === app.appId);
     assert.equal(entry?.webhookSecretFingerprint, body.webhookSecretFingerprint);
     assert.equal(entry?.webhookSecretRotatedAt, body.webhookSecretRotatedAt);
@@ -198,12 +199,12 @@ describe('merchant service: registration, API keys and webhook settings', functi
 
   it("lets the seeded demo developer manage the demo merchant's keys from the dashboard", async () => {
     const demo = await login(api, stack.info.mailSinkUrl!, stack.info.demoMerchant.developerEmail);
-    const apps = await call(`${api}/apps`, { headers: bearer(demo.token) });
+    const apps = await request(`${api}/apps`, { headers: bearer(demo.token) });
     assert.equal(apps.status, 200);
-    assert.ok((apps.json as { data: Array<{ appId: string }> }).data.some((app) => app.appId === stack.info.demoMerchant.appId));
-    const keys = await call(`${api}/apps/${stack.info.demoMerchant.appId}/keys`, { headers: bearer(demo.token) });
+    assert.ok((apps.body as { data: Array<{ appId: string }> }).data.some((app) => app.appId === stack.info.demoMerchant.appId));
+    const keys = await request(`${api}/apps/${stack.info.demoMerchant.appId}/keys`, { headers: bearer(demo.token) });
     assert.deepEqual(
-      new Set((keys.json as { data: Array<{ scope: string }> }).data.map((k) => k.scope)),
+      new Set((keys.body as { data: Array<{ scope: string }> }).data.map((k) => k.scope)),
       new Set(['Orders', 'Admin']),
     );
   });
@@ -234,16 +235,16 @@ describe('merchant service: registration, API keys and webhook settings', functi
       ['PUT', `/apps/${app.appId}/webhook`, 'http URL', { webhookUrl: 'http://127.0.0.1:9443/payrail' }, 'webhookUrl'],
     ];
     for (const [method, path, label, body, field] of cases) {
-      const res = await call(`${api}${path}`, { method, headers: bearer(alice.token), body });
+      const res = await request(`${api}${path}`, { method, headers: bearer(alice.token), body });
       assert.equal(res.status, 400, `${label}: ${res.text}`);
       const error = assertErrorEnvelope(res, label);
       assert.equal(error.error, 'invalid_request', label);
       assert.ok(error.details?.some((d) => d.path === field || d.path.startsWith(`${field}.`)), `${label}: details name ${field}: ${res.text}`);
     }
-    const unauthenticated = await call(`${api}/register`, { body: registerBody() });
+    const unauthenticated = await request(`${api}/register`, { body: registerBody() });
     assert.equal(unauthenticated.status, 401);
     assert.equal(assertErrorEnvelope(unauthenticated).error, 'missing_token');
-    const apps = (await call(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: unknown[] };
+    const apps = (await request(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: unknown[] };
     assert.ok(apps.data.length >= 1);
   });
 });

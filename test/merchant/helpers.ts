@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SinkMessage } from '../../scripts/dev/mail-sink';
 import { sinkMessages } from '../support/mail';
-import { assertErrorEnvelope, call, eventually, type Exchange } from '../api/helpers';
+import { assertErrorEnvelope } from '../api/helpers';
+import { request } from '../support/http';
+import { eventually } from '../support/poll';
+import type { HttpResult } from '../support/http';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -16,7 +19,7 @@ export const uniqueClientIp = () => `198.18.${randomBytes(1)[0]}.${randomBytes(1
 /** Asks `api` for a login code for `email` and reads it from the mail sink. */
 export async function requestLoginCode(merchantApiUrl: string, mailSinkUrl: string, email: string): Promise<{ code: string; mail: SinkMessage }> {
   const before = (await sinkMessages(mailSinkUrl, email)).length;
-  const res = await call(`${merchantApiUrl}/auth/login-code`, { body: { email } });
+  const res = await request(`${merchantApiUrl}/auth/login-code`, { body: { email } });
   assert.equal(res.status, 202, res.text);
   const mail = await eventually('the login code e-mail', 10_000, async () => (await sinkMessages(mailSinkUrl, email))[before]);
   const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
@@ -33,9 +36,9 @@ export interface Session {
 /** The whole dashboard login: code by e-mail, read from the sink, traded for a token. */
 export async function login(merchantApiUrl: string, mailSinkUrl: string, email = uniqueEmail('dev')): Promise<Session> {
   const { code } = await requestLoginCode(merchantApiUrl, mailSinkUrl, email);
-  const res = await call(`${merchantApiUrl}/auth/token`, { body: { email, code } });
+  const res = await request(`${merchantApiUrl}/auth/token`, { body: { email, code } });
   assert.equal(res.status, 200, res.text);
-  const body = res.json as { token: string; developerId: string };
+  const body = res.body as { token: string; developerId: string };
   return { email, token: body.token, developerId: body.developerId };
 }
 
@@ -60,18 +63,18 @@ export function registerBody(overrides: Record<string, unknown> = {}): Record<st
 }
 
 export async function register(merchantApiUrl: string, token: string, body: Record<string, unknown> = registerBody()): Promise<RegisteredApp> {
-  const res = await call(`${merchantApiUrl}/register`, { headers: bearer(token), body });
+  const res = await request(`${merchantApiUrl}/register`, { headers: bearer(token), body });
   assert.equal(res.status, 201, res.text);
-  return res.json as RegisteredApp;
+  return res.body as RegisteredApp;
 }
 
 export async function createKey(merchantApiUrl: string, token: string, appId: string, body: Record<string, unknown> = {}): Promise<{ id: string; key: string; scope: string }> {
-  const res = await call(`${merchantApiUrl}/apps/${appId}/keys`, { headers: bearer(token), body });
+  const res = await request(`${merchantApiUrl}/apps/${appId}/keys`, { headers: bearer(token), body });
   assert.equal(res.status, 201, res.text);
-  return res.json as { id: string; key: string; scope: string };
+  return res.body as { id: string; key: string; scope: string };
 }
 
-export function assertRateLimited(res: Exchange, label: string): void {
+export function assertRateLimited(res: HttpResult, label: string): void {
   assert.equal(res.status, 429, `${label}: ${res.text}`);
   assert.equal(assertErrorEnvelope(res, label).error, 'rate_limited', label);
   assert.match(res.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/, `${label}: Retry-After is a positive number of seconds`);

@@ -3,7 +3,8 @@ import { freePort } from '../../scripts/dev/ports';
 import type { Stack } from '../../scripts/stack';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call } from '../api/helpers';
+import { assertErrorEnvelope } from '../api/helpers';
+import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { bearer, login, requestLoginCode, uniqueEmail } from './helpers';
 
@@ -27,7 +28,7 @@ describe('merchant service: developer login by e-mail code', function () {
   });
   after(async () => services?.close());
 
-  const exchange = (email: string, code: string) => call(`${api}/auth/token`, { body: { email, code } });
+  const exchange = (email: string, code: string) => request(`${api}/auth/token`, { body: { email, code } });
   const assertInvalidCode = async (email: string, code: string, label: string) => {
     const res = await exchange(email, code);
     assert.equal(res.status, 401, `${label}: ${res.text}`);
@@ -43,7 +44,7 @@ describe('merchant service: developer login by e-mail code', function () {
 
     const res = await exchange(email, code);
     assert.equal(res.status, 200, res.text);
-    const body = res.json as { token: string; expiresAt: string; developerId: string };
+    const body = res.body as { token: string; expiresAt: string; developerId: string };
     assert.deepEqual(Object.keys(body).sort(), ['developerId', 'expiresAt', 'token']);
     const jwt = claims(body.token);
     assert.equal(jwt.iss, 'payrail');
@@ -57,15 +58,15 @@ describe('merchant service: developer login by e-mail code', function () {
     // The same person logging in again, whatever the case of the address, is the same developer.
     const again = await login(api, sink, email.toUpperCase());
     assert.equal(again.developerId, body.developerId);
-    const apps = await call(`${api}/apps`, { headers: bearer(again.token) });
+    const apps = await request(`${api}/apps`, { headers: bearer(again.token) });
     assert.equal(apps.status, 200, apps.text);
-    assert.deepEqual(apps.json, { data: [] });
+    assert.deepEqual(apps.body, { data: [] });
 
     // An address nobody has used answers exactly like a known one.
-    const known = await call(`${api}/auth/login-code`, { body: { email } });
-    const unknown = await call(`${api}/auth/login-code`, { body: { email: uniqueEmail('unknown') } });
+    const known = await request(`${api}/auth/login-code`, { body: { email } });
+    const unknown = await request(`${api}/auth/login-code`, { body: { email: uniqueEmail('unknown') } });
     assert.equal(known.status, 202);
-    assert.deepEqual(unknown.json, known.json);
+    assert.deepEqual(unknown.body, known.body);
   });
 
   it('stores codes only as HMACs', async () => {
@@ -114,7 +115,7 @@ describe('merchant service: developer login by e-mail code', function () {
       edit(new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(developerId).setIssuedAt()).sign(key);
     const valid = (jwt: InstanceType<typeof SignJWT>) => jwt.setIssuer('payrail').setAudience('payrail-dashboard').setExpirationTime('1h');
 
-    assert.equal((await call(`${api}/apps`, { headers: bearer(await sign(valid)) })).status, 200, 'a well-formed token works');
+    assert.equal((await request(`${api}/apps`, { headers: bearer(await sign(valid)) })).status, 200, 'a well-formed token works');
     const cases: Array<[string, Record<string, string>, string]> = [
       ['no Authorization header', {}, 'missing_token'],
       ['Basic credentials', { authorization: 'Basic dXNlcjpwYXNz' }, 'missing_token'],
@@ -127,7 +128,7 @@ describe('merchant service: developer login by e-mail code', function () {
       ['alg none', bearer(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: developerId, iss: 'payrail', aud: 'payrail-dashboard' })).toString('base64url')}.`), 'invalid_token'],
     ];
     for (const [label, headers, error] of cases) {
-      const res = await call(`${api}/apps`, { headers });
+      const res = await request(`${api}/apps`, { headers });
       assert.equal(res.status, 401, `${label}: ${res.text}`);
       assert.equal(assertErrorEnvelope(res, label).error, error, label);
       assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer\b/, `${label}: WWW-Authenticate`);
@@ -147,18 +148,18 @@ describe('merchant service: developer login by e-mail code', function () {
       ['token', 'code with letters', { email: uniqueEmail('x'), code: '12a456' }, 'code'],
     ];
     for (const [endpoint, label, body, field] of cases) {
-      const res = await call(`${api}/auth/${endpoint}`, { body });
+      const res = await request(`${api}/auth/${endpoint}`, { body });
       assert.equal(res.status, 400, `${label}: ${res.text}`);
       const error = assertErrorEnvelope(res, label);
       assert.equal(error.error, 'invalid_request');
       assert.ok(error.details?.some((d) => d.path === field), `${label}: details name ${field}: ${res.text}`);
     }
-    const notJson = await call(`${api}/auth/login-code`, { rawBody: 'email=a@b.test', contentType: 'application/x-www-form-urlencoded' });
+    const notJson = await request(`${api}/auth/login-code`, { rawBody: 'email=a@b.test', contentType: 'application/x-www-form-urlencoded' });
     assert.equal(notJson.status, 415);
-    const broken = await call(`${api}/auth/token`, { rawBody: '{"email":' });
+    const broken = await request(`${api}/auth/token`, { rawBody: '{"email":' });
     assert.equal(broken.status, 400);
     assertErrorEnvelope(broken);
-    const wrongMethod = await call(`${api}/auth/token`);
+    const wrongMethod = await request(`${api}/auth/token`);
     assert.equal(wrongMethod.status, 405);
     assertErrorEnvelope(wrongMethod);
   });
@@ -166,7 +167,7 @@ describe('merchant service: developer login by e-mail code', function () {
   it('answers 503 mail_unavailable when the mail server cannot be reached', async () => {
     const offline = await startExtraApi(stack, services, { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, logLevel: 'fatal' });
     try {
-      const res = await call(`${offline.merchantApiUrl}/auth/login-code`, { body: { email: uniqueEmail('offline') } });
+      const res = await request(`${offline.merchantApiUrl}/auth/login-code`, { body: { email: uniqueEmail('offline') } });
       assert.equal(res.status, 503, res.text);
       assert.equal(assertErrorEnvelope(res).error, 'mail_unavailable');
     } finally {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Mailer } from '../../lib/mail';
 import { parseMessage, startMailSink, type MailSink } from '../../scripts/dev/mail-sink';
-import { eventually } from '../api/helpers';
+import { eventually } from '../support/poll';
 import { sinkMessages } from '../support/mail';
 
 describe('dev mail sink', function () {

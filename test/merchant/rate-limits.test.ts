@@ -7,7 +7,9 @@ import { paymentBody } from '../support/api';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { sinkMessages } from '../support/mail';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call, eventually, uniqueOrderId } from '../api/helpers';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
+import { request } from '../support/http';
+import { eventually } from '../support/poll';
 import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, uniqueClientIp, uniqueEmail } from './helpers';
 
 const LIMIT = 3;
@@ -51,33 +53,33 @@ describe('merchant service: rate limits shared by API processes', function () {
     const from = (headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': `203.0.113.9, ${ip}` });
     const demoKey = stack.info.demoMerchant.adminKey;
     const failures = [
-      () => call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_wrong' }) }),
-      () => call(`${b.merchantApiUrl}/apps`, { headers: from(bearer('not.a.token')) }),
-      () => call(`${a.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '123456' } }),
+      () => request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_wrong' }) }),
+      () => request(`${b.merchantApiUrl}/apps`, { headers: from(bearer('not.a.token')) }),
+      () => request(`${a.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '123456' } }),
     ];
     for (const fail of failures) assert.equal((await fail()).status, 401);
 
     for (const [label, res] of [
-      ['a bad key on B', await call(`${b.paymentApiUrl}`, { headers: from({ 'x-api-key': 'pr_live_wrong' }), body: paymentBody() })],
-      ['a good key on A', await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) })],
-      ['a code guess on B', await call(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321' } })],
+      ['a bad key on B', await request(`${b.paymentApiUrl}`, { headers: from({ 'x-api-key': 'pr_live_wrong' }), body: paymentBody() })],
+      ['a good key on A', await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) })],
+      ['a code guess on B', await request(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321' } })],
     ] as const) {
       assertRateLimited(res, label);
     }
-    const blocked = await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
-    assert.match((blocked.json as { message: string }).message, /failed authentication/);
+    const blocked = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
+    assert.match((blocked.body as { message: string }).message, /failed authentication/);
     assert.ok(Number(blocked.headers.get('retry-after')) <= DAY);
 
     // Other clients are unaffected, and a spoofed left-most X-Forwarded-For entry does not pick the bucket.
-    const other = await call(`${a.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-api-key': demoKey, 'x-forwarded-for': `${ip}, ${uniqueClientIp()}` } });
+    const other = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-api-key': demoKey, 'x-forwarded-for': `${ip}, ${uniqueClientIp()}` } });
     assert.equal(other.status, 200, other.text);
     // A missing key is not a guess and does not count.
-    assert.equal((await call(`${b.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-forwarded-for': uniqueClientIp() } })).status, 401);
+    assert.equal((await request(`${b.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-forwarded-for': uniqueClientIp() } })).status, 401);
   });
 
   it('limits login-code e-mails per address across processes', async () => {
     const email = uniqueEmail('flood');
-    const ask = (api: ExtraApi, address = email) => call(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': uniqueClientIp() }, body: { email: address } });
+    const ask = (api: ExtraApi, address = email) => request(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': uniqueClientIp() }, body: { email: address } });
     for (const api of [a, b, a]) assert.equal((await ask(api)).status, 202);
     assertRateLimited(await ask(b), 'fourth code for one address');
     assertRateLimited(await ask(a, email.toUpperCase()), 'the same address in capitals');
@@ -87,19 +89,19 @@ describe('merchant service: rate limits shared by API processes', function () {
 
   it('limits login-code e-mails per client IP whatever the addresses', async () => {
     const ip = uniqueClientIp();
-    const ask = (api: ExtraApi) => call(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': ip }, body: { email: uniqueEmail('spray') } });
+    const ask = (api: ExtraApi) => request(`${api.merchantApiUrl}/auth/login-code`, { headers: { 'x-forwarded-for': ip }, body: { email: uniqueEmail('spray') } });
     for (const api of [a, b, a, b, a, b]) assert.equal((await ask(api)).status, 202);
     const refused = await ask(a);
     assertRateLimited(refused, 'seventh address from one IP');
-    assert.match((refused.json as { message: string }).message, /network address/);
+    assert.match((refused.body as { message: string }).message, /network address/);
   });
 
   it('limits payment creation per app over both create forms and both processes', async () => {
     const session = await login(a.merchantApiUrl, stack.info.mailSinkUrl!);
     const { appId } = await register(a.merchantApiUrl, session.token);
     const { key } = await createKey(a.merchantApiUrl, session.token, appId);
-    const withKey = (api: ExtraApi) => call(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
-    const byAppId = (api: ExtraApi) => call(`${api.paymentApiUrl}/payments`, { body: { ...paymentBody({ orderId: uniqueOrderId('burst') }), appId } });
+    const withKey = (api: ExtraApi) => request(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
+    const byAppId = (api: ExtraApi) => request(`${api.paymentApiUrl}/payments`, { body: { ...paymentBody({ orderId: uniqueOrderId('burst') }), appId } });
 
     for (const res of [await withKey(a), await byAppId(b), await withKey(b)]) assert.equal(res.status, 201, res.text);
     const refused = await byAppId(a);
@@ -108,7 +110,7 @@ describe('merchant service: rate limits shared by API processes', function () {
     assertRateLimited(await withKey(b), 'fifth payment with the key');
     assert.equal(await services.knex('payments').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), LIMIT);
 
-    const demo = await call(a.paymentApiUrl, { headers: { 'x-api-key': stack.info.demoMerchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
+    const demo = await request(a.paymentApiUrl, { headers: { 'x-api-key': stack.info.demoMerchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
     assert.equal(demo.status, 201, 'another app is unaffected');
   });
 

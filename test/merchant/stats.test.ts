@@ -6,7 +6,8 @@ import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call, uniqueOrderId } from '../api/helpers';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
+import { request } from '../support/http';
 import { createKey, login, register, registerBody } from './helpers';
 
 interface Stats {
@@ -41,12 +42,12 @@ describe('merchant service: GET /me/stats', function () {
     ordersKey = (await createKey(api, session.token, appId)).key;
   });
 
-  const stats = (period: string, key = adminKey) => call(`${api}/me/stats?period=${period}`, { headers: { 'x-api-key': key } });
+  const stats = (period: string, key = adminKey) => request(`${api}/me/stats?period=${period}`, { headers: { 'x-api-key': key } });
 
   it('is zero-filled for an app without settled payments', async () => {
     const res = await stats('7d');
     assert.equal(res.status, 200, res.text);
-    const body = res.json as Stats;
+    const body = res.body as Stats;
     assert.deepEqual({ ...body, chart: undefined }, { period: '7d', volumeUsdc: '0', paymentCount: 0, avgOrderUsdc: '0', netToWalletUsdc: '0', chart: undefined });
     assert.equal(body.chart.length, 7);
     assert.ok(body.chart.every((d) => d.volumeUsdc === '0' && d.paymentCount === 0));
@@ -70,7 +71,7 @@ describe('merchant service: GET /me/stats', function () {
     for (const [period, days] of [['today', 1], ['7d', 7], ['30d', 30]] as const) {
       const res = await stats(period);
       assert.equal(res.status, 200, res.text);
-      const body = res.json as Stats;
+      const body = res.body as Stats;
       assert.deepEqual(Object.keys(body).sort(), ['avgOrderUsdc', 'chart', 'netToWalletUsdc', 'paymentCount', 'period', 'volumeUsdc']);
       assert.equal(body.period, period);
 
@@ -106,7 +107,7 @@ describe('merchant service: GET /me/stats', function () {
     assert.equal(error.error, 'scope_insufficient');
     assert.match(error.message, /admin-scope key is required/);
 
-    const missing = await call(`${api}/me/stats?period=7d`);
+    const missing = await request(`${api}/me/stats?period=7d`);
     assert.equal(missing.status, 401);
     assert.equal(assertErrorEnvelope(missing).error, 'missing_api_key');
     const unknown = await stats('7d', 'pr_live_not-a-real-key');
@@ -116,7 +117,7 @@ describe('merchant service: GET /me/stats', function () {
 
   it('answers a bad period with 400 naming it', async () => {
     for (const query of ['period=week', 'period=7D', 'period=', 'period=1d', '', 'period=7d&period=30d', 'days=7']) {
-      const res = await call(`${api}/me/stats?${query}`, { headers: { 'x-api-key': adminKey } });
+      const res = await request(`${api}/me/stats?${query}`, { headers: { 'x-api-key': adminKey } });
       assert.equal(res.status, 400, `${query}: ${res.text}`);
       const error = assertErrorEnvelope(res, query);
       assert.equal(error.error, 'invalid_request');

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Stack } from '../../scripts/stack';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, call } from '../api/helpers';
+import { assertErrorEnvelope } from '../api/helpers';
+import { request } from '../support/http';
 import { bearer, login, register, registerBody, type Session } from './helpers';
 
 /** Refused whatever the operator allows. */
@@ -71,29 +72,29 @@ describe('merchant service: webhook URL policy at registration and update', func
 
   it('refuses non-https and private, loopback and link-local targets at registration', async () => {
     for (const [url, reason] of [...NOT_HTTPS, ...PRIVATE_TARGETS]) {
-      const res = await call(`${production.merchantApiUrl}/register`, { headers: bearer(session.token), body: registerBody({ webhookUrl: url }) });
+      const res = await request(`${production.merchantApiUrl}/register`, { headers: bearer(session.token), body: registerBody({ webhookUrl: url }) });
       assertRefused(res, url, reason);
     }
-    const apps = await call(`${production.merchantApiUrl}/apps`, { headers: bearer(session.token) });
-    assert.deepEqual(apps.json, { data: [] }, 'no refused registration created an app');
+    const apps = await request(`${production.merchantApiUrl}/apps`, { headers: bearer(session.token) });
+    assert.deepEqual(apps.body, { data: [] }, 'no refused registration created an app');
   });
 
   it('refuses the same URLs on update and leaves the app unchanged; a public https URL is accepted', async () => {
     const app = await register(production.merchantApiUrl, session.token, registerBody({ webhookUrl: 'https://93.184.215.14/payrail' }));
     assert.equal(app.webhookUrl, 'https://93.184.215.14/payrail');
     for (const [url, reason] of [...NOT_HTTPS, ...PRIVATE_TARGETS]) {
-      const res = await call(`${production.merchantApiUrl}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(session.token), body: { webhookUrl: url } });
+      const res = await request(`${production.merchantApiUrl}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(session.token), body: { webhookUrl: url } });
       assertRefused(res, url, reason);
     }
     const row = (await services.knex('merchant_apps').where({ app_id: app.appId }).first()) as { webhook_url: string };
     assert.equal(row.webhook_url, 'https://93.184.215.14/payrail');
-    const moved = await call(`${production.merchantApiUrl}/apps/${app.appId}/webhook`, {
+    const moved = await request(`${production.merchantApiUrl}/apps/${app.appId}/webhook`, {
       method: 'PUT',
       headers: bearer(session.token),
       body: { webhookUrl: 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hooks?source=payrail' },
     });
     assert.equal(moved.status, 200, moved.text);
-    assert.equal((moved.json as { webhookUrl: string }).webhookUrl, 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hooks?source=payrail');
+    assert.equal((moved.body as { webhookUrl: string }).webhookUrl, 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:8443/hooks?source=payrail');
   });
 
   it('with private networks allowed (dev, tests) loopback targets pass, but https is still required', async () => {
@@ -104,7 +105,7 @@ describe('merchant service: webhook URL policy at registration and update', func
       assert.equal(app.webhookUrl, new URL(url).href);
     }
     for (const [url, reason] of NOT_HTTPS) {
-      assertRefused(await call(`${dev}/register`, { headers: bearer(devSession.token), body: registerBody({ webhookUrl: url }) }), url, reason);
+      assertRefused(await request(`${dev}/register`, { headers: bearer(devSession.token), body: registerBody({ webhookUrl: url }) }), url, reason);
     }
   });
 });

@@ -1,8 +1,9 @@
 import { stopStack } from '../support/stack';
+import { stopTestEnv } from '../support/temporal';
 
 export const mochaHooks = {
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
-    await stopStack();
+    await Promise.all([stopStack(), stopTestEnv()]);
   },
 };

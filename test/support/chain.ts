@@ -1,5 +1,5 @@
 import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
-import { erc20Abi } from '../../chains/contracts';
+import { erc20Abi } from '../../chains/evm/contracts';
 import type { DevStackInfo } from '../../scripts/stack';
 
 const providers = new Map<string, JsonRpcProvider>();

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp, MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
 import { apiDeps } from '../../api/server';
-import { EvmChains } from '../../chains/evm';
+import { EvmChains } from '../../chains/evm/clients';
 import { ChainRegistry } from '../../chains/registry';
 import { createKnex } from '../../db/connection';
 import type { AppConfig, RateLimits } from '../../lib/config';

@@ -13,7 +13,7 @@ import type { WebhookDeliveryRecord } from '../../api/serializers/webhook-delive
 import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
 import { verifyWebhook } from '../../lib/webhooks/verify';
 import type { Stack } from '../../scripts/stack';
-import { eventually } from '../api/helpers';
+import { eventually } from '../support/poll';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';

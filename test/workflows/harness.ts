@@ -1,29 +1,26 @@
 /**
- * Test harness for the payment workflow: a scripted fake of every activity (the chain is simulated here),
- * payment inputs, and a helper that runs one payment on its own task queue against a local Temporal dev server.
+ * Test harness for Payrail's workflows: a scripted fake of every activity (the chain and the database are
+ * simulated here), payment terms and payins, and a helper that runs a workflow on fresh task queues (the workflow
+ * queue and its chain-waits queue) against the run's time-skipping test server.
  *
- * Shared by `payment.workflow.test.ts` and by `scripts/record-histories.ts`, which records the replay histories.
+ * Shared by the workflow tests and by `scripts/record-histories.ts`, which records the replay histories.
  */
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { PaymentActivities } from '../../activities';
-import type { WebhookEventType } from '../../db/tables';
-import { resolveTemporalCli } from '../../scripts/provision/temporal-cli';
-import type { paymentWorkflow } from '../../workflows';
-import { customSearchAttributes, PaymentStatusKey } from '../../workflows/search-attributes';
-import type {
-  ChainTxResult,
-  ConfirmedPayin,
-  DetectedPayin,
-  PaymentStatus,
-  PaymentTransition,
-  PaymentWorkflowInput,
-} from '../../workflows/types';
-
-export const WORKFLOWS_PATH = require.resolve('../../workflows');
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Workflow } from '@temporalio/common';
+import type { AllActivities } from '../../activities';
+import type { ChainTxResult } from '../../domain/chain-txs';
+import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
+import { paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
+import type { WebhookEventType } from '../../domain/webhook-events';
+import type { OrderStatus } from '../../domain/orders';
+import { loadConfig } from '../../lib/config';
+import { chainWaitsTaskQueue } from '../../workflows/activity-options';
+import { PaymentStatusKey } from '../../workflows/search-attributes';
+import type { CreatedOrderPayment } from '../../workflows/types';
 
 export const SOURCE_CHAIN_ID = 31337;
 export const DESTINATION_CHAIN_ID = 31338;
@@ -32,6 +29,7 @@ export const SOURCE_TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 export const DESTINATION_TOKEN = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512';
 /** Some other ERC-20 a customer might send by mistake. */
 export const OTHER_TOKEN = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0';
+export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
 export const DEPOSIT_ADDRESS = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9';
 export const MERCHANT_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 export const CUSTOMER_ADDRESS = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -45,45 +43,52 @@ export const PAYOUT_UNITS = '9950000';
 /** Block time the fake chain reports for every confirmed payin and transaction. */
 export const CONFIRMED_AT = '2025-01-01T00:00:00.000Z';
 
-export interface PaymentInputOptions {
+/** The configuration's defaults, unchanged: the payment time-to-live (PAYMENT_TTL_SECONDS, 30 minutes). */
+const DEFAULTS = loadConfig({ DATABASE_URL: 'postgres://defaults' });
+export const DEFAULT_PAYMENT_TTL_MS = DEFAULTS.paymentTtlSeconds * 1000;
+
+export interface TermsOptions {
   paymentId: string;
   crossChain?: boolean;
-  /** Expiry relative to now; defaults to an hour (never reached by a test). */
+  /** A native coin priced at a rate (kept by the treasury). */
+  native?: boolean;
+  /** Expiry relative to `now`; defaults to the real default payment TTL. */
   expiresInMs?: number;
-  latePayinWindowMs?: number;
+  /**
+   * The test server's clock (`env.currentTimeMs()`): it runs ahead of the wall clock once a test has skipped time,
+   * and the workflow measures its expiry from its own start.
+   */
+  now: number;
 }
 
-export function paymentInput(opts: PaymentInputOptions): PaymentWorkflowInput {
+export function paymentTerms(opts: TermsOptions): PaymentTerms {
   const crossChain = opts.crossChain ?? false;
+  const source = opts.native
+    ? { chainId: SOURCE_CHAIN_ID, symbol: 'ETH', address: NATIVE_TOKEN, decimals: 18, amountUnits: '10000000000000000', feeUnits: '50000000000000' }
+    : { chainId: SOURCE_CHAIN_ID, symbol: 'USDC', address: SOURCE_TOKEN, decimals: 6, amountUnits: REQUIRED_UNITS, feeUnits: FEE_UNITS };
+  const destinationChainId = crossChain || opts.native ? DESTINATION_CHAIN_ID : SOURCE_CHAIN_ID;
   return {
     paymentId: opts.paymentId,
-    appId: 'app_test',
+    appId: 'merchant_test',
     orderId: `order-${opts.paymentId}`,
-    source: {
-      chainId: SOURCE_CHAIN_ID,
-      symbol: 'USDC',
-      address: SOURCE_TOKEN,
-      decimals: 6,
-      amountUnits: REQUIRED_UNITS,
-      feeUnits: FEE_UNITS,
-      depositAddress: DEPOSIT_ADDRESS,
-    },
+    status: 'payment_unpaid',
+    source: { ...source, depositAddress: DEPOSIT_ADDRESS },
     destination: {
-      chainId: crossChain ? DESTINATION_CHAIN_ID : SOURCE_CHAIN_ID,
+      chainId: destinationChainId,
       symbol: 'USDC',
-      address: crossChain ? DESTINATION_TOKEN : SOURCE_TOKEN,
+      address: destinationChainId === SOURCE_CHAIN_ID ? SOURCE_TOKEN : DESTINATION_TOKEN,
       decimals: 6,
       receiverAddress: MERCHANT_ADDRESS,
       amountUnits: PAYOUT_UNITS,
     },
-    expiresAt: new Date(Date.now() + (opts.expiresInMs ?? 3_600_000)).toISOString(),
-    latePayinWindowMs: opts.latePayinWindowMs ?? 300,
+    route: paymentRoute({ source_token_address: source.address, source_chain_id: SOURCE_CHAIN_ID, destination_chain_id: destinationChainId }),
+    expiresAt: new Date(opts.now + (opts.expiresInMs ?? DEFAULT_PAYMENT_TTL_MS)).toISOString(),
   };
 }
 
 const hash = (text: string): string => `0x${createHash('sha256').update(text).digest('hex')}`;
 
-/** An ERC-20 transfer into the deposit address, as the chain watcher would signal it. */
+/** A token transfer into the deposit address, as the chain watcher would signal it. */
 export function detectedPayin(opts: {
   tx: string;
   logIndex?: number;
@@ -91,6 +96,7 @@ export function detectedPayin(opts: {
   amountUnits?: string;
   tokenAddress?: string;
   from?: string;
+  to?: string;
 }): DetectedPayin {
   return {
     chainId: SOURCE_CHAIN_ID,
@@ -99,20 +105,19 @@ export function detectedPayin(opts: {
     blockNumber: opts.blockNumber ?? 100,
     tokenAddress: opts.tokenAddress ?? SOURCE_TOKEN,
     from: opts.from ?? CUSTOMER_ADDRESS,
-    to: DEPOSIT_ADDRESS,
+    to: opts.to ?? DEPOSIT_ADDRESS,
     amountUnits: opts.amountUnits ?? REQUIRED_UNITS,
   };
 }
 
-export const payinKey = (payin: Pick<DetectedPayin, 'txHash' | 'logIndex'>): string => `${payin.txHash}:${payin.logIndex}`;
-
 /** The chain transaction hash the fake chain gives an intent. */
 export const txHashOf = (intentKey: string): string => hash(`tx:${intentKey}`);
 
-type Input<K extends keyof PaymentActivities> = Parameters<PaymentActivities[K]>[0];
-export type ActivityCall = { [K in keyof PaymentActivities]: { name: K; input: Input<K> } }[keyof PaymentActivities];
-export type ChainWriteName = 'sweepDeposit' | 'transferFromTreasury' | 'burnForBridge' | 'mintFromBridge';
-const CHAIN_WRITES: readonly string[] = ['sweepDeposit', 'transferFromTreasury', 'burnForBridge', 'mintFromBridge'];
+type Activities = AllActivities;
+type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
+export type ActivityCall = { [K in keyof Activities]: { name: K; input: Input<K> } }[keyof Activities];
+export const CHAIN_WRITES = ['sweepDeposit', 'transferFromTreasury', 'burnForBridge', 'mintFromBridge'] as const;
+export type ChainWriteName = (typeof CHAIN_WRITES)[number];
 
 class Gate {
   readonly opened: Promise<void>;
@@ -122,33 +127,44 @@ class Gate {
   }
 }
 
+type Outcome = 'confirmed' | 'dropped';
+
 /**
- * Every activity of the payment workflow, faked. Records each call in order; answers from a script:
- * payin confirmations default to "confirmed" (queue other outcomes per payin), chain transactions default
- * to succeeded (mark intents as reverted). `chainWrites` etc. read the record back.
+ * Every activity of Payrail's workflows, faked: a simulated chain and database. Records each call in order and
+ * answers from a script: payin confirmations default to "confirmed" (queue other outcomes per payin and depth),
+ * chain transactions default to succeeded (mark intents as reverted), the treasury holds enough (or is short for
+ * the next N looks). `calls`, `statuses()` etc. read the record back.
  */
 export class FakeActivities {
   readonly calls: ActivityCall[] = [];
+  /** Payment terms by payment id, as the database holds them. */
+  readonly terms = new Map<string, PaymentTerms>();
   /** Intent keys whose transaction the fake chain mines as reverted. */
   readonly reverted = new Set<string>();
-  /** Runs inside `extendDepositWatch` before it returns, i.e. before the late-payin window starts. */
-  onExtendDepositWatch?: () => Promise<void>;
+  /** The next N `reservePayoutFunds` calls find the treasury short. */
+  treasuryShortFor = 0;
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
   webhookGate?: Promise<void>;
   /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
   failWebhooks = false;
+  /** Payins the database says their payment counted (a late-payin run must not refund them). */
+  readonly countedByPayment = new Set<string>();
+  /** What `scanChain` answers, in order (then "caught up, nothing found"); an Error is thrown. */
+  readonly scans: Array<{ caughtUp: boolean; payins: number } | Error | 'hang'> = [];
+  /** What `createOrderPayment` answers for each order. */
+  orderPayment?: (input: { orderId: string; payCurrency: string }) => CreatedOrderPayment;
+  /** createOrderPayment calls still to fail (as for a route the merchant cannot be paid through). */
+  failOrderPayments = 0;
 
-  private readonly outcomes = new Map<string, Array<'confirmed' | 'dropped'>>();
-  /** Payins the fake chain re-mines after a reorg: same transaction and transfer, another log index. */
-  readonly remined = new Map<string, number>();
+  private readonly outcomes = new Map<string, Outcome[]>();
   private readonly written = new Set<string>();
   private readonly statusWaiters: Array<{ status: PaymentStatus; resolve: () => void }> = [];
 
-  /** The next confirmations of this payin answer these outcomes, in order; then "confirmed". */
-  scriptConfirmation(payin: DetectedPayin, ...outcomes: Array<'confirmed' | 'dropped'>): void {
-    this.outcomes.set(payinKey(payin), outcomes);
+  /** The next confirmations of this payin at `depth` answer these outcomes, in order; then "confirmed". */
+  scriptConfirmation(payin: DetectedPayin, depth: 'confirmations' | 'finality', ...outcomes: Outcome[]): void {
+    this.outcomes.set(`${depth}:${payinId(payin)}`, outcomes);
   }
 
   /** Holds every payin confirmation until the returned function is called. */
@@ -171,7 +187,6 @@ export class FakeActivities {
     };
   }
 
-  /** Event types of the `deliverWebhook` calls, in call order. */
   webhookEvents(): WebhookEventType[] {
     return this.callsOf('deliverWebhook').map((c) => c.eventType);
   }
@@ -182,7 +197,7 @@ export class FakeActivities {
     return new Promise((resolve) => this.statusWaiters.push({ status, resolve }));
   }
 
-  callsOf<K extends keyof PaymentActivities>(name: K): Array<Input<K>> {
+  callsOf<K extends keyof Activities>(name: K): Array<Input<K>> {
     return this.calls.filter((c) => c.name === name).map((c) => c.input as Input<K>);
   }
 
@@ -194,11 +209,20 @@ export class FakeActivities {
     return this.transitions().map((t) => t.status);
   }
 
-  /** Chain writes in call order, as `[name, input]` pairs. */
+  orderStatuses(): OrderStatus[] {
+    return this.callsOf('recordOrderTransition').map((t) => t.status);
+  }
+
+  /** Chain writes in call order. */
   chainWrites(): Array<{ name: ChainWriteName; input: Record<string, unknown> }> {
     return this.calls
-      .filter((c) => CHAIN_WRITES.includes(c.name))
-      .map((c) => ({ name: c.name as ChainWriteName, input: c.input as unknown as Record<string, unknown> }));
+      .filter((c): c is ActivityCall & { name: ChainWriteName } => (CHAIN_WRITES as readonly string[]).includes(c.name))
+      .map((c) => ({ name: c.name, input: c.input as unknown as Record<string, unknown> }));
+  }
+
+  /** The refunds sent, as intent key → amount (base units). */
+  refunds(): Map<string, string> {
+    return new Map(this.callsOf('sweepDeposit').filter((s) => s.recipient.kind === 'address').map((s) => [s.intentKey, s.amountUnits]));
   }
 
   private record(call: ActivityCall): void {
@@ -210,7 +234,15 @@ export class FakeActivities {
     return { intentKey, txHash: txHashOf(intentKey) };
   }
 
-  readonly activities: PaymentActivities = {
+  readonly activities: Activities = {
+    loadPaymentTerms: async (input) => {
+      this.record({ name: 'loadPaymentTerms', input });
+      await Promise.resolve();
+      const terms = this.terms.get(input.paymentId);
+      if (!terms) throw ApplicationFailure.nonRetryable(`payment ${input.paymentId} does not exist`, 'not_found');
+      const statuses = this.transitions().filter((t) => t.paymentId === input.paymentId);
+      return { ...terms, status: statuses[statuses.length - 1]?.status ?? terms.status };
+    },
     recordPaymentTransition: async (input) => {
       this.record({ name: 'recordPaymentTransition', input });
       for (const waiter of this.statusWaiters.filter((w) => w.status === input.status)) waiter.resolve();
@@ -218,30 +250,22 @@ export class FakeActivities {
     },
     recordPayin: async (input) => {
       this.record({ name: 'recordPayin', input });
+      if (input.disposition === 'payment') this.countedByPayment.add(payinId(input.payin));
       await Promise.resolve();
+    },
+    claimPayinRefund: async (input) => {
+      this.record({ name: 'claimPayinRefund', input });
+      await Promise.resolve();
+      return !this.countedByPayment.has(payinId(input.payin));
     },
     extendDepositWatch: async (input) => {
       this.record({ name: 'extendDepositWatch', input });
-      await this.onExtendDepositWatch?.();
-    },
-    scanChain: async (input) => {
-      this.record({ name: 'scanChain', input });
       await Promise.resolve();
-      throw ApplicationFailure.nonRetryable('scanChain is not used by the payment workflow', 'UnexpectedActivity');
     },
-    startOrphanedPaymentWorkflows: async (input) => {
-      this.record({ name: 'startOrphanedPaymentWorkflows', input });
+    startOrphanedWorkflows: async (input) => {
+      this.record({ name: 'startOrphanedWorkflows', input });
       await Promise.resolve();
-      throw ApplicationFailure.nonRetryable('startOrphanedPaymentWorkflows is not used by the payment workflow', 'UnexpectedActivity');
-    },
-    awaitPayinConfirmation: async (input) => {
-      this.record({ name: 'awaitPayinConfirmation', input });
-      if (this.confirmationGate) await this.confirmationGate;
-      const outcome = this.outcomes.get(payinKey(input.payin))?.shift() ?? 'confirmed';
-      if (outcome === 'dropped') return { outcome };
-      const logIndex = this.remined.get(payinKey(input.payin)) ?? input.payin.logIndex;
-      const payin: ConfirmedPayin = { ...input.payin, logIndex, confirmedAt: CONFIRMED_AT };
-      return { outcome, payin };
+      return 0;
     },
     sweepDeposit: async (input) => {
       this.record({ name: 'sweepDeposit', input });
@@ -263,11 +287,26 @@ export class FakeActivities {
       await Promise.resolve();
       return this.submitted(input.intentKey);
     },
+    reservePayoutFunds: async (input) => {
+      this.record({ name: 'reservePayoutFunds', input });
+      await Promise.resolve();
+      const reserved = this.treasuryShortFor <= 0;
+      this.treasuryShortFor--;
+      return { reserved, availableUnits: reserved ? '1000000000000' : '0' };
+    },
     deliverWebhook: async (input) => {
       this.record({ name: 'deliverWebhook', input });
       if (this.webhookGate) await this.webhookGate;
       if (this.failWebhooks) throw ApplicationFailure.nonRetryable('database unreachable', 'FakeOutage');
       return { status: 'delivered', deliveryId: `delivery:${input.paymentId}:${input.eventType}`, statusCode: 200 };
+    },
+    awaitPayinConfirmation: async (input) => {
+      this.record({ name: 'awaitPayinConfirmation', input });
+      if (this.confirmationGate) await this.confirmationGate;
+      const outcome = this.outcomes.get(`${input.depth ?? 'confirmations'}:${payinId(input.payin)}`)?.shift() ?? 'confirmed';
+      if (outcome === 'dropped') return { outcome };
+      const payin: ConfirmedPayin = { ...input.payin, confirmedAt: CONFIRMED_AT };
+      return { outcome, payin };
     },
     awaitChainTx: async (input): Promise<ChainTxResult> => {
       this.record({ name: 'awaitChainTx', input });
@@ -283,81 +322,79 @@ export class FakeActivities {
         confirmedAt: CONFIRMED_AT,
       };
     },
+    scanChain: async (input) => {
+      this.record({ name: 'scanChain', input });
+      const next = this.scans.shift() ?? { caughtUp: true, payins: 0 };
+      if (next === 'hang') return new Promise<never>(() => undefined);
+      if (next instanceof Error) throw next;
+      return { range: { fromBlock: 1, toBlock: input.maxBlocks }, ...next };
+    },
+    createOrderPayment: async (input) => {
+      this.record({ name: 'createOrderPayment', input });
+      await Promise.resolve();
+      if (this.failOrderPayments-- > 0) throw ApplicationFailure.nonRetryable('pay_currency: USDC cannot be bridged', 'invalid_request');
+      if (!this.orderPayment) throw ApplicationFailure.nonRetryable('no order payment scripted', 'UnexpectedActivity');
+      return this.orderPayment(input);
+    },
+    recordOrderTransition: async (input) => {
+      this.record({ name: 'recordOrderTransition', input });
+      await Promise.resolve();
+    },
+    deliverOrderCallback: async (input) => {
+      this.record({ name: 'deliverOrderCallback', input });
+      await Promise.resolve();
+      return { attempt: 1, statusCode: 200 };
+    },
+    sendOrderReceipt: async (input) => {
+      this.record({ name: 'sendOrderReceipt', input });
+      await Promise.resolve();
+      return { sent: true };
+    },
   };
 }
-
-/** A local Temporal dev server (the `temporal` CLI) with Payrail's search attributes registered. */
-export async function createTestEnv(): Promise<TestWorkflowEnvironment> {
-  quietSdkLogs();
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: await resolveTemporalCli() },
-      searchAttributes: [...customSearchAttributes],
-    },
-  });
-}
-
-/**
- * Worker lifecycle chatter (INFO) would drown the test output. The SDK runtime is process-wide and can only be
- * configured before it first starts; if another suite in this mocha process already started it, keep its settings.
- * (It shuts itself down once idle, e.g. after `env.teardown()`, so a later suite can still install its own.)
- */
-export function quietSdkLogs(): void {
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Already running with someone else's options.
-  }
-}
-
-/** Bundles the workflows once; every worker of a test run reuses the bundle (webpack is the slow part). */
-export async function bundleWorkflows(workflowsPath = WORKFLOWS_PATH): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-}
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: Record<string, unknown>) => console.warn(message, meta ?? ''),
-  error: (message: string, meta?: Record<string, unknown>) => console.error(message, meta ?? ''),
-};
 
 let taskQueueSeq = 0;
 
 /**
- * Starts the payment workflow as the API does (PaymentStatus search attribute = unpaid) on a fresh task queue,
- * runs a worker with the fakes while `body` drives the payment, and shuts the worker down afterwards.
+ * Starts `workflowType` with `args` on a fresh task queue (and its chain-waits queue), runs workers with the fakes
+ * while `body` drives the run, and shuts them down afterwards. Runs still open at the end are terminated, so a
+ * failed assertion never leaves a workflow waiting for a worker that is gone.
  */
-export async function runPayment<T>(opts: {
+export async function runWorkflow<W extends Workflow, T>(opts: {
   env: TestWorkflowEnvironment;
   workflowBundle: WorkflowBundleWithSourceMap;
   fakes: FakeActivities;
-  input: PaymentWorkflowInput;
-  workflowId?: string;
-  body: (handle: WorkflowHandle<typeof paymentWorkflow>) => Promise<T>;
+  workflowType: string;
+  workflowId: string;
+  args: Parameters<W>;
+  /** Search attributes to start with (payments start with PaymentStatus = unpaid, as the API starts them). */
+  searchAttributes?: boolean;
+  body: (handle: WorkflowHandle<W>) => Promise<T>;
 }): Promise<T> {
-  const taskQueue = `payment-test-${process.pid}-${++taskQueueSeq}-${opts.input.paymentId}`;
-  const worker = await Worker.create({
-    connection: opts.env.nativeConnection,
-    taskQueue,
-    workflowBundle: opts.workflowBundle,
-    activities: opts.fakes.activities,
-  });
-  return worker.runUntil(async () => {
-    const handle = await opts.env.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', {
-      workflowId: opts.workflowId ?? `payment-${opts.input.paymentId}`,
+  const taskQueue = `test-${process.pid}-${++taskQueueSeq}`;
+  const base = { connection: opts.env.nativeConnection, workflowBundle: opts.workflowBundle, activities: opts.fakes.activities };
+  const [main, waits] = await Promise.all([
+    Worker.create({ ...base, taskQueue }),
+    Worker.create({ ...base, taskQueue: chainWaitsTaskQueue(taskQueue) }),
+  ]);
+  const run = async (): Promise<T> => {
+    const handle = await opts.env.client.workflow.start<W>(opts.workflowType, {
+      workflowId: opts.workflowId,
       taskQueue,
-      args: [opts.input],
-      typedSearchAttributes: [{ key: PaymentStatusKey, value: 'payment_unpaid' }],
-    });
+      args: opts.args,
+      typedSearchAttributes: opts.searchAttributes === false ? [] : [{ key: PaymentStatusKey, value: 'payment_unpaid' }],
+    } as never);
     try {
-      return await opts.body(handle);
+      return await opts.body(handle as WorkflowHandle<W>);
     } finally {
-      // A failed assertion must not leave the workflow waiting for a worker that is gone.
-      const { status } = await handle.describe();
-      if (status.name === 'RUNNING') await handle.terminate('test finished');
+      await terminateIfRunning(opts.env, opts.workflowId);
     }
-  });
+  };
+  return waits.runUntil(main.runUntil(run()));
+}
+
+export async function terminateIfRunning(env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
+  const handle = env.client.workflow.getHandle(workflowId);
+  const running = await handle.describe().then((d) => d.status.name === 'RUNNING', () => false);
+  if (running) await handle.terminate('test finished');
 }
