@@ -44,11 +44,11 @@ export const webhookOptions: ActivityOptions = {
 };
 
 /**
- * One scan of a block range: heartbeats between its reads; a scan that times out is not retried here but by the
- * watcher, on half the range.
+ * One scan of a block range: heartbeats between its reads. A scan that fails or times out is not retried here but by
+ * the watcher, on half the range.
  */
 export const chainScanOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 1 },
 };

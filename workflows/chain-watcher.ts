@@ -13,8 +13,9 @@ const FAILED_SCAN_BACKOFF = '5 seconds';
 /**
  * One per chain (`chain-watcher-<chainId>`). Each scan reads the next block range after the chain's cursor (kept in
  * PostgreSQL, so a restarted, reset or redeployed watcher resumes where scanning stopped), hands every payin it
- * finds to the run that owns its deposit address, and moves the cursor. A scan that times out is tried again on half
- * the range; successful scans grow it back to `maxBlocks`.
+ * finds to the run that owns its deposit address, and moves the cursor. A scan that fails (it timed out, or the node
+ * refused the range as too large) is tried again on half the range; successful scans grow it back to `maxBlocks`.
+ * The watcher never gives up: it pauses after a failure that was not a timeout (the node or the database away).
  */
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<never> {
   let blocks = input.maxBlocks;
@@ -24,13 +25,10 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<ne
       blocks = Math.min(input.maxBlocks, blocks * 2);
       if (result.caughtUp) await sleep(input.pollIntervalMs);
     } catch (err) {
-      if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
-        blocks = Math.max(1, Math.floor(blocks / 2));
-        log.warn('chain scan timed out; halving its block range', { chainId: input.chainId, blocks });
-      } else {
-        log.warn('chain scan failed; trying again', { chainId: input.chainId, error: String((err as Error).cause ?? err) });
-        await sleep(FAILED_SCAN_BACKOFF);
-      }
+      blocks = Math.max(1, Math.floor(blocks / 2));
+      const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+      log.warn('chain scan failed; trying again on half the range', { chainId: input.chainId, blocks, timedOut, error: String((err as Error).cause ?? err) });
+      if (!timedOut) await sleep(FAILED_SCAN_BACKOFF);
     }
   }
   return await continueAsNew<typeof chainWatcherWorkflow>({ ...input, maxBlocks: input.maxBlocks });

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Stack } from '../../scripts/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
+import { request, type HttpResult } from '../support/http';
+import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { assertErrorEnvelope, countPayments, createMerchant, listWorkflows, uniqueOrderId, type TestMerchant } from './helpers';
-import { request } from '../support/http';
-import type { HttpResult } from '../support/http';
 
 /**
  * Every endpoint of the payment service (spec 4.1) fed bad input: each row must get its documented 4xx (never a
@@ -494,14 +494,8 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
     assert.equal(res.status, 201, res.text);
     const id = (res.body as { id: string }).id;
     assert.equal(await countPayments(services.knex), rowsBefore + 1);
-    const seen = await (async () => {
-      for (let i = 0; i < 40; i++) {
-        const found = await listWorkflows(services.client, query);
-        if (found.some((wf) => wf.workflowId === paymentWorkflowId(id))) return true;
-        await delay(250);
-      }
-      return false;
-    })();
-    assert.ok(seen, 'the control payment workflow is visible to the same query');
+    await eventually('the control payment workflow to be visible to the same query', 10_000, async () =>
+      (await listWorkflows(services.client, query)).some((wf) => wf.workflowId === paymentWorkflowId(id)) ? true : undefined,
+    );
   });
 });

@@ -4,17 +4,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { insertPayment, findPaymentById } from '../../db/queries/payments';
-import { feeFor } from '../../lib/money';
+import { feeFor } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { MerchantAppIdKey, OrderIdKey, PaymentStatusKey, SourceChainIdKey } from '../../workflows/search-attributes';
 import { paymentBody } from '../support/api';
+import { request, type HttpResult } from '../support/http';
+import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { countPayments, createMerchant, listWorkflows, uniqueOrderId } from './helpers';
-import { request } from '../support/http';
-import { eventually } from '../support/poll';
-import type { HttpResult } from '../support/http';
 
 const CONCURRENCY = 50;
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { getAddress, isAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
-import { parseUnits } from '../../lib/money';
+import { parseUnits } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
+import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { assertErrorEnvelope, createMerchant, uniqueOrderId, type TestMerchant } from './helpers';
-import { request } from '../support/http';
 
 /** FEE_BPS of the test stack (test/support/stack.ts). */
 const FEE_BPS = 50n;

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { createKnex } from '../../db/connection';
 import { getStack } from '../support/stack';
 
-const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts'];
+const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts', 'chain_cursors'];
+
+/** Constraints the code relies on by name: idempotency, status spelling, the one payin identity, the watcher cursor. */
+const CONSTRAINTS = ['payments_app_order_unique', 'payments_status_valid', 'payins_chain_tx_log_unique', 'chain_cursors_block_number_valid'];
 
 describe('migrations', function () {
   this.timeout(120_000);
@@ -20,8 +23,8 @@ describe('migrations', function () {
     try {
       await knex.migrate.latest();
       assert.deepEqual((await tables()).sort(), [...TABLES].sort());
-      const constraints = await knex('pg_constraint').whereIn('conname', ['payments_app_order_unique', 'payments_status_valid']).pluck<string[]>('conname');
-      assert.equal(constraints.length, 2, 'named constraints exist');
+      const constraints = await knex('pg_constraint').whereIn('conname', CONSTRAINTS).pluck<string[]>('conname');
+      assert.deepEqual(constraints.sort(), [...CONSTRAINTS].sort(), 'named constraints exist');
 
       while ((await knex.migrate.currentVersion()) !== 'none') await knex.migrate.rollback();
       assert.deepEqual(await tables(), []);

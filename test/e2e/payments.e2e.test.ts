@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Interface, parseUnits } from 'ethers';
-import { erc20Abi } from '../../chains/contracts';
+import type { PaymentResource } from '../../api/serializers/payment';
 import { devnetRpc } from '../../chains/devnet/devnet';
+import { erc20Abi } from '../../chains/evm/contracts';
 import { listPayins } from '../../db/queries/payins';
+import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../scripts/stack';
-import type { PaymentStatus } from '../../workflows/types';
+import { latePayinWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import type { LatePayinOutcome } from '../../workflows/types';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
+import { customerTransfer, providerFor, signCustomerTransfer, tokenBalance } from '../support/chain';
+import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -54,6 +58,36 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
   });
   after(async () => services?.close());
 
+  /** The payment's run ended with the payment: Temporal shows it Completed within 5 s of its terminal status. */
+  async function assertRunCompleted(paymentId: string, status: PaymentStatus) {
+    const handle = services.client.workflow.getHandle(paymentWorkflowId(paymentId));
+    await eventually(`payment-${paymentId} to be Completed in Temporal`, 5_000, async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined));
+    assert.equal(await handle.result(), status);
+  }
+
+  /**
+   * A payin of `amount` USDC on Base into the deposit address of a closed payment: refunded to the customer by its
+   * own `late-payin-<chain>-<tx>-<logIndex>` workflow, which Temporal shows Completed. Returns the statuses seen.
+   */
+  async function assertLatePayinRefunded(payment: PaymentResource, amount: string, until: PaymentStatus): Promise<PaymentStatus[]> {
+    const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
+    const txHash = await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, amount);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before - units(amount));
+    const row = await eventually(`the late payin ${txHash} to be recorded`, 30_000, async () =>
+      (await listPayins({ knex: services.knex, paymentId: payment.id })).find((p) => p.tx_hash === txHash),
+    );
+    const late = services.client.workflow.getHandle(latePayinWorkflowId({ chainId: 8453, txHash, logIndex: row.log_index }));
+    assert.equal((await late.describe()).type, 'latePayinWorkflow');
+    assert.equal<LatePayinOutcome>(await late.result(), 'refunded');
+    assert.equal((await late.describe()).status.name, 'COMPLETED');
+    const { seen } = await waitForStatus(api, payment.id, until, 30_000);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before, 'the late payin went back to the customer');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', payment.source.receiverAddress), 0n, 'nothing left at the deposit address');
+    const refunded = (await listPayins({ knex: services.knex, paymentId: payment.id })).find((p) => p.tx_hash === txHash);
+    assert.deepEqual([refunded?.status, refunded?.disposition], ['confirmed', 'refund']);
+    return seen;
+  }
+
   async function assertPayoutOnChain(txHash: string, amount: bigint) {
     const receipt = await providerFor(stack.info, 8453).getTransactionReceipt(txHash);
     assert.ok(receipt, 'payout receipt exists');
@@ -83,6 +117,19 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     assert.ok(payment.source.confirmedAt && payment.destination.confirmedAt);
     await assertPayoutOnChain(payment.destination.txHash!, expected);
     assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n, 'deposit address swept');
+    await assertRunCompleted(created.id, 'payment_completed');
+  });
+
+  it('a payin to a completed payment is refunded by a late-payin workflow; the payment stays completed', async () => {
+    const created = await createPayment(api, key, paymentBody({ orderId: `late-done-${randomUUID()}`, chainId: '8453', amount: '2' }));
+    await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '2');
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed');
+    await assertRunCompleted(created.id, 'payment_completed');
+
+    const seen = await assertLatePayinRefunded(payment, '1.5', 'payment_completed');
+    assert.deepEqual(seen, ['payment_completed']);
+    const after = await getPayment(api, created.id);
+    assert.deepEqual(after, payment, 'the completed payment is unchanged, field for field');
   });
 
   it('cross chain: pays on Arbitrum, bridges, and pays out on Base', async () => {
@@ -103,26 +150,72 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     assert.ok(bridged.every((tx: { status: string }) => tx.status === 'confirmed'));
   });
 
-  it('underpayment bounces and the customer gets every token back', async () => {
-    const created = await createPayment(api, key, paymentBody({ orderId: `under-${randomUUID()}`, chainId: '8453', amount: '10' }));
-    const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
-    await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
-    const { payment, seen } = await waitForStatus(api, created.id, 'payment_refunded');
-    assert.ok(seen.includes('payment_refunded'));
-    assert.ok(!seen.includes('payment_payin_completed'), `never payin_completed: ${seen.join(' → ')}`);
-    assert.equal(payment.source.amountReceived, '4');
-    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before, 'refund restored the customer balance');
-    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n);
-    assert.equal(payment.destination.txHash, null);
+  it('payins of the payment token add up: 4 then 6 USDC pay a payment of 10', async () => {
+    const created = await createPayment(api, key, paymentBody({ orderId: `topup-${randomUUID()}`, chainId: '8453', amount: '10' }));
+    const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
+    const first = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
+    // The first payin is confirmed and counted, and the payment still waits for the rest.
+    await eventually('the first payin to be confirmed', 30_000, async () =>
+      (await listPayins({ knex: services.knex, paymentId: created.id })).find((p) => p.tx_hash === first && p.status === 'confirmed'),
+    );
+    assert.equal((await getPayment(api, created.id)).status, 'payment_started');
+    const second = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '6');
+
+    const { payment, seen } = await waitForStatus(api, created.id, 'payment_completed');
+    assertFollows(seen, HAPPY_PATH);
+    assert.equal(payment.source.amountReceived, '10');
+    assert.equal(payment.source.txHash, second, 'the payin that completed the amount');
+    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - before, units('10') - feeOf(units('10')));
+    const payins = await listPayins({ knex: services.knex, paymentId: created.id });
+    assert.deepEqual(payins.map((p) => [p.tx_hash, p.status, p.disposition]), [
+      [first, 'confirmed', 'payment'],
+      [second, 'confirmed', 'payment'],
+    ]);
   });
 
-  it('a payin in the wrong token bounces and is refunded in that token', async () => {
+  it('an underpayment waits until expiry, then bounces and the customer gets every token back', async () => {
+    const shortLived = await startExtraApi(stack, services, { paymentTtlSeconds: 20 });
+    try {
+      const created = await createPayment(shortLived.paymentApiUrl, key, paymentBody({ orderId: `under-${randomUUID()}`, chainId: '8453', amount: '10' }));
+      const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
+      const payinTx = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
+      const { seen: waiting } = await waitForStatus(api, created.id, 'payment_started', 15_000);
+      const { payment, seen } = await waitForStatus(api, created.id, 'payment_refunded');
+      assertFollows([...waiting, ...seen], ['payment_unpaid', 'payment_started', 'payment_bounced', 'payment_refunded']);
+      // An underpayment may still be topped up: it bounces only once the payment expired.
+      assert.ok(Date.now() >= Date.parse(created.expiresAt), `refunded at ${new Date().toISOString()}, before expiry at ${created.expiresAt}`);
+      assert.equal(payment.source.amountReceived, '4');
+      assert.equal(payment.source.txHash, payinTx);
+      assert.equal(payment.destination.txHash, null);
+      assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before, 'refund restored the customer balance');
+      assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n);
+      const payins = await listPayins({ knex: services.knex, paymentId: created.id });
+      assert.deepEqual(payins.map((p) => [p.tx_hash, p.status, p.disposition]), [[payinTx, 'confirmed', 'refund']]);
+      await assertRunCompleted(created.id, 'payment_refunded');
+    } finally {
+      await shortLived.close();
+    }
+  });
+
+  it('a payin in another token is refunded in that token and does not bounce the payment, which can still be paid', async () => {
     const created = await createPayment(api, key, paymentBody({ orderId: `wrong-${randomUUID()}`, chainId: '8453', amount: '5' }));
     const before = await tokenBalance(stack.info, 8453, 'USDT', customer);
-    await customerTransfer(stack.info, 8453, 'USDT', created.source.receiverAddress, '5');
-    await waitForStatus(api, created.id, 'payment_refunded');
-    assert.equal(await tokenBalance(stack.info, 8453, 'USDT', customer), before);
+    const wrongTx = await customerTransfer(stack.info, 8453, 'USDT', created.source.receiverAddress, '5');
+    await eventually('the USDT payin to be refunded', 60_000, async () =>
+      (await tokenBalance(stack.info, 8453, 'USDT', customer)) === before ? true : undefined,
+    );
     assert.equal(await tokenBalance(stack.info, 8453, 'USDT', created.source.receiverAddress), 0n);
+    const [wrong] = await listPayins({ knex: services.knex, paymentId: created.id });
+    assert.deepEqual([wrong?.tx_hash, wrong?.disposition], [wrongTx, 'refund']);
+    const open = await getPayment(api, created.id);
+    assert.equal(open.status, 'payment_unpaid', 'the payment is still open, neither bounced nor started');
+    assert.deepEqual([open.source.amountReceived, open.source.txHash], [null, null]);
+
+    const payinTx = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '5');
+    const { payment, seen } = await waitForStatus(api, created.id, 'payment_completed');
+    assertFollows(seen, HAPPY_PATH);
+    assert.equal(payment.source.txHash, payinTx);
+    assert.equal(payment.source.amountReceived, '5');
   });
 
   it('an overpayment settles the payment and refunds the excess', async () => {
@@ -132,39 +225,36 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '9.5');
     const { payment } = await waitForStatus(api, created.id, 'payment_completed');
     assert.equal(payment.source.amountReceived, '9.5');
-    // The excess refund runs alongside the payout; wait for the deposit address to be empty.
-    for (let i = 0; i < 50 && (await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress)) > 0n; i++) await delay(200);
+    // The run ends only once the excess refund landed: the deposit address is empty by then.
     assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n);
     assert.equal(customerBefore - (await tokenBalance(stack.info, 8453, 'USDC', customer)), units('7'), 'customer paid exactly the amount');
     assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - merchantBefore, units('7') - feeOf(units('7')));
   });
 
-  it('an unpaid payment expires, and a payin after expiry is refunded', async () => {
+  it('an unpaid payment expires and its run ends; a payin after expiry is refunded by a late-payin workflow', async () => {
     const shortLived = await startExtraApi(stack, services, { paymentTtlSeconds: 3 });
     try {
       const created = await createPayment(shortLived.paymentApiUrl, key, paymentBody({ orderId: `exp-${randomUUID()}`, chainId: '8453', amount: '3' }));
-      await waitForStatus(api, created.id, 'payment_expired', 30_000);
-      const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
-      await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '3');
-      const { seen } = await waitForStatus(api, created.id, 'payment_refunded');
+      const { payment } = await waitForStatus(api, created.id, 'payment_expired', 30_000);
+      await assertRunCompleted(created.id, 'payment_expired');
+
+      const seen = await assertLatePayinRefunded(payment, '3', 'payment_refunded');
+      assertFollows(seen, ['payment_expired', 'payment_bounced', 'payment_refunded']);
       assert.ok(!seen.includes('payment_payin_completed'));
-      assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), before);
-      const [payin] = await listPayins({ knex: services.knex, paymentId: created.id });
-      assert.equal(payin?.disposition, 'refund');
     } finally {
       await shortLived.close();
     }
   });
 
-  it('a reorg that removes the payin before its confirmations never completes the payin', async () => {
+  it('a reorg that removes the payin before its confirmations never completes the payin; the same transfer re-included pays', async () => {
     const rpcUrl = stack.info.chains.find((c) => c.chainId === 8453)!.rpcUrl;
     const created = await createPayment(api, key, paymentBody({ orderId: `reorg-${randomUUID()}`, chainId: '8453', amount: '6' }));
+    const transfer = await signCustomerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '6');
     // Stop interval mining so the payin's block is the head: 1 confirmation of the 2 required.
     await devnetRpc(rpcUrl, 'evm_setIntervalMining', [0]);
-    let payinTx: string;
     try {
       const snapshot = await devnetRpc(rpcUrl, 'evm_snapshot', []);
-      payinTx = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '6');
+      await transfer.send();
       await waitForStatus(api, created.id, 'payment_started', 30_000);
       assert.equal(await devnetRpc(rpcUrl, 'evm_revert', [snapshot]), true);
     } finally {
@@ -178,12 +268,14 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
       await delay(200);
     }
     assert.ok(![...seen, ...later].includes('payment_payin_completed'), `statuses: ${[...seen, ...later].join(' → ')}`);
-    const payins = await listPayins({ knex: services.knex, paymentId: created.id });
-    assert.deepEqual(payins.map((p) => [p.tx_hash, p.status]), [[payinTx, 'dropped']]);
+    const dropped = await listPayins({ knex: services.knex, paymentId: created.id });
+    assert.deepEqual(dropped.map((p) => [p.tx_hash, p.status, p.disposition]), [[transfer.hash, 'dropped', null]]);
 
-    // The payment is still payable after the reorg.
-    await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '6');
+    // The dropped transaction comes back (same identity): the payment takes it and is paid.
+    await transfer.send();
     const { payment } = await waitForStatus(api, created.id, 'payment_completed');
-    assert.notEqual(payment.source.txHash, payinTx);
+    assert.equal(payment.source.txHash, transfer.hash);
+    const payins = await listPayins({ knex: services.knex, paymentId: created.id });
+    assert.deepEqual(payins.map((p) => [p.tx_hash, p.status, p.disposition]), [[transfer.hash, 'confirmed', 'payment']]);
   });
 });

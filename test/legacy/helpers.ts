@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OrderResource } from '../../api/serializers/order';
+import type { OrderResource } from '../../domain/order-resource';
 import type { HttpResult } from '../support/http';
+import { eventually } from '../support/poll';
 
 export interface LegacyErrorBody {
   status: number;

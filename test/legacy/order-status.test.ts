@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { PAYMENT_SETTLED, orderStatusFor } from '../../workflows/order-status';
-import type { OrderStatus } from '../../workflows/order-types';
-import type { PaymentStatus } from '../../workflows/types';
+import { orderStatusFor, type OrderStatus } from '../../domain/orders';
+import { SETTLED_STATUSES, type PaymentStatus } from '../../domain/payment';
 
 /** How an order follows its payment (docs/legacy-orders.md, Statuses): [payment status, order before, order after]. */
 const CASES: Array<[PaymentStatus, OrderStatus, OrderStatus | null]> = [
@@ -33,6 +32,6 @@ describe('legacy order status from its payment', () => {
   }
 
   it('the order workflow ends once the payment is completed, refunded or expired', () => {
-    assert.deepEqual([...PAYMENT_SETTLED].sort(), ['payment_completed', 'payment_expired', 'payment_refunded']);
+    assert.deepEqual([...SETTLED_STATUSES].sort(), ['payment_completed', 'payment_expired', 'payment_refunded']);
   });
 });

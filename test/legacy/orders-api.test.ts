@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import type { Stack } from '../../scripts/stack';
-import { PAY_CURRENCY_CODES } from '../../chains/legacy-currencies';
 import type { OrderRow } from '../../db/tables';
-import type { PageState } from '../../api/pages/state';
+import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
+import type { Stack } from '../../scripts/stack';
+import type { PageState } from '../../services/pay-page';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { request } from '../support/http';
+import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { assertLegacyError, type OrderCreated } from './helpers';
@@ -191,7 +192,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
 
     it('a number and the same digits as a string are the same merchant order', async () => {
       const id = Date.now() * 1000 + Math.floor(Math.random() * 1000);
-      const first = (await post({ ...valid(), merchant_order_id: id })).json as OrderCreated;
+      const first = (await post({ ...valid(), merchant_order_id: id })).body as OrderCreated;
       assert.equal(first.order.merchant_order_id, String(id));
       const second = await post({ ...valid(), merchant_order_id: String(id) });
       assert.equal(second.status, 200);
@@ -211,7 +212,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
 
     it('another merchant may use the same merchant_order_id', async () => {
       const body = valid();
-      const mine = (await post(body)).json as OrderCreated;
+      const mine = (await post(body)).body as OrderCreated;
       const theirs = await post(body, { token: other.ordersKey });
       assert.equal(theirs.status, 201);
       assert.notEqual((theirs.body as OrderCreated).order.id, mine.order.id);
@@ -219,8 +220,8 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
 
     it('orders without merchant_order_id are never merged', async () => {
       const body = { price_amount: 3 };
-      const a = (await post(body)).json as OrderCreated;
-      const b = (await post(body)).json as OrderCreated;
+      const a = (await post(body)).body as OrderCreated;
+      const b = (await post(body)).body as OrderCreated;
       assert.notEqual(a.order.id, b.order.id);
     });
   });
@@ -238,7 +239,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       assert.equal(created.order.payment_url, created.payment_url);
       const expiresIn = Date.parse(created.order.expires_at) - Date.parse(created.order.created_at);
       assert.ok(Math.abs(expiresIn - 3_600_000) < 2_000, `expires 60 minutes after creation (${expiresIn} ms)`);
-      const state = (await request(`${origin}/pay/order/${created.order.id}/state`)).json as PageState;
+      const state = (await request(`${origin}/pay/order/${created.order.id}/state`)).body as PageState;
       assert.deepEqual(
         state.options.map((o) => o.code),
         PAY_CURRENCY_CODES.filter((c) => !['USDT_TRC20', 'USDC_SOL', 'TON', 'USDT_TON', 'USDC_XLM'].includes(c)),
@@ -268,16 +269,16 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     });
 
     it('a mainnet entry is served by its devnet stand-in (USDC_POL on the devnet "Base")', async () => {
-      const { order } = (await post({ ...valid(), pay_currency: 'USDC_POL' })).json as OrderCreated;
+      const { order } = (await post({ ...valid(), pay_currency: 'USDC_POL' })).body as OrderCreated;
       assert.equal(order.pay_chain_id, '8453');
-      const page = (await request(`${origin}/pay/order/${order.id}/state`)).json as PageState;
+      const page = (await request(`${origin}/pay/order/${order.id}/state`)).body as PageState;
       assert.equal(page.payment?.network, 'Polygon');
       assert.equal(page.payment?.chain_name, 'Base (devnet)');
       // CUSD (Celo) likewise, with the 18 decimals of the Celo Dollar.
-      const cusd = (await post({ ...valid(), price_amount: 2.5, pay_currency: 'CUSD' })).json as OrderCreated;
+      const cusd = (await post({ ...valid(), price_amount: 2.5, pay_currency: 'CUSD' })).body as OrderCreated;
       assert.equal(cusd.order.pay_chain_id, '8453');
       assert.equal(cusd.order.pay_amount, '2.5');
-      const cusdPage = (await request(`${origin}/pay/order/${cusd.order.id}/state`)).json as PageState;
+      const cusdPage = (await request(`${origin}/pay/order/${cusd.order.id}/state`)).body as PageState;
       assert.equal(cusdPage.payment?.units, (25n * 10n ** 17n).toString());
       assert.equal(cusdPage.payment?.network, 'Celo');
     });
@@ -289,16 +290,15 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       assert.equal(order.pay_address, null);
       assert.ok(payment_url.endsWith(`/pay/order/${order.id}`));
       // The workflow prepares the payment on its own.
-      for (let i = 0; i < 60; i++) {
-        const page = (await request(`${origin}/pay/order/${order.id}/state`)).json as PageState;
-        if (page.payment) return;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-      assert.fail('the payment of a fast order was never prepared');
+      const page = await eventually('the payment of a fast order to be prepared', 15_000, async () => {
+        const state = (await request<PageState>(`${origin}/pay/order/${order.id}/state`)).body;
+        return state.payment ? state : undefined;
+      });
+      assert.equal(page.payment?.network, 'Arbitrum');
     });
 
     it('GET /v1/orders/:id: the order and its callback log for its own merchant only', async () => {
-      const { order } = (await post(valid())).json as OrderCreated;
+      const { order } = (await post(valid())).body as OrderCreated;
       const read = await request(`${origin}/v1/orders/${order.id}`, { headers: { token: key } });
       assert.equal(read.status, 200, read.text);
       const body = read.body as { status: number; order: { id: string }; callbacks: unknown[] };

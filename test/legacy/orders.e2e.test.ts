@@ -5,20 +5,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet, parseEther, parseUnits } from 'ethers';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { PageState } from '../../api/pages/state';
 import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
 import type { Stack } from '../../scripts/stack';
+import type { PageState } from '../../services/pay-page';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { listWorkflows, uniqueOrderId } from '../api/helpers';
-import { request } from '../support/http';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
+import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
+import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { startShop, type OrderCreated, type ShopServer } from './helpers';
-import { eventually } from '../support/poll';
 
 /** Set to a directory to keep a screenshot of every page state the tests reach. */
 const SCREENSHOT_DIR = process.env.PAYRAIL_SCREENSHOT_DIR;
@@ -51,7 +51,10 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
 
   /** An API on the stack's services whose orders run on this suite's task queue. */
   let api: string;
+  /** Orders that expire 5 s after creation: nobody can choose a currency in time. */
   let shortLivedApi: string;
+  /** Orders (and so their payments) that expire 20 s after creation: time to pay, and an underpayment is returned soon. */
+  let briefApi: string;
 
   before(async function () {
     this.timeout(300_000);
@@ -63,8 +66,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     const taskQueue = `legacy-e2e-${randomUUID()}`;
     worker = await startWorker({ ...stack.config, temporal: { ...stack.config.temporal, taskQueue } });
     // Payment URLs point at the stack's API: any API serves any order's page.
-    for (const orderTtlSeconds of [3600, 5]) extraApis.push(await startExtraApi(stack, services, { taskQueue, orderTtlSeconds }));
-    [api, shortLivedApi] = extraApis.map((a) => a.origin) as [string, string];
+    for (const orderTtlSeconds of [3600, 5, 20]) extraApis.push(await startExtraApi(stack, services, { taskQueue, orderTtlSeconds }));
+    [api, shortLivedApi, briefApi] = extraApis.map((a) => a.origin) as [string, string, string];
     profileDir = await mkdtemp(path.join(tmpdir(), 'payrail-chromium-'));
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
@@ -278,12 +281,17 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal(payin?.disposition, 'payment');
   });
 
-  it('an underpaid order is invalid: the payin goes back to the customer and the invalid callback is sent', async () => {
+  it('an underpaid order is invalid once it expires: the payin goes back to the customer and the invalid callback is sent', async () => {
     const customer = stack.info.customer.address;
-    const created = await createOrder({ price_amount: 6, pay_currency: 'USDC_BASE', callback_url: `${shop.url}/callbacks/invalid`, merchant_token: 'mt-invalid' });
+    const created = await createOrder(
+      { price_amount: 6, pay_currency: 'USDC_BASE', callback_url: `${shop.url}/callbacks/invalid`, merchant_token: 'mt-invalid' },
+      briefApi,
+    );
     const before = await tokenBalance(stack.info, 8453, 'USDC', customer);
     await customerTransfer(stack.info, 8453, 'USDC', created.order.pay_address!, '4');
     const callback = await shop.waitForCallback('invalid', (b) => b.id === created.order.id);
+    // The customer could still have topped the payment up until the order expired.
+    assert.ok(Date.now() >= Date.parse(created.order.expires_at), `invalid before the order expired at ${created.order.expires_at}`);
     assert.equal(callback.status, 'invalid');
     assert.equal(callback.received_amount, '4');
     await waitForStatus(stack.info.paymentApiUrl, created.order.payment_id!, 'payment_refunded');
@@ -321,7 +329,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal((await page.locator('#deposit-address').textContent())?.trim(), payment.source.receiverAddress);
     assert.equal(await page.getByRole('button', { name: /Cancel/ }).count(), 0, 'a plain payment has no cancel');
     await screenshot(page, 'payment-link');
-    const state = (await request(`${origin}/pay/${payment.id}/state`)).json as PageState;
+    const state = (await request(`${origin}/pay/${payment.id}/state`)).body as PageState;
     assert.equal(state.view, 'pay');
 
     const mobile = await createOrder({ price_amount: 5, pay_currency: 'USDT_ARB', mobile: true, title: 'Tip' });

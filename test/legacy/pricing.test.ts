@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { PAY_CURRENCY_CODES, resolvePayCurrency, servedPayCurrencies } from '../../chains/legacy-currencies';
 import { ChainRegistry, chainRegistrySchema, type ChainRegistryFile } from '../../chains/registry';
-import { eip681Uri } from '../../api/pages/state';
-import { formatRate, peggedUnitsForUsd, unitsForUsd } from '../../lib/pricing';
+import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
+import { formatRate, peggedUnitsForUsd, unitsForUsd } from '../../domain/pricing';
+import { eip681Uri } from '../../services/pay-page';
+import { resolvePayCurrency, servedPayCurrencies } from '../../services/pay-currencies';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const FEED = addr(0xfeed);

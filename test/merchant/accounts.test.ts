@@ -4,11 +4,11 @@ import { Wallet, getAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { SecretBox } from '../../lib/secrets';
 import type { Stack } from '../../scripts/stack';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { paymentBody } from '../support/api';
+import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
-import { request } from '../support/http';
 import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -170,12 +170,12 @@ describe('merchant service: registration, API keys and webhook settings', functi
   it('updates the webhook URL for payments created afterwards and rotates the secret at once', async () => {
     const app = await register(api, alice.token);
     const key = await createKey(api, alice.token, app.appId);
-    const before = (await createPayment(key.key)).json as PaymentResource;
+    const before = (await createPayment(key.key)).body as PaymentResource;
 
     const updated = await request(`${api}/apps/${app.appId}/webhook`, { method: 'PUT', headers: bearer(alice.token), body: { webhookUrl: 'https://127.0.0.1:9444/v2/hooks' } });
     assert.equal(updated.status, 200, updated.text);
     assert.equal((updated.body as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
-    const after = (await createPayment(key.key)).json as PaymentResource;
+    const after = (await createPayment(key.key)).body as PaymentResource;
     assert.equal(after.webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
     const reread = await request(`${paymentApi}/payments/${before.id}`);
     assert.equal((reread.body as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
@@ -191,7 +191,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.ok(Date.parse(body.webhookSecretRotatedAt) > Date.parse(app.webhookSecretRotatedAt), 'rotatedAt moves forward');
     assert.equal(await storedSecret(app.appId), body.webhookSecret, 'only the new secret is stored');
 
-    const listed = (await request(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: Array<{ appId: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }> };
+    const listed = (await request(`${api}/apps`, { headers: bearer(alice.token) })).body as { data: Array<{ appId: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }> };
     const entry = listed.data.find((a) => a.appId === app.appId);
     assert.equal(entry?.webhookSecretFingerprint, body.webhookSecretFingerprint);
     assert.equal(entry?.webhookSecretRotatedAt, body.webhookSecretRotatedAt);
@@ -244,7 +244,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     const unauthenticated = await request(`${api}/register`, { body: registerBody() });
     assert.equal(unauthenticated.status, 401);
     assert.equal(assertErrorEnvelope(unauthenticated).error, 'missing_token');
-    const apps = (await request(`${api}/apps`, { headers: bearer(alice.token) })).json as { data: unknown[] };
+    const apps = (await request(`${api}/apps`, { headers: bearer(alice.token) })).body as { data: unknown[] };
     assert.ok(apps.data.length >= 1);
   });
 });

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SinkMessage } from '../../scripts/dev/mail-sink';
-import { sinkMessages } from '../support/mail';
 import { assertErrorEnvelope } from '../api/helpers';
-import { request } from '../support/http';
+import { request, type HttpResult } from '../support/http';
+import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
-import type { HttpResult } from '../support/http';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { freePort } from '../../scripts/dev/ports';
 import type { Stack } from '../../scripts/stack';
-import { connectServices, startExtraApi, type StackServices } from '../support/services';
-import { getStack } from '../support/stack';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
+import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
 import { bearer, login, requestLoginCode, uniqueEmail } from './helpers';
 
 /** A JWT's payload, without verifying it (the API under test does that). */

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { Mailer } from '../../lib/mail';
 import { parseMessage, startMailSink, type MailSink } from '../../scripts/dev/mail-sink';
-import { eventually } from '../support/poll';
+import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
+import { eventually } from '../support/poll';
 
 describe('dev mail sink', function () {
   let sink: MailSink;
@@ -53,12 +54,13 @@ describe('dev mail sink', function () {
   it('keeps only the newest messages, and answers unknown paths with a JSON 404', async () => {
     for (const n of [1, 2, 3, 4]) await mailer.send({ to: `bounded-${n}@sink.test`, subject: `n${n}`, text: 'x' });
     const all = await eventually('four more messages', 5000, async () => {
-      const res = (await (await fetch(`${sink.url}/messages`)).json()) as Array<{ subject: string }>;
-      return res.at(-1)?.subject === 'n4' ? res : undefined;
+      const messages = (await request<Array<{ subject: string }>>(`${sink.url}/messages`)).body;
+      return messages.at(-1)?.subject === 'n4' ? messages : undefined;
     });
     assert.deepEqual(all.map((m) => m.subject), ['n2', 'n3', 'n4']);
-    const res = await fetch(`${sink.url}/nothing`);
+    const res = await request<{ error: string }>(`${sink.url}/nothing`);
     assert.equal(res.status, 404);
-    assert.equal(((await res.json()) as { error: string }).error, 'not_found');
+    assert.match(res.contentType ?? '', /^application\/json\b/);
+    assert.equal(res.body.error, 'not_found');
   });
 });

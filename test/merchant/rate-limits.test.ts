@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { startHousekeeping } from '../../api/housekeeping';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
-import { paymentBody } from '../support/api';
-import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
-import { sinkMessages } from '../support/mail';
-import { getStack } from '../support/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
+import { paymentBody } from '../support/api';
 import { request } from '../support/http';
+import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
+import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
 import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, uniqueClientIp, uniqueEmail } from './helpers';
 
 const LIMIT = 3;

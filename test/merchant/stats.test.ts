@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
-import { formatUnits, parseUnits } from '../../lib/money';
+import { formatUnits, parseUnits } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
-import { getStack } from '../support/stack';
-import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { request } from '../support/http';
+import { getStack } from '../support/stack';
 import { createKey, login, register, registerBody } from './helpers';
 
 interface Stats {
@@ -94,7 +94,7 @@ describe('merchant service: GET /me/stats', function () {
         assert.deepEqual(day, { date: day.date, volumeUsdc: formatUnits(sum(ofDay, (p) => p.source.amount), 6), paymentCount: ofDay.length }, `${period}: ${day.date}`);
       }
     }
-    const month = (await stats('30d')).json as Stats;
+    const month = (await stats('30d')).body as Stats;
     assert.equal(month.paymentCount, 3);
     assert.equal(month.volumeUsdc, '12.833333');
     assert.equal(month.avgOrderUsdc, '4.277777', 'the average is rounded down to USDC base units');

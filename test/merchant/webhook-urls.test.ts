@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Stack } from '../../scripts/stack';
+import { assertErrorEnvelope } from '../api/helpers';
+import { request, type HttpResult } from '../support/http';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope } from '../api/helpers';
-import { request } from '../support/http';
 import { bearer, login, register, registerBody, type Session } from './helpers';
 
 /** Refused whatever the operator allows. */
@@ -61,7 +61,7 @@ describe('merchant service: webhook URL policy at registration and update', func
     await services?.close();
   });
 
-  const assertRefused = (res: Awaited<ReturnType<typeof call>>, url: string, reason: RegExp) => {
+  const assertRefused = (res: HttpResult, url: string, reason: RegExp) => {
     assert.equal(res.status, 400, `${url}: ${res.text}`);
     const error = assertErrorEnvelope(res, url);
     assert.equal(error.error, 'invalid_request');

@@ -1,4 +1,4 @@
-import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
+import { Contract, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
 import type { DevStackInfo } from '../../scripts/stack';
 
@@ -26,6 +26,31 @@ export async function tokenBalance(info: DevStackInfo, chainId: number | string,
   return (await erc20.getFunction('balanceOf')(owner)) as bigint;
 }
 
+/**
+ * A transfer of `amount` (decimal) of `symbol` to `to`, signed by the devnet customer but not sent yet: `send()`
+ * broadcasts it and resolves once it is mined. Sending it again after a reorg dropped it re-includes the same
+ * transaction (same hash), as a real network does with a dropped transaction.
+ */
+export async function signCustomerTransfer(
+  info: DevStackInfo,
+  chainId: number | string,
+  symbol: 'USDC' | 'USDT',
+  to: string,
+  amount: string,
+): Promise<{ hash: string; send(): Promise<void> }> {
+  const provider = providerFor(info, chainId);
+  const customer = new Wallet(info.customer.privateKey, provider);
+  const erc20 = new Contract(tokenAddress(info, chainId, symbol), erc20Abi, provider);
+  const call = await erc20.getFunction('transfer').populateTransaction(to, parseUnits(amount, 6));
+  const raw = await customer.signTransaction(await customer.populateTransaction(call));
+  return {
+    hash: Transaction.from(raw).hash!,
+    async send() {
+      await (await provider.broadcastTransaction(raw)).wait();
+    },
+  };
+}
+
 /** The devnet customer sends `amount` (decimal) of `symbol` to `to`; resolves once mined. Returns the tx hash. */
 export async function customerTransfer(
   info: DevStackInfo,
@@ -34,11 +59,9 @@ export async function customerTransfer(
   to: string,
   amount: string,
 ): Promise<string> {
-  const customer = new Wallet(info.customer.privateKey, providerFor(info, chainId));
-  const erc20 = new Contract(tokenAddress(info, chainId, symbol), erc20Abi, customer);
-  const tx = (await erc20.getFunction('transfer')(to, parseUnits(amount, 6))) as { hash: string; wait(): Promise<unknown> };
-  await tx.wait();
-  return tx.hash;
+  const transfer = await signCustomerTransfer(info, chainId, symbol, to, amount);
+  await transfer.send();
+  return transfer.hash;
 }
 
 export function destroyProviders(): void {

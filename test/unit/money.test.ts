@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parseUnits as ethersParseUnits } from 'ethers';
 import fc from 'fast-check';
-import { AmountError, convertDecimals, feeFor, formatUnits, parseUnits } from '../../lib/money';
+import { AmountError, convertDecimals, feeFor, formatUnits, parseUnits } from '../../domain/money';
 
 const NUM_RUNS = 500;
 

@@ -5,13 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createWebhookActivities, webhookEnvelope } from '../../activities/webhooks';
+import { createWebhookActivities } from '../../activities/webhooks';
 import { findPaymentById } from '../../db/queries/payments';
 import { claimWebhookDelivery } from '../../db/queries/webhook-deliveries';
-import type { PaymentRow, WebhookEventType } from '../../db/tables';
+import type { PaymentRow } from '../../db/tables';
+import { webhookEnvelope, type WebhookEventType } from '../../domain/webhook-events';
 import { createLogger } from '../../lib/logger';
 import { SecretBox } from '../../lib/secrets';
-import { postWebhook, responsePreview } from '../../lib/webhooks/send';
+import { postJson, responsePreview } from '../../lib/http-client';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
@@ -118,7 +119,7 @@ describe('deliverWebhook (activity), called directly', function () {
   it('connects only to the vetted address, with the URL host as TLS name, and verifies the certificate', async () => {
     // `pinned.invalid` resolves nowhere: the request can only reach the receiver through the pinned address.
     const port = new URL(receiver.url('ok', 'x')).port;
-    const response = await postWebhook({
+    const response = await postJson({
       target: { url: new URL(`https://pinned.invalid:${port}/ok/pinned`), addresses: ['127.0.0.1'] },
       body: '{}',
       headers: { 'content-type': 'application/json' },

@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import request from 'supertest';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { WebhookDeliveryRecord } from '../../api/serializers/webhook-delivery';
 import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
 import { verifyWebhook } from '../../lib/webhooks/verify';
 import type { Stack } from '../../scripts/stack';
-import { eventually } from '../support/poll';
+import { paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
+import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
@@ -51,7 +51,7 @@ const parse = (r: ReceivedRequest) => JSON.parse(r.rawBody.toString('utf8')) as 
  * history records an activity's start once it has closed, with the attempt it closed on).
  */
 async function deliveryAttempts(services: StackServices, paymentId: string): Promise<number[]> {
-  const events = (await services.client.workflow.getHandle(`payment-${paymentId}`).fetchHistory()).events ?? [];
+  const events = (await services.client.workflow.getHandle(paymentWorkflowId(paymentId)).fetchHistory()).events ?? [];
   const deliveries = new Set(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook').map((e) => String(e.eventId)));
   return events
     .filter((e) => e.activityTaskStartedEventAttributes && deliveries.has(String(e.activityTaskStartedEventAttributes.scheduledEventId)))
@@ -200,8 +200,8 @@ describe('webhook delivery end to end', function () {
       assert.deepEqual([row.status, row.status_code, row.response_preview, row.attempt_number], ['exhausted', null, null, 1]);
       assert.ok(row.delivered_at, 'the POST was made');
     }
-    // Well past any retry backoff: still one request per event, and each delivery activity ran once.
-    await delay(3_000);
+    // A payment's run ends only after its deliveries: once it is closed, nothing can retry them.
+    for (const payment of [failing, hanging]) assert.equal(await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result(), 'payment_completed');
     assert.equal(receiver.received(failUrl).length, 2);
     assert.equal(receiver.received(hangUrl).length, 2);
     for (const payment of [failing, hanging]) assert.deepEqual(await deliveryAttempts(services, payment.id), [1, 1]);

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { webhookReceiver, type PayrailWebhookEvent } from '../../examples/webhook-receiver';
+import { request } from '../support/http';
 
 const SECRET = 'c0ffee'.repeat(10) + 'c0ff';
 
@@ -31,8 +32,8 @@ describe('example webhook receiver (spec 6.1 receiver test)', () => {
     `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 
   async function post(body: string, headers: Record<string, string>) {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    const res = await request<Record<string, unknown>>(url, { rawBody: body, headers });
+    return { status: res.status, body: res.body };
   }
   const signedPost = (body: string, timestamp = String(Date.now()), secret = SECRET) =>
     post(body, { 'x-service-timestamp': timestamp, 'x-service-signature': signature(timestamp, body, secret) });
@@ -80,7 +81,7 @@ describe('example webhook receiver (spec 6.1 receiver test)', () => {
   });
 
   it('refuses other methods and bodies that are too large', async () => {
-    assert.equal((await fetch(url)).status, 405);
+    assert.equal((await request(url)).status, 405);
     const huge = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
     assert.equal((await signedPost(huge)).status, 413);
   });

@@ -6,6 +6,7 @@
  * Shared by the workflow tests and by `scripts/record-histories.ts`, which records the replay histories.
  */
 import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -19,6 +20,7 @@ import type { WebhookEventType } from '../../domain/webhook-events';
 import type { OrderStatus } from '../../domain/orders';
 import { loadConfig } from '../../lib/config';
 import { chainWaitsTaskQueue } from '../../workflows/activity-options';
+import { eventually } from '../support/poll';
 import { PaymentStatusKey } from '../../workflows/search-attributes';
 import type { CreatedOrderPayment } from '../../workflows/types';
 
@@ -325,7 +327,13 @@ export class FakeActivities {
     scanChain: async (input) => {
       this.record({ name: 'scanChain', input });
       const next = this.scans.shift() ?? { caughtUp: true, payins: 0 };
-      if (next === 'hang') return new Promise<never>(() => undefined);
+      // A scan that stalls: one heartbeat (which arms the heartbeat timeout on the test server), then no sign of
+      // life until well after that timeout; its late answer is ignored.
+      if (next === 'hang') {
+        Context.current().heartbeat();
+        await Context.current().sleep(STALL_MS);
+        return { range: null, caughtUp: true, payins: 0 };
+      }
       if (next instanceof Error) throw next;
       return { range: { fromBlock: 1, toBlock: input.maxBlocks }, ...next };
     },
@@ -352,6 +360,9 @@ export class FakeActivities {
     },
   };
 }
+
+/** How long a stalled scan gives no sign of life: past the scan's heartbeat timeout (10 s). */
+const STALL_MS = 12_000;
 
 let taskQueueSeq = 0;
 
@@ -393,8 +404,17 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
   return waits.runUntil(main.runUntil(run()));
 }
 
+/**
+ * Terminates the run if it still runs, once no activity of it is in flight (or after a few seconds): the test
+ * server never releases its time-skipping lock for an activity whose run was terminated under it.
+ */
 export async function terminateIfRunning(env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
   const handle = env.client.workflow.getHandle(workflowId);
-  const running = await handle.describe().then((d) => d.status.name === 'RUNNING', () => false);
-  if (running) await handle.terminate('test finished');
+  const idle = async () => {
+    const described = await handle.describe().catch(() => undefined);
+    if (!described || described.status.name !== 'RUNNING') return 'closed';
+    return described.raw.pendingActivities?.length ? undefined : 'idle';
+  };
+  const state = await eventually('no activity in flight', 5_000, idle).catch(() => 'busy');
+  if (state !== 'closed') await handle.terminate('test finished').catch(() => undefined);
 }

@@ -1,0 +1,85 @@
+/** The late-payin workflow against faked activities: a payin reaching a closed payment's deposit address. */
+import assert from 'node:assert/strict';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { intentKeys } from '../../domain/chain-txs';
+import { payinId, type DetectedPayin } from '../../domain/payins';
+import { LATE_PAYIN_SEQUENCE_BASE, type PaymentStatus } from '../../domain/payment';
+import type { latePayinWorkflow } from '../../workflows';
+import { latePayinWorkflowId } from '../../workflows/ids';
+import type { LatePayinOutcome } from '../../workflows/types';
+import { getTestEnv, getWorkflowBundle } from '../support/temporal';
+import { FakeActivities, OTHER_SENDER_ADDRESS, OTHER_TOKEN, detectedPayin, paymentTerms, runWorkflow } from './harness';
+
+describe('late-payin workflow (mocked activities, time-skipping server)', function () {
+  this.timeout(60_000);
+  let env: TestWorkflowEnvironment;
+  let workflowBundle: WorkflowBundleWithSourceMap;
+  let seq = 0;
+
+  before(async function () {
+    this.timeout(180_000);
+    [env, workflowBundle] = await Promise.all([getTestEnv(), getWorkflowBundle()]);
+  });
+
+  async function late(payin: DetectedPayin, status: PaymentStatus, prepare?: (fakes: FakeActivities) => void) {
+    const paymentId = `late_${Date.now().toString(36)}_${++seq}`;
+    const fakes = new FakeActivities();
+    fakes.terms.set(paymentId, { ...paymentTerms({ paymentId, now: await env.currentTimeMs() }), status });
+    prepare?.(fakes);
+    const result = await runWorkflow<typeof latePayinWorkflow, LatePayinOutcome>({
+      env,
+      workflowBundle,
+      fakes,
+      workflowType: 'latePayinWorkflow',
+      workflowId: latePayinWorkflowId(payin),
+      args: [{ paymentId, payin }],
+      searchAttributes: false,
+      body: (handle) => handle.result(),
+    });
+    return { result, fakes, paymentId };
+  }
+
+  it('refunds a payin to a completed payment from the deposit address to its sender; the payment stays completed', async () => {
+    const payin = detectedPayin({ tx: 'late-completed', amountUnits: '3000000', from: OTHER_SENDER_ADDRESS });
+    const { result, fakes, paymentId } = await late(payin, 'payment_completed');
+    assert.equal(result, 'refunded');
+    const [refund] = fakes.callsOf('sweepDeposit');
+    assert.deepEqual(
+      [refund?.intentKey, refund?.paymentId, refund?.amountUnits, refund?.recipient],
+      [intentKeys.refund(payinId(payin)), paymentId, '3000000', { kind: 'address', address: OTHER_SENDER_ADDRESS }],
+    );
+    assert.deepEqual(fakes.statuses(), [], 'a completed payment keeps its status');
+    assert.equal(fakes.callsOf('claimPayinRefund').length, 1, 'the database is asked before anything moves');
+    assert.ok(fakes.callsOf('awaitChainTx').some((c) => c.intentKey === refund!.intentKey), 'the run ends once the refund landed');
+  });
+
+  it('an expired payment that receives a payin is bounced, then refunded, with writes that win over the payment run', async () => {
+    const payin = detectedPayin({ tx: 'late-expired' });
+    const { result, fakes } = await late(payin, 'payment_expired');
+    assert.equal(result, 'refunded');
+    assert.deepEqual(fakes.statuses(), ['payment_bounced', 'payment_refunded']);
+    for (const t of fakes.transitions()) assert.ok(t.sequence! > LATE_PAYIN_SEQUENCE_BASE);
+  });
+
+  it('refunds a payin in another token in that token', async () => {
+    const payin = detectedPayin({ tx: 'late-other-token', tokenAddress: OTHER_TOKEN, amountUnits: '5' });
+    const { fakes } = await late(payin, 'payment_completed');
+    assert.equal(fakes.callsOf('sweepDeposit')[0]!.tokenAddress, OTHER_TOKEN);
+  });
+
+  it('never refunds a payin its payment counted (the database says so), whatever started the run', async () => {
+    const payin = detectedPayin({ tx: 'late-counted' });
+    const { result, fakes } = await late(payin, 'payment_completed', (f) => f.countedByPayment.add(payinId(payin)));
+    assert.equal(result, 'counted_by_payment');
+    assert.deepEqual(fakes.chainWrites(), []);
+  });
+
+  it('ends without a refund when a reorg removed the payin', async () => {
+    const payin = detectedPayin({ tx: 'late-dropped' });
+    const { result, fakes } = await late(payin, 'payment_completed', (f) => f.scriptConfirmation(payin, 'confirmations', 'dropped'));
+    assert.equal(result, 'dropped');
+    assert.deepEqual(fakes.chainWrites(), []);
+    assert.equal(fakes.callsOf('recordPayin')[0]!.status, 'dropped');
+  });
+});
