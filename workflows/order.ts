@@ -7,7 +7,9 @@ import {
   proxyActivities,
   setHandler,
   sleep,
+  patched,
   startChild,
+  type ChildWorkflowHandle,
   upsertSearchAttributes,
   uuid4,
   workflowInfo,
@@ -19,6 +21,7 @@ import { SETTLED_STATUSES, type PaymentStatus } from '../domain/payment';
 import { readModelOptions } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { cancelOrderUpdate, chooseCurrencyUpdate, orderStateQuery, paymentUpdatedSignal } from './messages';
+import { PATCHES } from './patches';
 import { paymentWorkflow } from './payment';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from './search-attributes';
 import type { OrderWorkflowInput } from './types';
@@ -61,6 +64,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let payment: OrderPaymentRef | null = null;
   let paymentStatus: PaymentStatus | null = null;
   let creating: Promise<PaymentAttempt> | undefined;
+  /** The payment's run, when this order started it. */
+  let paymentRun: ChildWorkflowHandle<typeof paymentWorkflow> | undefined;
   let creatingCurrency: string | null = null;
   let expired = false;
   let cancelled = false;
@@ -106,7 +111,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       try {
         const created = await pricing.createOrderPayment({ orderId, payCurrency });
         try {
-          await startChild(paymentWorkflow, {
+          paymentRun = await startChild(paymentWorkflow, {
             workflowId: paymentWorkflowId(created.paymentId),
             args: [{ paymentId: created.paymentId }],
             // The payment outlives the order: it keeps refunding late payins to its deposit address.
@@ -201,5 +206,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   await callbackChain;
   await receipt;
   await condition(allHandlersFinished);
+  // The order's run ends once its payment's run has ended (moments after the payment settled), never before it.
+  if (paymentRun && patched(PATCHES.orderRunEndsAfterItsPayment)) await paymentRun.result().catch(() => undefined);
   return status;
 }

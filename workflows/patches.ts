@@ -12,4 +12,6 @@ export const PATCHES = {
    * late payins refunded by their own short run. Runs started before it finish on the legacy payment code.
    */
   paymentRunEndsWhenSettled: 'payment-run-ends-when-settled',
+  /** An order's run ends after its payment's run (orders started before it ended as soon as the payment settled). */
+  orderRunEndsAfterItsPayment: 'order-run-ends-after-its-payment',
 } as const;
