@@ -1,55 +1,48 @@
 /**
- * Re-records the payment workflow histories replayed by test/replay/replay.test.ts.
+ * Records the workflow histories replayed by test/replay/replay.test.ts, from the scenarios of current code in
+ * test/replay/scenarios.ts (legacy histories were made by frozen code and cannot be recorded again).
  *
- *   npx tsx scripts/record-histories.ts            # every scenario of test/replay/scenarios.ts
- *   npx tsx scripts/record-histories.ts expired    # only the named ones
+ *   npx tsx scripts/record-histories.ts                          # every scenario of current code
+ *   npx tsx scripts/record-histories.ts payment-expired order-expired   # only those (and their recording's others)
  *
- * Runs each scenario against the fake activities on a throwaway local Temporal dev server and writes
- * test/replay/histories/<scenario>.json. Only re-record when a workflow change is deliberately not
- * replay-compatible AND no run of the old code can still be open anywhere; otherwise gate the change with
- * `patched()` and keep the old histories (add new ones next to them). See the comment in replay.test.ts.
+ * Runs on the time-skipping test server with the fake activities of test/workflows/harness and writes
+ * test/replay/histories/<scenario>.json. Record new scenarios freely; re-record an existing one only when its
+ * change is deliberately not replay-compatible and no run of the old code can still be open (replay.test.ts).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON } from '../test/replay/history-json';
-import { REPLAY_SCENARIOS, scenarioPaymentId } from '../test/replay/scenarios';
-import { FakeActivities, bundleWorkflows, createTestEnv, paymentInput, runPayment } from '../test/workflows/harness';
+import { LEGACY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
+import { getTestEnv, getWorkflowBundle, stopTestEnv } from '../test/support/temporal';
 
 const HISTORIES_DIR = path.resolve(__dirname, '../test/replay/histories');
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const unknown = only.filter((name) => !REPLAY_SCENARIOS.some((s) => s.name === name));
+  const legacy = only.filter((name) => LEGACY_SCENARIOS.some((s) => s.name === name));
+  if (legacy.length > 0) throw new Error(`legacy histories cannot be recorded again: ${legacy.join(', ')}`);
+  const unknown = only.filter((name) => !RECORDINGS.some((r) => r.scenarios.some((s) => s.name === name)));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
-  const scenarios = REPLAY_SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name));
+  const recordings = RECORDINGS.filter((r) => only.length === 0 || r.scenarios.some((s) => only.includes(s.name)));
 
-  await mkdir(HISTORIES_DIR, { recursive: true });
-  const [env, workflowBundle] = await Promise.all([createTestEnv(), bundleWorkflows()]);
+  const [env, workflowBundle] = await Promise.all([getTestEnv(), getWorkflowBundle()]);
   try {
-    for (const scenario of scenarios) {
-      const fakes = new FakeActivities();
-      const input = paymentInput({ paymentId: scenarioPaymentId(scenario.name), ...scenario.input });
-      const history = await runPayment({
-        env,
-        workflowBundle,
-        fakes,
-        input,
-        body: async (handle) => {
-          await scenario.drive(handle, fakes);
-          const result = await handle.result();
-          if (result !== scenario.expected) throw new Error(`${scenario.name}: ended ${result}, expected ${scenario.expected}`);
-          return handle.fetchHistory();
-        },
-      });
-      const json = historyToJSON(history);
-      // Fail here, not in the replay test, if the file would not read back.
-      if (historyFromJSON(json).events.length !== history.events?.length) throw new Error(`${scenario.name}: history does not round-trip`);
-      const file = path.join(HISTORIES_DIR, `${scenario.name}.json`);
-      await writeFile(file, `${json}\n`);
-      process.stdout.write(`${path.relative(process.cwd(), file)}: ${history.events?.length ?? 0} events, ${fakes.statuses().join(' → ')}\n`);
+    for (const recording of recordings) {
+      for (const [name, history] of await recording.record(env, workflowBundle)) {
+        const json = historyToJSON(history);
+        // Fail here, not in the replay test, if the file would not read back.
+        if (historyFromJSON(json).events.length !== history.events?.length) throw new Error(`${name}: history does not round-trip`);
+        await writeFile(path.join(HISTORIES_DIR, `${name}.json`), `${json}\n`);
+        const activities: string[] = [];
+        for (const e of history.events ?? []) {
+          const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+          if (type && !activities.includes(type)) activities.push(type);
+        }
+        process.stdout.write(`${name}.json: ${history.events?.length ?? 0} events; activities ${activities.join(', ')}\n`);
+      }
     }
   } finally {
-    await env.teardown();
+    await stopTestEnv();
   }
 }
 

@@ -5,7 +5,7 @@ import type { ChainWatcherInput } from './types';
 
 const { scanChain } = proxyActivities<WatcherActivities>(chainScanOptions);
 
-/** Scans after which the watcher starts a fresh run, keeping each history small. */
+/** Scans after which the watcher starts a fresh run, keeping each history small (unless its input says otherwise). */
 const SCANS_PER_RUN = 500;
 /** Pause after a scan that failed for another reason than a timeout (the node or the database is away). */
 const FAILED_SCAN_BACKOFF = '5 seconds';
@@ -19,7 +19,8 @@ const FAILED_SCAN_BACKOFF = '5 seconds';
  */
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<never> {
   let blocks = input.maxBlocks;
-  for (let scan = 0; scan < SCANS_PER_RUN && !workflowInfo().continueAsNewSuggested; scan++) {
+  const scansPerRun = input.scansPerRun ?? SCANS_PER_RUN;
+  for (let scan = 0; scan < scansPerRun && !workflowInfo().continueAsNewSuggested; scan++) {
     try {
       const result = await scanChain({ chainId: input.chainId, maxBlocks: blocks });
       blocks = Math.min(input.maxBlocks, blocks * 2);
@@ -31,5 +32,5 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<ne
       if (!timedOut) await sleep(FAILED_SCAN_BACKOFF);
     }
   }
-  return await continueAsNew<typeof chainWatcherWorkflow>({ ...input, maxBlocks: input.maxBlocks });
+  return await continueAsNew<typeof chainWatcherWorkflow>(input);
 }

@@ -27,8 +27,10 @@ export interface PaymentState {
 export interface ChainWatcherInput {
   chainId: number;
   pollIntervalMs: number;
-  /** The largest block range one scan may cover (the provider's limit); scans shrink below it after timeouts. */
+  /** The largest block range one scan may cover (the provider's limit); scans shrink below it after failures. */
   maxBlocks: number;
+  /** Scans per run before it continues as new (default 500). */
+  scansPerRun?: number;
 }
 
 export interface OrderWorkflowInput {

@@ -1,104 +1,387 @@
 /**
- * The payment runs whose histories are recorded into ./histories (by `scripts/record-histories.ts`) and replayed
- * by ./replay.test.ts. Each drives the workflow through the fake activities of test/workflows/harness.
- * Together they reach every branch of `paymentWorkflow`.
+ * Every recorded history in ./histories, with the scenario it is the recording of. `replay.test.ts` checks each
+ * file against its scenario (workflow type, how it ended, the activities its path called) and replays it against
+ * the current workflow code. Recordings of current code are made by `scripts/record-histories.ts` from the
+ * `record` functions below, driving the workflows through the fakes of test/workflows/harness on the time-skipping
+ * test server; legacy recordings were made by code that is now frozen behind a `patched()` id and cannot be made
+ * again (they stay until that patch is removed, docs/workflow-versioning.md).
  */
-import type { WorkflowHandle } from '@temporalio/client';
-import type { paymentWorkflow } from '../../workflows';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { WorkflowContinuedAsNewError } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { chainWatcherWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
+import { chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal } from '../../workflows/messages';
-import type { PaymentStatus } from '../../workflows/types';
-import { FakeActivities, OTHER_SENDER_ADDRESS, REQUIRED_UNITS, detectedPayin, type PaymentInputOptions } from '../workflows/harness';
+import { eventually } from '../support/poll';
+import { FakeActivities, OTHER_SENDER_ADDRESS, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 
-export interface ReplayScenario {
-  /** File name (without .json) under test/replay/histories; also the payment id suffix. */
+export type History = temporal.api.history.v1.IHistory;
+
+export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow';
+
+export interface HistoryScenario {
+  /** File name (without .json) under ./histories. */
   name: string;
-  input: Omit<PaymentInputOptions, 'paymentId'>;
-  /** The workflow result the recording must end with. */
-  expected: PaymentStatus;
-  drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities) => Promise<void>;
+  workflowType: WorkflowType;
+  /** The id the run belongs to (payment, order, chain…), found in the run's input. */
+  marker: string;
+  /** How the run ended: its result, or continued as new. */
+  ending: { result: string } | 'continued-as-new';
+  /** The activity types the run called, in the order of their first call. */
+  activities: string[];
+  /** For legacy recordings: the code they were made with, now frozen. */
+  legacy?: string;
 }
 
-export const scenarioPaymentId = (name: string): string => `replay_${name.replaceAll('-', '_')}`;
+/** Runs scenarios of current code and returns their histories by scenario name. */
+export interface Recording {
+  scenarios: HistoryScenario[];
+  record(env: TestWorkflowEnvironment, workflowBundle: WorkflowBundleWithSourceMap): Promise<Map<string, History>>;
+}
 
-export const REPLAY_SCENARIOS: readonly ReplayScenario[] = [
+const LEGACY_PAYMENT = 'the payment run before PATCHES.paymentRunEndsWhenSettled (workflows/legacy/payment-v1.ts)';
+const LEGACY_ORDER = 'the order run before PATCHES.orderRunEndsAfterItsPayment';
+
+const legacyPayment = (name: string, result: string, activities: string[]): HistoryScenario => ({
+  name: `legacy-payment-${name}`,
+  workflowType: 'paymentWorkflow',
+  marker: `replay_${name.replaceAll('-', '_')}`,
+  ending: { result },
+  activities,
+  legacy: LEGACY_PAYMENT,
+});
+
+const V1_SETTLED = ['recordPaymentTransition', 'recordPayin', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx'];
+
+export const LEGACY_SCENARIOS: HistoryScenario[] = [
+  legacyPayment('cross-chain-completed-then-late-payin', 'payment_completed', [...V1_SETTLED, 'burnForBridge', 'mintFromBridge', 'transferFromTreasury', 'extendDepositWatch']),
+  legacyPayment('expired-then-late-payin', 'payment_refunded', ['recordPaymentTransition', 'extendDepositWatch', 'recordPayin', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx']),
+  legacyPayment('expired', 'payment_expired', ['recordPaymentTransition', 'extendDepositWatch']),
+  { ...legacyPayment('native-cross-chain-completed', 'payment_completed', [...V1_SETTLED, 'transferFromTreasury', 'extendDepositWatch']), marker: 'replay_native' },
+  legacyPayment('payout-reverted-refunded', 'payment_refunded', [...V1_SETTLED, 'burnForBridge', 'mintFromBridge', 'transferFromTreasury', 'extendDepositWatch']),
+  legacyPayment('reorg-dropped-then-paid', 'payment_completed', [...V1_SETTLED, 'transferFromTreasury', 'extendDepositWatch']),
+  legacyPayment('same-chain-overpaid', 'payment_completed', [...V1_SETTLED, 'transferFromTreasury', 'extendDepositWatch']),
+  legacyPayment('same-chain-webhook-events', 'payment_completed', ['recordPaymentTransition', 'recordPayin', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'transferFromTreasury', 'extendDepositWatch']),
+  legacyPayment('underpaid-bounced', 'payment_refunded', [...V1_SETTLED, 'extendDepositWatch']),
   {
-    name: 'cross-chain-completed-then-late-payin',
-    input: { crossChain: true, latePayinWindowMs: 1_000 },
-    expected: 'payment_completed',
-    async drive(handle, fakes) {
-      const paid = detectedPayin({ tx: 'cross-chain-a' });
-      const late = detectedPayin({ tx: 'cross-chain-late', amountUnits: '3000000', from: OTHER_SENDER_ADDRESS });
-      fakes.onExtendDepositWatch = () => handle.signal(payinDetectedSignal, late);
-      await handle.signal(payinDetectedSignal, paid);
-    },
+    name: 'legacy-order-expired',
+    workflowType: 'orderWorkflow',
+    marker: '"currencyOptions":["USDC_ARB","ETH_BASE"]',
+    ending: { result: 'expired' },
+    activities: ['recordOrderTransition', 'deliverOrderCallback'],
+    legacy: LEGACY_ORDER,
   },
   {
-    // Recorded under the `webhook-events` patch: both events, the payin's delivery still running during the payout.
-    name: 'same-chain-webhook-events',
-    input: {},
-    expected: 'payment_completed',
-    async drive(handle, fakes) {
+    name: 'legacy-order-fixed-currency-paid',
+    workflowType: 'orderWorkflow',
+    marker: '"payCurrency":"USDC_ARB"',
+    ending: { result: 'paid' },
+    activities: ['createOrderPayment', 'recordOrderTransition', 'deliverOrderCallback', 'sendOrderReceipt'],
+    legacy: LEGACY_ORDER,
+  },
+];
+
+const idOf = (name: string) => `replay_${name.replaceAll('-', '_')}`;
+
+/** The activities of a payment run that settles on the same chain, in the order of their first call. */
+const PAID_SAME_CHAIN = [
+  'loadPaymentTerms',
+  'recordPayin',
+  'recordPaymentTransition',
+  'awaitPayinConfirmation',
+  'deliverWebhook',
+  'sweepDeposit',
+  'reservePayoutFunds',
+  'transferFromTreasury',
+  'awaitChainTx',
+  'extendDepositWatch',
+];
+/** The same when a second payin is refunded while the payment settles (its refund lands before the payout). */
+const PAID_SAME_CHAIN_WITH_REFUND = [
+  'loadPaymentTerms',
+  'recordPayin',
+  'recordPaymentTransition',
+  'awaitPayinConfirmation',
+  'deliverWebhook',
+  'sweepDeposit',
+  'awaitChainTx',
+  'reservePayoutFunds',
+  'transferFromTreasury',
+  'extendDepositWatch',
+];
+
+/** One payment run of current code: its terms, what arrives, how it ends. */
+function paymentRecording(opts: {
+  name: string;
+  terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
+  prepare?: (fakes: FakeActivities, paymentId: string) => void;
+  drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities) => Promise<void>;
+  result: string;
+  activities: string[];
+}): Recording {
+  const paymentId = idOf(opts.name);
+  return {
+    scenarios: [{ name: opts.name, workflowType: 'paymentWorkflow', marker: paymentId, ending: { result: opts.result }, activities: opts.activities }],
+    async record(env, workflowBundle) {
+      const fakes = new FakeActivities();
+      fakes.terms.set(paymentId, paymentTerms({ paymentId, now: await env.currentTimeMs(), ...opts.terms }));
+      opts.prepare?.(fakes, paymentId);
+      const history = await runWorkflow<typeof paymentWorkflow, History>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'paymentWorkflow',
+        workflowId: paymentWorkflowId(paymentId),
+        args: [{ paymentId }],
+        body: async (handle) => {
+          await opts.drive((payin) => handle.signal(payinDetectedSignal, payin), fakes);
+          const result = await handle.result();
+          if (result !== opts.result) throw new Error(`${opts.name}: ended ${result}, expected ${opts.result}`);
+          return handle.fetchHistory();
+        },
+      });
+      return new Map([[opts.name, history]]);
+    },
+  };
+}
+
+export const RECORDINGS: Recording[] = [
+  paymentRecording({
+    name: 'payment-same-chain-completed',
+    drive: async (signal, fakes) => {
       const release = fakes.holdWebhooks();
-      await handle.signal(payinDetectedSignal, detectedPayin({ tx: 'webhooks-a' }));
+      await signal(detectedPayin({ tx: 'v2-same' }));
       await fakes.reached('payment_payout_completed');
       release();
     },
-  },
-  {
-    name: 'same-chain-overpaid',
-    input: {},
-    expected: 'payment_completed',
-    async drive(handle) {
-      await handle.signal(payinDetectedSignal, detectedPayin({ tx: 'overpaid-a', amountUnits: (BigInt(REQUIRED_UNITS) + 500_000n).toString() }));
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-cross-chain-completed',
+    terms: { crossChain: true },
+    drive: (signal) => signal(detectedPayin({ tx: 'v2-cross' })),
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'burnForBridge', 'mintFromBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-expired',
+    drive: () => Promise.resolve(),
+    result: 'payment_expired',
+    activities: ['loadPaymentTerms', 'recordPaymentTransition', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-underpaid-bounced',
+    drive: (signal) => signal(detectedPayin({ tx: 'v2-under', amountUnits: '7500000' })),
+    result: 'payment_refunded',
+    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-multisend-one-paid-one-refunded',
+    drive: async (signal) => {
+      await signal(detectedPayin({ tx: 'v2-multisend', logIndex: 1 }));
+      await signal(detectedPayin({ tx: 'v2-multisend', logIndex: 2 }));
     },
-  },
-  {
-    name: 'expired',
-    input: { expiresInMs: 1_500 },
-    expected: 'payment_expired',
-    drive() {
-      return Promise.resolve(); // Nothing arrives.
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN_WITH_REFUND,
+  }),
+  paymentRecording({
+    name: 'payment-wrong-token-refunded-then-paid',
+    drive: async (signal) => {
+      await signal(detectedPayin({ tx: 'v2-wrong', tokenAddress: OTHER_TOKEN, amountUnits: '1' }));
+      await signal(detectedPayin({ tx: 'v2-right', amountUnits: (BigInt(REQUIRED_UNITS) + 1000n).toString(), from: OTHER_SENDER_ADDRESS }));
     },
-  },
-  {
-    name: 'expired-then-late-payin',
-    input: { expiresInMs: 1_500, latePayinWindowMs: 1_000 },
-    expected: 'payment_refunded',
-    drive(handle, fakes) {
-      // Arrives while the workflow opens its late-payin window, after it recorded the expiry.
-      fakes.onExtendDepositWatch = () => handle.signal(payinDetectedSignal, detectedPayin({ tx: 'expired-late' }));
-      return Promise.resolve();
-    },
-  },
-  {
-    name: 'underpaid-bounced',
-    input: {},
-    expected: 'payment_refunded',
-    async drive(handle) {
-      await handle.signal(payinDetectedSignal, detectedPayin({ tx: 'underpaid-a', amountUnits: '7500000' }));
-    },
-  },
-  {
-    name: 'reorg-dropped-then-paid',
-    input: {},
-    expected: 'payment_completed',
-    async drive(handle, fakes) {
-      const ghost = detectedPayin({ tx: 'reorg-ghost' });
-      fakes.scriptConfirmation(ghost, 'dropped');
-      await handle.signal(payinDetectedSignal, ghost);
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-reorg-before-finality-then-paid',
+    prepare: (fakes) => fakes.scriptConfirmation(detectedPayin({ tx: 'v2-shallow' }), 'finality', 'dropped'),
+    drive: async (signal, fakes) => {
+      await signal(detectedPayin({ tx: 'v2-shallow' }));
       await fakes.reached('payment_unpaid');
-      const real = detectedPayin({ tx: 'reorg-real', blockNumber: 107 });
-      await handle.signal(payinDetectedSignal, real);
-      await handle.signal(payinDetectedSignal, real); // duplicate: ignored
+      await signal(detectedPayin({ tx: 'v2-deep' }));
+    },
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-treasury-short-then-paid',
+    prepare: (fakes) => (fakes.treasuryShortFor = 2),
+    drive: (signal) => signal(detectedPayin({ tx: 'v2-short' })),
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  {
+    scenarios: [
+      {
+        name: 'late-payin-expired-payment-refunded',
+        workflowType: 'latePayinWorkflow',
+        marker: idOf('late-payin-expired'),
+        ending: { result: 'refunded' },
+        activities: ['awaitPayinConfirmation', 'claimPayinRefund', 'loadPaymentTerms', 'recordPaymentTransition', 'sweepDeposit', 'awaitChainTx'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const paymentId = idOf('late-payin-expired');
+      const payin = detectedPayin({ tx: 'v2-late' });
+      const fakes = new FakeActivities();
+      fakes.terms.set(paymentId, { ...paymentTerms({ paymentId, now: await env.currentTimeMs() }), status: 'payment_expired' });
+      const history = await runWorkflow<typeof latePayinWorkflow, History>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'latePayinWorkflow',
+        workflowId: latePayinWorkflowId(payin),
+        args: [{ paymentId, payin }],
+        searchAttributes: false,
+        body: async (handle) => {
+          if ((await handle.result()) !== 'refunded') throw new Error('late payin not refunded');
+          return handle.fetchHistory();
+        },
+      });
+      return new Map([['late-payin-expired-payment-refunded', history]]);
     },
   },
   {
-    name: 'payout-reverted-refunded',
-    input: { crossChain: true },
-    expected: 'payment_refunded',
-    async drive(handle, fakes) {
-      fakes.reverted.add(`payout:${scenarioPaymentId('payout-reverted-refunded')}`);
-      await handle.signal(payinDetectedSignal, detectedPayin({ tx: 'reverted-a' }));
+    scenarios: [
+      {
+        name: 'order-fixed-currency-paid',
+        workflowType: 'orderWorkflow',
+        marker: idOf('order-fixed'),
+        ending: { result: 'paid' },
+        activities: ['createOrderPayment', 'recordOrderTransition', 'deliverOrderCallback', 'sendOrderReceipt'],
+      },
+      {
+        name: 'payment-child-of-order-completed',
+        workflowType: 'paymentWorkflow',
+        marker: idOf('order-fixed-payment'),
+        ending: { result: 'payment_completed' },
+        activities: PAID_SAME_CHAIN,
+      },
+    ],
+    async record(env, workflowBundle) {
+      const orderId = idOf('order-fixed');
+      const paymentId = idOf('order-fixed-payment');
+      const now = await env.currentTimeMs();
+      const fakes = new FakeActivities();
+      fakes.terms.set(paymentId, paymentTerms({ paymentId, now, expiresInMs: 3_600_000 }));
+      fakes.orderPayment = (input) => ({ paymentId, searchAttributes: { merchantAppId: 'merchant_test', sourceChainId: '31337', orderId: 'A-1' }, memo: { payCurrency: input.payCurrency } });
+      return runWorkflow<typeof orderWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'orderWorkflow',
+        workflowId: orderWorkflowId(orderId),
+        args: [{ orderId, appId: 'merchant_test', merchantOrderId: 'A-1', payCurrency: 'USDC_ARB', currencyOptions: ['USDC_ARB'], expiresAt: new Date(now + 3_600_000).toISOString(), callbacks: true, receipt: true }],
+        searchAttributes: false,
+        body: async (handle) => {
+          const payment = env.client.workflow.getHandle(paymentWorkflowId(paymentId));
+          await eventually('the child payment', 20_000, () => payment.describe().catch(() => undefined));
+          await payment.signal(payinDetectedSignal, detectedPayin({ tx: 'v2-order' }));
+          if ((await handle.result()) !== 'paid') throw new Error('order not paid');
+          return new Map([
+            ['order-fixed-currency-paid', await handle.fetchHistory()],
+            ['payment-child-of-order-completed', await payment.fetchHistory()],
+          ]);
+        },
+      });
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'order-expired',
+        workflowType: 'orderWorkflow',
+        marker: idOf('order-expired'),
+        ending: { result: 'expired' },
+        activities: ['recordOrderTransition', 'deliverOrderCallback'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const orderId = idOf('order-expired');
+      const now = await env.currentTimeMs();
+      return runWorkflow<typeof orderWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes: new FakeActivities(),
+        workflowType: 'orderWorkflow',
+        workflowId: orderWorkflowId(orderId),
+        args: [{ orderId, appId: 'merchant_test', merchantOrderId: null, payCurrency: null, currencyOptions: ['USDC_ARB'], expiresAt: new Date(now + 3_600_000).toISOString(), callbacks: true, receipt: false }],
+        searchAttributes: false,
+        body: async (handle) => {
+          if ((await handle.result()) !== 'expired') throw new Error('order not expired');
+          return new Map([['order-expired', await handle.fetchHistory()]]);
+        },
+      });
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'chain-watcher-scans-then-continues-as-new',
+        workflowType: 'chainWatcherWorkflow',
+        marker: '"chainId":31337',
+        ending: 'continued-as-new',
+        activities: ['scanChain'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const fakes = new FakeActivities();
+      // Payins found while behind the head, a refused range (halved, then grown back), then caught up until the run is full.
+      fakes.scans.push({ caughtUp: false, payins: 2 }, ApplicationFailure.create({ message: 'query returned more than 10000 results' }), { caughtUp: true, payins: 0 });
+      return runWorkflow<typeof chainWatcherWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'chainWatcherWorkflow',
+        workflowId: chainWatcherWorkflowId(31337),
+        args: [{ chainId: 31337, pollIntervalMs: 1000, maxBlocks: 512, scansPerRun: 6 }],
+        searchAttributes: false,
+        body: async (handle) => {
+          const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
+          await first.result().then(
+            () => Promise.reject(new Error('the watcher ended')),
+            (err: unknown) => (err instanceof WorkflowContinuedAsNewError ? undefined : Promise.reject(err)),
+          );
+          return new Map([['chain-watcher-scans-then-continues-as-new', await first.fetchHistory()]]);
+        },
+      });
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'reconciler-rounds-then-continues-as-new',
+        workflowType: 'paymentReconcilerWorkflow',
+        marker: '"intervalMs":15000',
+        ending: 'continued-as-new',
+        activities: ['startOrphanedWorkflows'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      return runWorkflow<typeof paymentReconcilerWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes: new FakeActivities(),
+        workflowType: 'paymentReconcilerWorkflow',
+        workflowId: 'replay-payment-workflow-reconciler',
+        args: [{ intervalMs: 15_000, graceMs: 10_000, roundsPerRun: 5 }],
+        searchAttributes: false,
+        body: async (handle) => {
+          const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
+          await first.result().then(
+            () => Promise.reject(new Error('the reconciler ended')),
+            (err: unknown) => (err instanceof WorkflowContinuedAsNewError ? undefined : Promise.reject(err)),
+          );
+          return new Map([['reconciler-rounds-then-continues-as-new', await first.fetchHistory()]]);
+        },
+      });
     },
   },
 ];
+
+/** Every scenario with a recorded history: legacy ones and those of current code. */
+export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];
