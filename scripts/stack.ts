@@ -56,7 +56,7 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }> }>;
+  chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
   customer: { privateKey: string; address: string };
   demoMerchant: DemoMerchant;
 }
@@ -183,7 +183,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalAddress,
       temporalUiUrl,
       mailSinkUrl: mailSink?.url ?? null,
-      chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens })),
+      chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
       customer: devnet.customer,
       demoMerchant,
     };

@@ -18,6 +18,8 @@ export interface DevnetChain {
   tokens: { USDC: DevnetToken; USDT: DevnetToken; CUSD: DevnetToken };
   depositFactory: string; bridge: string; forwarderInitCodeHash: string;
   priceFeeds: { ETH_USD: string };
+  /** A batch sender (several token transfers in one transaction), for tests of multisend payins. */
+  multiSend: string;
 }
 export interface DevnetAccount { address: string; privateKey: string }
 export interface Devnet {
@@ -175,6 +177,8 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
     await call('TestStablecoin', cusd, 'setBridge', bridge);
     await call('TestStablecoin', cusd, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(CUSD_DECIMALS));
     await call('TestStablecoin', cusd, 'mint', customer.address, 10_000n * 10n ** BigInt(CUSD_DECIMALS));
+    // Deployed after everything above, so none of those addresses moves.
+    const multiSend = await deploy('MultiSend');
     return {
       chainId: node.spec.chainId,
       name: node.spec.name,
@@ -188,6 +192,7 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
       bridge,
       forwarderInitCodeHash: keccak256(artifact('DepositForwarder').bytecode),
       priceFeeds: { ETH_USD: ethUsd },
+      multiSend,
     };
   } finally {
     provider.destroy();

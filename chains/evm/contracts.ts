@@ -7,6 +7,8 @@ export const erc20Abi = [
   'function decimals() view returns (uint8)',
   'function symbol() view returns (string)',
   'function transfer(address to, uint256 amount) returns (bool)',
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function allowance(address owner, address spender) view returns (uint256)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 ] as const;
 

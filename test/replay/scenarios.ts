@@ -344,7 +344,9 @@ export const RECORDINGS: Recording[] = [
           const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
           await first.result().then(
             () => Promise.reject(new Error('the watcher ended')),
-            (err: unknown) => (err instanceof WorkflowContinuedAsNewError ? undefined : Promise.reject(err)),
+            (err: unknown) => {
+              if (!(err instanceof WorkflowContinuedAsNewError)) throw err;
+            },
           );
           return new Map([['chain-watcher-scans-then-continues-as-new', await first.fetchHistory()]]);
         },
@@ -374,7 +376,9 @@ export const RECORDINGS: Recording[] = [
           const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
           await first.result().then(
             () => Promise.reject(new Error('the reconciler ended')),
-            (err: unknown) => (err instanceof WorkflowContinuedAsNewError ? undefined : Promise.reject(err)),
+            (err: unknown) => {
+              if (!(err instanceof WorkflowContinuedAsNewError)) throw err;
+            },
           );
           return new Map([['reconciler-rounds-then-continues-as-new', await first.fetchHistory()]]);
         },

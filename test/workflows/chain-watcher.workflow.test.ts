@@ -39,7 +39,7 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     const fakes = new FakeActivities();
     fakes.scans.push({ caughtUp: false, payins: 3 }, { caughtUp: false, payins: 0 }, { caughtUp: true, payins: 1 });
     await watch(fakes, async () => {
-      await eventually('five scans', 30_000, async () => (fakes.callsOf('scanChain').length >= 5 ? true : undefined));
+      await eventually('five scans', 30_000, () => Promise.resolve(fakes.callsOf('scanChain').length >= 5 ? true : undefined));
     });
     const scans = fakes.callsOf('scanChain');
     assert.ok(scans.every((s) => s.maxBlocks === 512));
@@ -52,7 +52,7 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     // The server does not skip time while an activity runs: the stalled scan's heartbeat timeout (10 s) and the
     // pause after the refused one (5 s) pass in real time.
     await watch(fakes, async () => {
-      await eventually('the scans after a timeout, a refusal and two successes', 60_000, async () => (fakes.callsOf('scanChain').length >= 5 ? true : undefined));
+      await eventually('the scans after a timeout, a refusal and two successes', 60_000, () => Promise.resolve(fakes.callsOf('scanChain').length >= 5 ? true : undefined));
     });
     assert.deepEqual(fakes.callsOf('scanChain').slice(0, 5).map((s) => s.maxBlocks), [512, 256, 128, 256, 512]);
   });
@@ -61,7 +61,7 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     const fakes = new FakeActivities();
     fakes.scans.push(ApplicationFailure.create({ message: 'connection refused' }), { caughtUp: true, payins: 0 });
     await watch(fakes, async (handle) => {
-      await eventually('a scan after the failed one and its pause', 30_000, async () => (fakes.callsOf('scanChain').length >= 2 ? true : undefined));
+      await eventually('a scan after the failed one and its pause', 30_000, () => Promise.resolve(fakes.callsOf('scanChain').length >= 2 ? true : undefined));
       assert.equal((await handle.describe()).status.name, 'RUNNING');
     });
   });

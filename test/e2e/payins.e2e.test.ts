@@ -1,0 +1,99 @@
+/**
+ * Payin identity and the chain watcher's cursor end to end (real API, Temporal, PostgreSQL, hardhat): a multisend
+ * of two equal transfers to one deposit address is two payins, and terminating the watcher in the middle of a
+ * stream of payins loses none.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Contract, Wallet, parseUnits } from 'ethers';
+import { erc20Abi } from '../../chains/evm/contracts';
+import { listPayins } from '../../db/queries/payins';
+import { findChainCursor } from '../../db/queries/chain-cursors';
+import type { Stack } from '../../scripts/stack';
+import { ensureBackgroundWorkflows } from '../../workers/background';
+import { chainWatcherWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import { createPayment, paymentBody, waitForStatus } from '../support/api';
+import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
+import { eventually } from '../support/poll';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+
+const units = (amount: string) => parseUnits(amount, 6);
+/** FEE_BPS=50 in the test stack. */
+const afterFee = (amount: bigint) => amount - (amount * 50n) / 10_000n;
+
+describe('payins end to end: multisend and a watcher terminated mid-stream', function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let key: string;
+  let merchant: string;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.paymentApiUrl;
+    key = stack.info.demoMerchant.ordersKey;
+    merchant = stack.info.demoMerchant.payout.address;
+  });
+  after(async () => services?.close());
+
+  it('a multisend of two equal transfers in one transaction: one pays the payment, the other is refunded', async () => {
+    const amount = '5';
+    const created = await createPayment(api, key, paymentBody({ orderId: `multisend-${randomUUID()}`, chainId: '8453', amount }));
+    const chain = stack.info.chains.find((c) => c.chainId === 8453)!;
+    const customer = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, 8453));
+    const usdc = new Contract(tokenAddress(stack.info, 8453, 'USDC'), erc20Abi, customer);
+    const multiSend = new Contract(chain.multiSend, ['function send(address token, address[] recipients, uint256[] amounts)'], customer);
+    const [customerBefore, merchantBefore] = await Promise.all([tokenBalance(stack.info, 8453, 'USDC', customer.address), tokenBalance(stack.info, 8453, 'USDC', merchant)]);
+
+    await ((await usdc.getFunction('approve')(chain.multiSend, units('10'))) as { wait(): Promise<unknown> }).wait();
+    const sent = (await multiSend.getFunction('send')(await usdc.getAddress(), [created.source.receiverAddress, created.source.receiverAddress], [units(amount), units(amount)])) as {
+      hash: string;
+      wait(): Promise<unknown>;
+    };
+    await sent.wait();
+
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed', 120_000);
+    const payins = await listPayins({ knex: services.knex, paymentId: created.id });
+    assert.equal(payins.length, 2, 'two payins, one per transfer log');
+    assert.deepEqual(new Set(payins.map((p) => p.tx_hash)), new Set([sent.hash]));
+    assert.notEqual(payins[0]!.log_index, payins[1]!.log_index);
+    assert.deepEqual(payins.map((p) => p.disposition).sort(), ['payment', 'refund']);
+    assert.equal(payment.source.amountReceived, amount, 'the payment counts one of them');
+
+    // On chain: the merchant got amount − fee, the customer got the second transfer back, the deposit is empty.
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', merchant), merchantBefore + afterFee(units(amount)));
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer.address), customerBefore - units(amount));
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n);
+  });
+
+  it('terminating the chain watcher in the middle of a stream of payins loses none: its successor resumes from the stored cursor', async () => {
+    const watcher = services.client.workflow.getHandle(chainWatcherWorkflowId(8453));
+    const payments = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => createPayment(api, key, paymentBody({ orderId: `stream-${i}-${randomUUID()}`, chainId: '8453', amount: `${i + 1}` }))),
+    );
+    const stream = (async () => {
+      for (const p of payments) await customerTransfer(stack.info, 8453, 'USDC', p.source.receiverAddress, p.source.amount);
+    })();
+    // Terminate the watcher while payins are still being sent, and keep it down for a few blocks.
+    await eventually('the first payins of the stream to be mined', 60_000, async () => ((await tokenBalance(stack.info, 8453, 'USDC', payments[1]!.source.receiverAddress)) > 0n ? true : undefined));
+    const cursorAtStop = await findChainCursor({ knex: services.knex, chainId: 8453 });
+    await watcher.terminate('test: the watcher dies mid-stream');
+    await stream;
+    assert.equal((await watcher.describe()).status.name, 'TERMINATED');
+
+    // A restart (a new deployment's worker does this) starts a fresh watcher, which reads the cursor from PostgreSQL.
+    await ensureBackgroundWorkflows(services.client, stack.config.temporal.taskQueue, services.chains.registry);
+    for (const p of payments) {
+      await waitForStatus(api, p.id, 'payment_completed', 120_000);
+      const run = services.client.workflow.getHandle(paymentWorkflowId(p.id));
+      await eventually(`payment-${p.id} Completed in Temporal`, 5_000, async () => ((await run.describe()).status.name === 'COMPLETED' ? true : undefined));
+    }
+    const cursorAfter = await findChainCursor({ knex: services.knex, chainId: 8453 });
+    assert.ok(cursorAtStop && cursorAfter && cursorAfter.blockNumber > cursorAtStop.blockNumber, 'the new watcher moved the stored cursor on');
+    assert.equal((await watcher.describe()).status.name, 'RUNNING', 'a new run of the watcher is running');
+  });
+});
