@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
 import { EvmChains } from '../chains/evm/clients';
@@ -33,13 +34,16 @@ const SDK_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel> = {
   silent: 'ERROR',
 };
 
-let runtimeInstalled = false;
-
-/** The SDK's runtime is process-wide and can be set up once, before the first connection. */
+/**
+ * The SDK's runtime is process-wide and can be set up once, before the first connection. A process that hosts
+ * other Temporal code (the test suite) may have set it up already; then its settings stay.
+ */
 function installRuntime(logLevel: AppConfig['logLevel']): void {
-  if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVELS[logLevel]) });
-  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVELS[logLevel]) });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
 }
 
 /** Callbacks and receipts link to the hosted page, so a worker must know the API's public origin. */

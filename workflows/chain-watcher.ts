@@ -11,6 +11,14 @@ const SCANS_PER_RUN = 500;
 const FAILED_SCAN_BACKOFF = '5 seconds';
 
 /**
+ * After a failed scan: the next one covers half the range (a timeout or a node refusing the range both say it was
+ * too much), and pauses first unless the scan timed out (a node or database that is away needs a moment).
+ */
+export function afterFailedScan(blocks: number, timedOut: boolean): { blocks: number; pause: boolean } {
+  return { blocks: Math.max(1, Math.floor(blocks / 2)), pause: !timedOut };
+}
+
+/**
  * One per chain (`chain-watcher-<chainId>`). Each scan reads the next block range after the chain's cursor (kept in
  * PostgreSQL, so a restarted, reset or redeployed watcher resumes where scanning stopped), hands every payin it
  * finds to the run that owns its deposit address, and moves the cursor. A scan that fails (it timed out, or the node
@@ -26,10 +34,11 @@ export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<ne
       blocks = Math.min(input.maxBlocks, blocks * 2);
       if (result.caughtUp) await sleep(input.pollIntervalMs);
     } catch (err) {
-      blocks = Math.max(1, Math.floor(blocks / 2));
       const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+      const next = afterFailedScan(blocks, timedOut);
+      blocks = next.blocks;
       log.warn('chain scan failed; trying again on half the range', { chainId: input.chainId, blocks, timedOut, error: String((err as Error).cause ?? err) });
-      if (!timedOut) await sleep(FAILED_SCAN_BACKOFF);
+      if (next.pause) await sleep(FAILED_SCAN_BACKOFF);
     }
   }
   return await continueAsNew<typeof chainWatcherWorkflow>(input);

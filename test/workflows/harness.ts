@@ -6,7 +6,6 @@
  * Shared by the workflow tests and by `scripts/record-histories.ts`, which records the replay histories.
  */
 import { createHash } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -154,7 +153,7 @@ export class FakeActivities {
   /** Payins the database says their payment counted (a late-payin run must not refund them). */
   readonly countedByPayment = new Set<string>();
   /** What `scanChain` answers, in order (then "caught up, nothing found"); an Error is thrown. */
-  readonly scans: Array<{ caughtUp: boolean; payins: number } | Error | 'hang'> = [];
+  readonly scans: Array<{ caughtUp: boolean; payins: number } | Error> = [];
   /** What `createOrderPayment` answers for each order. */
   orderPayment?: (input: { orderId: string; payCurrency: string }) => CreatedOrderPayment;
   /** createOrderPayment calls still to fail (as for a route the merchant cannot be paid through). */
@@ -327,13 +326,6 @@ export class FakeActivities {
     scanChain: async (input) => {
       this.record({ name: 'scanChain', input });
       const next = this.scans.shift() ?? { caughtUp: true, payins: 0 };
-      // A scan that stalls: one heartbeat (which arms the heartbeat timeout on the test server), then no sign of
-      // life until well after that timeout; its late answer is ignored.
-      if (next === 'hang') {
-        Context.current().heartbeat();
-        await Context.current().sleep(STALL_MS);
-        return { range: null, caughtUp: true, payins: 0 };
-      }
       if (next instanceof Error) throw next;
       return { range: { fromBlock: 1, toBlock: input.maxBlocks }, ...next };
     },
@@ -360,9 +352,6 @@ export class FakeActivities {
     },
   };
 }
-
-/** How long a stalled scan gives no sign of life: past the scan's heartbeat timeout (10 s). */
-const STALL_MS = 12_000;
 
 let taskQueueSeq = 0;
 
@@ -405,16 +394,22 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
 }
 
 /**
- * Terminates the run if it still runs, once no activity of it is in flight (or after a few seconds): the test
- * server never releases its time-skipping lock for an activity whose run was terminated under it.
+ * Terminates the workflow's current run if it still runs (once no activity of it is in flight, or after a few
+ * seconds), again until none runs: a run that continues as new meanwhile hands over to a fresh one. A run left
+ * behind would hold the test server's time skipping for every later test (its timers fire into a task queue that
+ * no worker polls any more).
  */
 export async function terminateIfRunning(env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
   const handle = env.client.workflow.getHandle(workflowId);
+  const running = async () => (await handle.describe().catch(() => undefined))?.status.name === 'RUNNING';
   const idle = async () => {
     const described = await handle.describe().catch(() => undefined);
-    if (!described || described.status.name !== 'RUNNING') return 'closed';
-    return described.raw.pendingActivities?.length ? undefined : 'idle';
+    return described?.status.name === 'RUNNING' && described.raw.pendingActivities?.length ? undefined : true;
   };
-  const state = await eventually('no activity in flight', 5_000, idle).catch(() => 'busy');
-  if (state !== 'closed') await handle.terminate('test finished').catch(() => undefined);
+  await eventually('no activity in flight', 5_000, idle).catch(() => undefined);
+  await eventually(`${workflowId} to stop running`, 10_000, async () => {
+    if (!(await running())) return true;
+    await handle.terminate('test finished').catch(() => undefined);
+    return (await running()) ? undefined : true;
+  });
 }
