@@ -325,6 +325,7 @@ export class FakeActivities {
     },
     scanChain: async (input) => {
       this.record({ name: 'scanChain', input });
+      await Promise.resolve();
       const next = this.scans.shift() ?? { caughtUp: true, payins: 0 };
       if (next instanceof Error) throw next;
       return { range: { fromBlock: 1, toBlock: input.maxBlocks }, ...next };
