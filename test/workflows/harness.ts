@@ -395,19 +395,19 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
 }
 
 /**
- * Terminates the workflow's current run if it still runs (once no activity of it is in flight, or after a few
- * seconds), again until none runs: a run that continues as new meanwhile hands over to a fresh one. A run left
- * behind would hold the test server's time skipping for every later test (its timers fire into a task queue that
- * no worker polls any more).
+ * Stops the workflow's current run if it still runs, while its worker still runs: first by cancelling it (its
+ * last workflow task then completes normally), and by terminating it when that does not end it, again until no
+ * run is left (a run that continues as new meanwhile hands over to a fresh one). The test server holds its time
+ * skipping for any workflow task left outstanding (one in flight when its run was terminated, or a timer firing
+ * into a task queue no worker polls any more), which would stall every later test.
  */
 export async function terminateIfRunning(env: TestWorkflowEnvironment, workflowId: string): Promise<void> {
   const handle = env.client.workflow.getHandle(workflowId);
   const running = async () => (await handle.describe().catch(() => undefined))?.status.name === 'RUNNING';
-  const idle = async () => {
-    const described = await handle.describe().catch(() => undefined);
-    return described?.status.name === 'RUNNING' && described.raw.pendingActivities?.length ? undefined : true;
-  };
-  await eventually('no activity in flight', 5_000, idle).catch(() => undefined);
+  if (!(await running())) return;
+  await handle.cancel().catch(() => undefined);
+  const cancelled = await eventually(`${workflowId} to end after its cancellation`, 5_000, async () => ((await running()) ? undefined : true)).catch(() => false);
+  if (cancelled) return;
   await eventually(`${workflowId} to stop running`, 10_000, async () => {
     if (!(await running())) return true;
     await handle.terminate('test finished').catch(() => undefined);
