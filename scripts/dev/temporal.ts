@@ -118,7 +118,7 @@ async function waitForFrontend(address: string, namespace: string, proc: Supervi
  * no-op then). So keys added to workflows/search-attributes.ts after the dev db was created would
  * be missing: register whatever is absent through the operator API.
  */
-async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
   const missing: Record<string, number> = {};
   for (const key of customSearchAttributes) {

@@ -1,17 +1,15 @@
 /**
  * Finds (or builds) the `temporal` CLI used to run the Temporal dev server.
  *
- * Order: $TEMPORAL_CLI, `temporal` on PATH, the per-user cache, else `go install` into that cache.
- * We never download prebuilt binaries at run time: only Go's module proxy is reachable in CI, and
- * building from the pinned module version keeps the supply chain to go.sum-verified sources.
+ * Order: $TEMPORAL_CLI, `temporal` on PATH, the per-user cache, else `go install` into that cache
+ * (see goInstall in build-once.ts for why we build rather than download).
  *
  * CLI: `npx tsx scripts/provision/temporal-cli.ts` prints the path (progress goes to stderr).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildOnce, cacheDir, findOnPath, runBuild } from './build-once';
+import { buildOnce, cacheDir, findOnPath, goInstall } from './build-once';
 
 const execFileAsync = promisify(execFile);
 
@@ -55,7 +53,7 @@ export async function resolveTemporalCli(opts: { log?: (msg: string) => void } =
     dir: path.dirname(cached),
     name: 'temporal',
     ready: async () => (await cliVersion(cached)) !== undefined,
-    build: () => goInstall(go, cached, log),
+    build: () => goInstall({ go, packages: [`${CLI_PACKAGE}@v${CLI_VERSION}`], flags: [CLI_LDFLAGS], targets: { temporal: cached }, log }),
     log,
   });
   const version = await cliVersion(cached);
@@ -71,20 +69,6 @@ async function cliVersion(cli: string): Promise<string | undefined> {
     return stdout.startsWith('temporal version') ? stdout.trim() : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** `go install` into a private GOBIN, then renamed into place: readers never see a partial binary. */
-async function goInstall(go: string, target: string, log: (msg: string) => void): Promise<void> {
-  const gobin = await mkdtemp(path.join(path.dirname(target), '.build-'));
-  const started = Date.now();
-  log(`building Temporal CLI v${CLI_VERSION} with ${go} install (takes several minutes on a small machine)…`);
-  try {
-    await runBuild(go, ['install', CLI_LDFLAGS, `${CLI_PACKAGE}@v${CLI_VERSION}`], { env: { ...process.env, GOBIN: gobin }, log });
-    await rename(path.join(gobin, 'temporal'), target);
-    log(`built in ${Math.round((Date.now() - started) / 1000)}s`);
-  } finally {
-    await rm(gobin, { recursive: true, force: true });
   }
 }
 

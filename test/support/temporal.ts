@@ -48,8 +48,13 @@ export function getTestEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 export function getWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  bundle ??= bundleWorkflows(WORKFLOWS_PATH);
   return bundle;
+}
+
+/** Bundles the workflows in `workflowsPath` (webpack: slow, so bundle once per run and reuse). */
+export function bundleWorkflows(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
 }
 
 export async function stopTestEnv(): Promise<void> {
