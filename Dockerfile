@@ -8,10 +8,14 @@ COPY api ./api
 COPY activities ./activities
 COPY chains ./chains
 COPY db ./db
+COPY domain ./domain
 COPY lib ./lib
+COPY scripts/migrate.ts ./scripts/migrate.ts
+COPY services ./services
+COPY web ./web
 COPY workers ./workers
 COPY workflows ./workflows
 COPY tsconfig.json ./
 USER node
-EXPOSE 8080
+EXPOSE 8080 9101 9201
 CMD ["npx", "tsx", "api/server.ts"]

@@ -4,6 +4,7 @@ import type { EvmChains } from '../chains/evm/clients';
 import type { WebhookEventType } from '../domain/webhook-events';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
+import type { WorkerMetrics } from '../lib/metrics';
 import type { SecretBox } from '../lib/secrets';
 
 /** What the worker hands `createActivities`: connections and settings, created once per process. */
@@ -16,6 +17,7 @@ export interface ActivityDeps {
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;
   log: Logger;
+  metrics: WorkerMetrics;
   /** Opens the apps' sealed webhook secrets; without it (no PAYRAIL_SECRETS_KEY) every delivery fails as `exhausted`. */
   secrets?: SecretBox;
   webhooks: {

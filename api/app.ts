@@ -2,6 +2,8 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../lib/logger';
+import type { ApiMetrics } from '../lib/metrics';
+import { checkReadiness } from '../services/health';
 import { ApiError, errorMiddleware, standardErrorBody } from './errors';
 import { isLegacyPath, legacyErrorBody } from './legacy/errors';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
@@ -16,6 +18,9 @@ export type ApiDeps = PaymentRoutesDeps &
     trustedProxyHops: number;
     /** Legacy orders expire this long after creation when unpaid (spec 8: 60 minutes). */
     orderTtlSeconds?: number;
+    metrics: ApiMetrics;
+    /** Set while the process drains before exiting: /readyz then sends load balancers elsewhere. */
+    lifecycle: { draining: boolean };
   };
 
 export const PAYMENT_API_PREFIX = '/v1/payment-api';
@@ -25,6 +30,15 @@ export const MERCHANT_API_PREFIX = '/v1/merchant-api';
 export function createApp(deps: ApiDeps): Koa {
   // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
   const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
+  app.use(async (ctx, next) => {
+    const end = deps.metrics.httpDuration.startTimer({ method: ctx.method });
+    try {
+      await next();
+    } finally {
+      // The route pattern, never the raw path: ids in paths would make a series per payment.
+      end({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
+    }
+  });
   app.use(errorMiddleware(deps.log, (path) => (isLegacyPath(path) ? legacyErrorBody : standardErrorBody)));
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';
@@ -49,6 +63,20 @@ export function createApp(deps: ApiDeps): Koa {
   const root = new Router();
   root.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
+  });
+  // Liveness: the process serves requests. Readiness: it can do its work (PostgreSQL and Temporal answer).
+  root.get('/livez', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  root.get('/readyz', async (ctx) => {
+    const readiness = await checkReadiness({ knex: deps.knex, client: deps.temporal.client });
+    const ready = readiness.ready && !deps.lifecycle.draining;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : deps.lifecycle.draining ? 'draining' : 'not_ready', checks: readiness.checks };
+  });
+  root.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
   });
   const payments = paymentRoutes(deps);
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
+import { createApiMetrics, createRegistry } from '../lib/metrics';
 import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
@@ -46,8 +47,13 @@ export function apiDeps(
     mailer: new Mailer({ smtpUrl: required(config.smtpUrl, 'SMTP_URL'), from: config.mailFrom }),
     rateLimiter: new RateLimiter(knex, config.rateLimits),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    metrics: createApiMetrics(createRegistry({ process: 'api' })),
+    lifecycle: { draining: false },
   };
 }
+
+/** In-flight requests get this long to finish when the API stops; then their connections are cut. */
+const DRAIN_TIMEOUT_MS = 10_000;
 
 export async function startApi(config: AppConfig): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
@@ -60,7 +66,8 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(config.http.port, config.http.host));
   const { port } = server.address() as AddressInfo;
   const publicBaseUrl = config.http.publicBaseUrl ?? `http://localhost:${port}`;
-  const handle = createApp(apiDeps(config, { knex, chains, client, log, publicBaseUrl })).callback();
+  const deps = apiDeps(config, { knex, chains, client, log, publicBaseUrl });
+  const handle = createApp(deps).callback();
   server.on('request', (req, res) => void handle(req, res));
   const housekeeping = startHousekeeping({ knex, log });
   log.info({ port }, 'api listening');
@@ -68,9 +75,12 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
     url: `http://${config.http.host}:${port}`,
     publicBaseUrl,
     async close() {
+      // Drain: no new connections, idle keep-alive ones closed now, busy ones once their response is sent.
+      deps.lifecycle.draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await Promise.all([closed, housekeeping.stop()]);
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+      await Promise.all([closed.finally(() => clearTimeout(cut)), housekeeping.stop()]);
       chains.destroy();
       await Promise.all([knex.destroy(), connection.close()]);
     },

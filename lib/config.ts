@@ -46,6 +46,12 @@ const envSchema = z.object({
   RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
   /** Bound on one webhook delivery (connect, TLS, request, response); its activity allows 30 s in all. */
   WEBHOOK_TIMEOUT_MS: int(10_000).pipe(z.number().min(100).max(20_000)),
+  /** A worker's own HTTP port for /livez, /readyz and /metrics; unset: none (the API serves its own on HTTP_PORT). */
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** host:port where the Temporal SDK's Prometheus exporter serves a worker's SDK metrics (its own /metrics); unset: off. */
+  TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/, 'must be host:port').optional(),
+  /** On SIGTERM a worker stops polling and gives in-flight activities this long before cancelling them. */
+  WORKER_SHUTDOWN_GRACE_SECONDS: int(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -83,6 +89,7 @@ export interface AppConfig {
   rateLimits: RateLimits;
   webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
+  worker: { healthPort?: number; temporalMetricsBindAddress?: string; shutdownGraceSeconds: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -122,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    worker: { healthPort: e.WORKER_HEALTH_PORT, temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS, shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS },
   };
 }

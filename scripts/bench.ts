@@ -6,6 +6,7 @@ import { EvmChains } from '../chains/evm/clients';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
+import { createRegistry, createWorkerMetrics } from '../lib/metrics';
 import { scanChain } from '../services/payins';
 import { startThrowawayStack } from './stack';
 
@@ -101,7 +102,12 @@ async function main(): Promise<void> {
       const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
       await deleteChainCursors({ knex, chainIds: [42161] });
       await advanceChainCursor({ knex, chainId: 42161, from: null, to: { blockNumber: block!.number, blockHash: block!.hash! } });
-      const deps = { knex, chains, temporal: { client: new Client({ connection }), taskQueue: stack.config.temporal.taskQueue } };
+      const deps = {
+        knex,
+        chains,
+        temporal: { client: new Client({ connection }), taskQueue: stack.config.temporal.taskQueue },
+        metrics: createWorkerMetrics(createRegistry({ process: 'bench' })),
+      };
       const t0 = performance.now();
       const scan = await scanChain(deps, { chainId: 42161, maxBlocks: 500, heartbeat: () => undefined });
       const scanMs = performance.now() - t0;

@@ -43,6 +43,11 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Run a worker inside this process (tests that kill workers start their own instead). */
   worker: boolean;
+  /**
+   * Run the API inside this process (default). Without it (the production topology runs API processes of its own),
+   * nothing listens on `ports.http` until the caller starts an API there.
+   */
+  api?: boolean;
   log?: (line: string) => void;
 }
 
@@ -67,7 +72,10 @@ export interface Stack {
   /** The environment a separately started worker or API process needs to join this stack. */
   env: Record<string, string>;
   devnet: Devnet;
-  api: RunningApi;
+  /** The API in this process, unless `api: false`. */
+  api?: RunningApi;
+  /** Origin of payment links: where the API listens. */
+  publicBaseUrl: string;
   worker?: RunningWorker;
   stop(): Promise<void>;
 }
@@ -159,11 +167,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await knex.destroy();
     }
 
-    log('starting the API…');
-    const api = await startApi(apiConfig);
-    stops.push(() => api.close());
+    let api: RunningApi | undefined;
+    if (options.api ?? true) {
+      log('starting the API…');
+      const running = await startApi(apiConfig);
+      stops.push(() => running.close());
+      api = running;
+    }
     // Workers link callbacks and receipts to the hosted page: they learn where the API really listens.
-    processEnv.PUBLIC_BASE_URL = api.publicBaseUrl;
+    const publicBaseUrl = api?.publicBaseUrl ?? apiConfig.http.publicBaseUrl;
+    if (!publicBaseUrl) throw new Error('without an API in this process, ports.http (or PUBLIC_BASE_URL) must be given');
+    processEnv.PUBLIC_BASE_URL = publicBaseUrl;
     const config = loadConfig(processEnv);
 
     let worker: RunningWorker | undefined;
@@ -174,7 +188,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       worker = running;
     }
 
-    const base = api.publicBaseUrl;
+    const base = publicBaseUrl;
     const info: DevStackInfo = {
       paymentApiUrl: `${base}${PAYMENT_API_PREFIX}`,
       merchantApiUrl: `${base}${MERCHANT_API_PREFIX}`,
@@ -188,7 +202,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, api, worker, stop };
+    return { info, config, env: processEnv, devnet, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;

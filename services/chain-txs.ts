@@ -3,10 +3,9 @@
  * broadcast; every later attempt re-broadcasts those same bytes. A crash anywhere therefore yields at most one
  * transaction per intent on chain.
  */
-import { Contract, Wallet } from 'ethers';
+import { Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm/clients';
-import { erc20Abi } from '../chains/evm/contracts';
 import {
   bridgeBurnCall,
   bridgeMintCall,
@@ -19,7 +18,6 @@ import {
   type EvmCall,
 } from '../chains/evm/transactions';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
-import { isNativeToken } from '../domain/payment';
 import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, markChainTxMined } from '../db/queries/chain-txs';
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
@@ -144,10 +142,8 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     },
 
     /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */
-    async treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
-      const provider = chains.provider(chainId);
-      if (isNativeToken(tokenAddress)) return provider.getBalance(treasuryAddress);
-      return (await new Contract(tokenAddress, erc20Abi, provider).getFunction('balanceOf')(treasuryAddress)) as bigint;
+    treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
+      return chains.balanceOf(chainId, tokenAddress, treasuryAddress);
     },
   };
 }

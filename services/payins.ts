@@ -10,12 +10,14 @@ import type { ChainDepth } from '../domain/chain-txs';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
 import { findPaymentsByIds, findWatchedDepositAddresses } from '../db/queries/payments';
+import type { WorkerMetrics } from '../lib/metrics';
 import { routePayin } from './workflows';
 
 export interface PayinServiceDeps {
   knex: Knex;
   chains: EvmChains;
   temporal: { client: Client; taskQueue: string };
+  metrics: Pick<WorkerMetrics, 'payinDetectionLag'>;
 }
 
 /** Blocks the watcher steps back when its cursor block is no longer canonical. */
@@ -74,11 +76,24 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
     }),
   );
 
+  await observeDetectionLag(deps, input.chainId, payins);
+
   const block = await provider.getBlock(toBlock);
   if (!block?.hash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
   // Another scan moving the cursor meanwhile (a zombie attempt) is fine: the payins above were handed over anyway.
   await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash: block.hash } });
   return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length };
+}
+
+/** Time from each payin's block to its hand-over, for the payin detection lag histogram. */
+async function observeDetectionLag(deps: PayinServiceDeps, chainId: number, payins: DetectedPayin[]): Promise<void> {
+  const handedOverAt = Date.now() / 1000;
+  for (const blockNumber of new Set(payins.map((p) => p.blockNumber))) {
+    const block = await deps.chains.provider(chainId).getBlock(blockNumber);
+    if (!block) continue;
+    const lag = Math.max(0, handedOverAt - block.timestamp);
+    for (const payin of payins) if (payin.blockNumber === blockNumber) deps.metrics.payinDetectionLag.observe({ chain: String(chainId) }, lag);
+  }
 }
 
 /** One look at a payin's confirmation at the chain's confirmations or finality depth. */

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { Wallet } from 'ethers';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
@@ -7,6 +8,9 @@ import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { createRegistry, createWorkerMetrics } from '../lib/metrics';
+import { registerStateGauges } from '../services/metrics';
+import { startHealthServer } from './health';
 import { SecretBox } from '../lib/secrets';
 import { Mailer } from '../lib/mail';
 import { ensureBackgroundWorkflows } from './background';
@@ -36,11 +40,16 @@ const SDK_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel> = {
 
 /**
  * The SDK's runtime is process-wide and can be set up once, before the first connection. A process that hosts
- * other Temporal code (the test suite) may have set it up already; then its settings stay.
+ * other Temporal code (the test suite) may have set it up already; then its settings stay. With a bind address the
+ * SDK serves its own worker metrics (task slots, poll and schedule-to-start latencies, …) for Prometheus there.
  */
-function installRuntime(logLevel: AppConfig['logLevel']): void {
+function installRuntime(config: AppConfig): void {
+  const bindAddress = config.worker.temporalMetricsBindAddress;
   try {
-    Runtime.install({ logger: new DefaultLogger(SDK_LOG_LEVELS[logLevel]) });
+    Runtime.install({
+      logger: new DefaultLogger(SDK_LOG_LEVELS[config.logLevel]),
+      telemetryOptions: bindAddress ? { metrics: { prometheus: { bindAddress, countersTotalSuffix: true }, metricPrefix: 'temporal_' } } : undefined,
+    });
   } catch (err) {
     if (!(err instanceof IllegalStateError)) throw err;
   }
@@ -54,13 +63,17 @@ function requirePublicBaseUrl(config: AppConfig): string {
 
 export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
   if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
-  installRuntime(config.logLevel);
+  const treasuryPrivateKey = config.treasuryPrivateKey;
+  installRuntime(config);
   const log = createLogger(config.logLevel, 'worker');
+  const treasuryAddress = new Wallet(treasuryPrivateKey).address;
   const knex = createKnex(config.databaseUrl);
   const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const metrics = createWorkerMetrics(createRegistry({ process: 'worker' }));
+  registerStateGauges(metrics.registry, { knex, chains, treasuryAddress });
   const crashAfter = env[CRASH_AFTER_BROADCAST_ENV];
   const crashAfterClaim = env[CRASH_AFTER_WEBHOOK_CLAIM_ENV];
 
@@ -71,6 +84,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
     log,
+    metrics,
     secrets: config.secretsKey ? new SecretBox(config.secretsKey) : undefined,
     webhooks: { allowPrivateNetworks: config.webhookAllowPrivateNetworks, timeoutMs: config.webhookTimeoutMs },
     afterBroadcast: crashAfter
@@ -90,13 +104,25 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
       mailer: config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined,
     },
   };
-  const workers = await createWorkers({ connection: nativeConnection, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue, deps });
+  const workers = await createWorkers({
+    connection: nativeConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps,
+    shutdownGraceSeconds: config.worker.shutdownGraceSeconds,
+  });
   await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry);
-  const done = Promise.all(workers.map((w) => w.run())).then(() => undefined).finally(async () => {
+  const running = Promise.all(workers.map((w) => w.run()));
+  const health =
+    config.worker.healthPort === undefined
+      ? undefined
+      : await startHealthServer({ host: config.http.host, port: config.worker.healthPort, workers, knex, client, registry: metrics.registry });
+  const done = running.then(() => undefined).finally(async () => {
+    await health?.close();
     chains.destroy();
     await Promise.all([knex.destroy(), nativeConnection.close(), clientConnection.close()]);
   });
-  log.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  log.info({ taskQueue: config.temporal.taskQueue, healthPort: health?.port }, 'worker running');
   return {
     workers,
     done,

@@ -7,6 +7,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** How long in-flight activities may finish after shutdown() before they are cancelled. */
+  shutdownGraceSeconds: number;
 }
 
 /** Short activities (signing, read models, webhooks) in flight at once per worker process. */
@@ -20,7 +22,7 @@ const WAIT_SLOTS = 500;
  * processes as load needs.
  */
 export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
-  const base = { connection: options.connection, namespace: options.namespace };
+  const base = { connection: options.connection, namespace: options.namespace, shutdownGraceTime: options.shutdownGraceSeconds * 1000 };
   return Promise.all([
     Worker.create({
       ...base,

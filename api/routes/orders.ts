@@ -3,6 +3,7 @@ import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById, listCallbackAttempts } from '../../db/queries/orders';
 import { findPaymentById } from '../../db/queries/payments';
 import type { OrderRow } from '../../db/tables';
+import type { ApiMetrics } from '../../lib/metrics';
 import { ApiError } from '../errors';
 import { parseLegacyBody } from '../legacy/errors';
 import { requireLegacyToken } from '../legacy/token';
@@ -14,6 +15,7 @@ import { createOrder, orderPaymentUrl, type OrderServiceDeps } from '../../servi
 
 export interface OrderRoutesDeps extends OrderServiceDeps {
   publicBaseUrl: string;
+  metrics: ApiMetrics;
 }
 
 /** The legacy order interface (spec 4.3): `POST /v1/orders`, plus a read of an order and its callback log. */
@@ -32,6 +34,7 @@ export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
     const app = await findMerchantApp({ knex, appId: ctx.state.apiKey.appId });
     if (!app) throw new ApiError(401, 'invalid_api_key', 'the API key belongs to no merchant app');
     const { order, created } = await createOrder(deps, app, body);
+    if (created) deps.metrics.paymentsCreated.inc({ interface: 'legacy' });
     ctx.status = created ? 201 : 200;
     ctx.body = { status: ctx.status, order: await present(order), payment_url: orderPaymentUrl(deps.publicBaseUrl, order.id) };
   });

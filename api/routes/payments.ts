@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findPaymentById, findPaymentByOrder } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
+import type { ApiMetrics } from '../../lib/metrics';
 import { invalidRequest, notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
 import type { RateLimiter } from '../../services/rate-limits';
@@ -21,6 +22,7 @@ export interface PaymentRoutesDeps extends PaymentServiceDeps {
   knex: Knex;
   publicBaseUrl: string;
   rateLimiter: RateLimiter;
+  metrics: ApiMetrics;
 }
 
 /** The payment service (spec 4.1), mounted at `{payment_api_url}`. */
@@ -42,6 +44,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const app = await loadApp(ctx.state.apiKey.appId);
     await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
     const { payment, created } = await createPayment(deps, app, body);
+    if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;
     ctx.body = await present(payment, app);
   });
@@ -52,6 +55,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     if (!app) throw invalidRequest('invalid payment', [{ path: 'appId', message: `no merchant app ${appId}` }]);
     await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
     const { payment, created } = await createPayment(deps, app, body);
+    if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;
     ctx.body = await present(payment, app);
   });

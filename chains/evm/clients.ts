@@ -1,4 +1,5 @@
-import { Interface, JsonRpcProvider, Wallet, id } from 'ethers';
+import { Contract, Interface, JsonRpcProvider, Wallet, id } from 'ethers';
+import { isNativeToken } from '../../domain/payment';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { ChainRegistry } from '../registry';
 
@@ -24,6 +25,13 @@ export class EvmChains {
 
   treasury(chainId: number, privateKey: string): Wallet {
     return new Wallet(privateKey, this.provider(chainId));
+  }
+
+  /** What `owner` holds of `tokenAddress` (or the native coin) on `chainId` now, in base units. */
+  async balanceOf(chainId: number, tokenAddress: string, owner: string): Promise<bigint> {
+    const provider = this.provider(chainId);
+    if (isNativeToken(tokenAddress)) return provider.getBalance(owner);
+    return (await new Contract(tokenAddress, erc20Abi, provider).getFunction('balanceOf')(owner)) as bigint;
   }
 
   /** The payment's CREATE2 deposit address on `chainId`; no key exists for it, only the factory can move funds. */

@@ -16,6 +16,7 @@ import type { DetectedPayin } from '../../domain/payins';
 import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
 import { findChainCursor } from '../../db/queries/chain-cursors';
 import { createLogger } from '../../lib/logger';
+import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
@@ -42,8 +43,9 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
       latePayinWindowMs: 60_000,
       log: createLogger('silent', 'test'),
+      metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
       webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
-      orders: { feeBps: 50, publicBaseUrl: stack.api.publicBaseUrl, allowPrivateCallbackTargets: true },
+      orders: { feeBps: 50, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
     };
   });
   after(async () => services?.close());

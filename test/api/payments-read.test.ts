@@ -117,7 +117,7 @@ describe('payment service: reading payments', function () {
       assert.equal(address, getAddress(address), 'addresses are checksummed');
     }
     assert.equal(typeof p.paymentLink, 'string');
-    assert.equal(p.paymentLink, `${stack.api.publicBaseUrl}/pay/${p.id}`);
+    assert.equal(p.paymentLink, `${stack.publicBaseUrl}/pay/${p.id}`);
     assert.equal(p.merchant.appId, p.appId);
     assert.equal(typeof p.merchant.name, 'string');
   }

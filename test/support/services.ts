@@ -74,7 +74,7 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
   };
   const log = createLogger(overrides.logLevel ?? 'warn', 'test-api');
   const app = createApp(
-    apiDeps(config, { knex: services.knex, chains: services.chains, client: services.client, log, publicBaseUrl: stack.api.publicBaseUrl }),
+    apiDeps(config, { knex: services.knex, chains: services.chains, client: services.client, log, publicBaseUrl: stack.publicBaseUrl }),
   );
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));

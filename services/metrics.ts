@@ -1,0 +1,104 @@
+/**
+ * Gauges of shared state, read from PostgreSQL and the chains when /metrics is scraped (every worker reports the
+ * same values; dashboards take max()). Counters and histograms of events live in lib/metrics.ts.
+ */
+import { formatUnits } from 'ethers';
+import type { Knex } from 'knex';
+import { Gauge, type Registry } from 'prom-client';
+import type { EvmChains } from '../chains/evm/clients';
+import {
+  countCallbackAttemptsByOutcome,
+  countChainTxsByStatus,
+  countOrdersByStatus,
+  countPaymentsByStatus,
+  countWebhookDeliveriesByStatus,
+  listChainCursorBlocks,
+  type LabelledCount,
+} from '../db/queries/metrics';
+import { ORDER_STATUSES } from '../domain/orders';
+import { PAYMENT_STATUSES } from '../domain/payment';
+import { METRIC_PREFIX } from '../lib/metrics';
+
+/** chain_txs statuses as operators name them: signed and broadcast but not mined is pending, reverted is failed. */
+const CHAIN_TX_STATUS: Record<string, string> = { signed: 'pending', confirmed: 'confirmed', reverted: 'failed' };
+
+export function registerStateGauges(registry: Registry, deps: { knex: Knex; chains: EvmChains; treasuryAddress: string }): void {
+  const { knex, chains } = deps;
+  const chainIds = chains.registry.chains.map((chain) => String(chain.chainId));
+  /** A gauge per label values counted in PostgreSQL; `zeroes` are reported as 0 when no row has them (yet). */
+  const fromCounts = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: L[],
+    zeroes: Array<Record<L, string>>,
+    read: () => Promise<Array<LabelledCount<L>>>,
+  ) =>
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const counts = await read();
+        this.reset();
+        for (const labels of zeroes) this.set(labels as Partial<Record<L, string>>, 0);
+        for (const { labels, count } of counts) this.set(labels as Partial<Record<L, string>>, count);
+      },
+    });
+  const each = <L extends string>(label: L, values: readonly string[]) => values.map((value) => ({ [label]: value }) as Record<L, string>);
+
+  fromCounts('payments', 'Payments by status', ['status'], each('status', PAYMENT_STATUSES), () => countPaymentsByStatus({ knex }));
+  fromCounts('orders', 'Legacy orders by status', ['status'], each('status', ORDER_STATUSES), () => countOrdersByStatus({ knex }));
+  fromCounts(
+    'chain_transactions',
+    'Chain transactions signed by the treasury, by chain and status (pending, confirmed, failed)',
+    ['chain', 'status'],
+    chainIds.flatMap((chain) => Object.values(CHAIN_TX_STATUS).map((status) => ({ chain, status }))),
+    async () =>
+      (await countChainTxsByStatus({ knex })).map(({ labels, count }) => ({ labels: { chain: labels.chain, status: CHAIN_TX_STATUS[labels.status] ?? labels.status }, count })),
+  );
+  fromCounts('webhook_deliveries', 'Webhook events by delivery outcome (pending, delivered, exhausted)', ['status'], each('status', ['pending', 'delivered', 'exhausted']), () =>
+    countWebhookDeliveriesByStatus({ knex }),
+  );
+  fromCounts('order_callback_attempts', 'Legacy order callback attempts by outcome (2xx, 3xx, 4xx, 5xx, error)', ['outcome'], each('outcome', ['2xx', '3xx', '4xx', '5xx', 'error']), () =>
+    countCallbackAttemptsByOutcome({ knex }),
+  );
+
+  new Gauge({
+    name: `${METRIC_PREFIX}watcher_lag_blocks`,
+    help: "Chain head minus the chain watcher's cursor",
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      const cursors = await listChainCursorBlocks({ knex });
+      this.reset();
+      await Promise.all(
+        cursors
+          .filter((cursor) => chains.registry.chains.some((chain) => chain.chainId === cursor.chainId))
+          .map(async ({ chainId, blockNumber }) => {
+            const head = await chains.provider(chainId).getBlockNumber().catch(() => undefined);
+            if (head !== undefined) this.set({ chain: String(chainId) }, Math.max(0, head - blockNumber));
+          }),
+      );
+    },
+  });
+
+  new Gauge({
+    name: `${METRIC_PREFIX}treasury_balance`,
+    // A float in whole tokens: fine for a chart, never used to move money.
+    help: "The treasury's balance per chain and token, in whole tokens",
+    labelNames: ['chain', 'token'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await Promise.all(
+        chains.registry.chains.flatMap((chain) =>
+          Object.entries(chain.tokens).map(async ([symbol, token]) => {
+            const units = await chains.balanceOf(chain.chainId, token.address, deps.treasuryAddress).catch(() => undefined);
+            if (units !== undefined) this.set({ chain: String(chain.chainId), token: symbol }, Number(formatUnits(units, token.decimals)));
+          }),
+        ),
+      );
+    },
+  });
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../scripts/dev/ports';
+import { startProdStack, type ProdStack } from '../../scripts/prod/stack';
+import { resolveTemporalServer } from '../../scripts/provision/temporal-server';
+import { createPayment, paymentBody, waitForStatus } from '../support/api';
+import { customerTransfer, destroyProviders } from '../support/chain';
+import { TEST_STACK_ENV } from '../support/stack';
+
+// On a fresh machine the first run builds the Temporal server and UI with `go install` (tens of minutes on 2 cores).
+const BUILD_TIMEOUT_MS = 75 * 60_000;
+
+/** The series /metrics must show once a payment was paid (API, Payrail's worker series, the SDK's worker series). */
+const API_SERIES = ['payrail_http_request_duration_seconds_bucket', 'payrail_payments_created_total'];
+const WORKER_SERIES = [
+  'payrail_payments',
+  'payrail_orders',
+  'payrail_payin_detection_lag_seconds_bucket',
+  'payrail_watcher_lag_blocks',
+  'payrail_chain_transactions',
+  'payrail_treasury_balance',
+  'payrail_webhook_deliveries',
+  'payrail_order_callback_attempts',
+];
+const SDK_SERIES = ['temporal_worker_task_slots_available', 'temporal_activity_execution_latency_bucket', 'temporal_workflow_completed_total', 'temporal_request_latency_bucket'];
+
+async function seriesAt(url: string): Promise<Set<string>> {
+  const response = await fetch(url);
+  assert.equal(response.status, 200, url);
+  const names = (await response.text()).split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]!);
+  return new Set(names);
+}
+
+const status = async (url: string) => (await fetch(url).catch(() => undefined))?.status;
+
+describe('the production topology (npm run stack:prod)', function () {
+  this.timeout(300_000);
+  let dir: string;
+  let prod: ProdStack | undefined;
+
+  before(async function () {
+    this.timeout(BUILD_TIMEOUT_MS + 600_000);
+    await resolveTemporalServer({ log: (msg) => console.log(`      [temporal-server build] ${msg}`) });
+    dir = await mkdtemp(path.join(tmpdir(), 'payrail-prod-'));
+    const workerPorts = [];
+    for (let i = 0; i < 3; i++) workerPorts.push({ health: await freePort(), sdkMetrics: await freePort() });
+    prod = await startProdStack({
+      varDir: dir,
+      persistent: false,
+      ports: {
+        apis: [await freePort(), await freePort()],
+        workers: workerPorts,
+        postgres: await freePort(),
+        temporal: await freePort(),
+        temporalUi: await freePort(),
+        chains: [await freePort(), await freePort()],
+        mailSink: { smtp: 0, http: 0 },
+      },
+      blockTimeMs: 500,
+      env: { ...TEST_STACK_ENV, LOG_LEVEL: 'info' },
+      log: () => undefined,
+    });
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    destroyProviders();
+    await prod?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs every API and worker as its own ready process with its own log file', async () => {
+    const { apis, workers } = prod!;
+    assert.equal(apis.length, 2);
+    assert.equal(workers.length, 3);
+    for (const service of [...apis, ...workers]) {
+      assert.equal(await status(`${service.healthUrl}/livez`), 200, `${service.name} /livez`);
+      const ready = await fetch(`${service.healthUrl}/readyz`);
+      assert.equal(ready.status, 200, `${service.name} /readyz`);
+      assert.deepEqual(((await ready.json()) as { checks: unknown }).checks, { postgres: 'ok', temporal: 'ok' });
+      assert.match(await readFile(service.options.logFile, 'utf8'), /"msg":"(api listening|worker running)"/, service.name);
+    }
+    const pids = await Promise.all([...apis, ...workers].map((s) => readFile(s.options.logFile.replace(/\.log$/, '.pid'), 'utf8')));
+    assert.equal(new Set(pids).size, 5, 'five distinct processes');
+  });
+
+  it('pays a payment created on the second API while a worker was killed -9, and /metrics shows every series', async () => {
+    const { apis, workers, info } = prod!;
+    const killed = workers[0]!;
+    await killed.kill('SIGKILL');
+    assert.equal(await status(`${killed.healthUrl}/livez`), undefined, 'a killed worker no longer answers');
+
+    const paymentApiUrl = `${apis[1]!.healthUrl}/v1/payment-api`;
+    const payment = await createPayment(paymentApiUrl, info.demoMerchant.ordersKey, paymentBody({ orderId: `prod-${randomUUID()}`, chainId: '8453' }));
+    await customerTransfer(info, 8453, 'USDC', payment.source.receiverAddress, payment.source.amount);
+    await waitForStatus(paymentApiUrl, payment.id, 'payment_completed', 180_000);
+
+    await killed.start();
+    const apiSeries = await seriesAt(`${apis[1]!.healthUrl}/metrics`);
+    for (const name of API_SERIES) assert.ok(apiSeries.has(name), `API /metrics lacks ${name}`);
+    const created = (await (await fetch(`${apis[1]!.healthUrl}/metrics`)).text()).match(/^payrail_payments_created_total\{[^}]*interface="payment"[^}]*\} (\d+)/m);
+    assert.equal(created?.[1], '1');
+
+    // The chain watcher's scan and the payment's activities ran on whichever worker polled them: look at all.
+    const workerSeries = new Set<string>();
+    const sdkSeries = new Set<string>();
+    for (const worker of workers) {
+      for (const name of await seriesAt(`${worker.healthUrl}/metrics`)) workerSeries.add(name);
+      for (const name of await seriesAt(`http://${worker.options.env.TEMPORAL_METRICS_BIND_ADDRESS}/metrics`)) sdkSeries.add(name);
+    }
+    for (const name of WORKER_SERIES) assert.ok(workerSeries.has(name), `worker /metrics lacks ${name}`);
+    for (const name of SDK_SERIES) assert.ok(sdkSeries.has(name), `SDK metrics lack ${name}`);
+  });
+
+  it('stops an API with SIGTERM (its port closes) and starts it again on the same port', async () => {
+    const api = prod!.apis[0]!;
+    await api.stop();
+    assert.equal(await status(`${api.healthUrl}/livez`), undefined);
+    await api.start();
+    assert.equal(await status(`${api.healthUrl}/readyz`), 200);
+  });
+});
