@@ -7,6 +7,7 @@ import { checkReadiness } from '../services/health';
 import { ApiError, errorMiddleware, standardErrorBody } from './errors';
 import { isLegacyPath, legacyErrorBody } from './legacy/errors';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
+import { docsRoutes } from './routes/docs';
 import { orderRoutes } from './routes/orders';
 import { payRoutes } from './routes/pay';
 import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
@@ -84,7 +85,7 @@ export function createApp(deps: ApiDeps): Koa {
   root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
   // Legacy orders (`POST /v1/orders`) and the hosted payment page (`/pay/...`).
   const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
-  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: true }));
   return app;

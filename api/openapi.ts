@@ -1,0 +1,200 @@
+/**
+ * The OpenAPI 3.1 description of the HTTP interfaces (payment, merchant, legacy orders and the hosted page),
+ * served at /v1/openapi.json. Request bodies, path and query parameters come from the zod schemas the routes
+ * validate with (z.toJSONSchema, in their input form), so the document cannot drift from what is accepted.
+ * Responses: the success status of each operation and, for every other status, the interface's error body.
+ */
+import { z } from 'zod';
+import { LEGACY_ORDERS_PATH } from './legacy/errors';
+import { appIdSchema } from './schemas/common';
+import {
+  apiKeyIdSchema,
+  createApiKeyBodySchema,
+  loginCodeRequestSchema,
+  registerBodySchema,
+  statsQuerySchema,
+  tokenRequestSchema,
+  webhookUpdateBodySchema,
+} from './schemas/merchant';
+import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
+import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema } from './schemas/payments';
+import { listWebhookDeliveriesQuerySchema } from './schemas/webhook-deliveries';
+
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const API_REFERENCE_PATH = '/v1/docs';
+
+type JsonSchema = Record<string, unknown>;
+type Security = 'apiKey' | 'bearer' | 'legacyToken';
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Koa path (`:param`). */
+  path: string;
+  tag: 'Payments' | 'Merchant' | 'Legacy orders' | 'Hosted payment page';
+  summary: string;
+  security?: Security;
+  body?: z.ZodType;
+  params?: Record<string, z.ZodType>;
+  query?: z.ZodObject;
+  /** Success statuses; an HTML page answers its 404 as a page too. */
+  success: number[];
+  html?: boolean;
+  /** Body shape of every other status. */
+  errors: 'standard' | 'legacy';
+}
+
+const PAYMENT = '/v1/payment-api';
+const MERCHANT = '/v1/merchant-api';
+
+const OPERATIONS: Operation[] = [
+  { method: 'post', path: `${PAYMENT}`, tag: 'Payments', summary: 'Create a payment (idempotent per orderId)', security: 'apiKey', body: createPaymentBodySchema, success: [200, 201], errors: 'standard' },
+  { method: 'post', path: `${PAYMENT}/payments`, tag: 'Payments', summary: 'Create a payment for a merchant app named in the body', body: createPaymentByAppIdBodySchema, success: [200, 201], errors: 'standard' },
+  {
+    method: 'get',
+    path: `${PAYMENT}/payments/order/:appId/:orderId`,
+    tag: 'Payments',
+    summary: "Read a payment by the merchant's order id",
+    security: 'apiKey',
+    params: { appId: appIdSchema, orderId: orderIdSchema },
+    success: [200],
+    errors: 'standard',
+  },
+  { method: 'get', path: `${PAYMENT}/payments/:id`, tag: 'Payments', summary: 'Read a payment', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
+
+  { method: 'post', path: `${MERCHANT}/auth/login-code`, tag: 'Merchant', summary: 'E-mail a login code', body: loginCodeRequestSchema, success: [202], errors: 'standard' },
+  { method: 'post', path: `${MERCHANT}/auth/token`, tag: 'Merchant', summary: 'Trade a login code for a token', body: tokenRequestSchema, success: [200], errors: 'standard' },
+  { method: 'post', path: `${MERCHANT}/register`, tag: 'Merchant', summary: 'Register a merchant app', security: 'bearer', body: registerBodySchema, success: [201], errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/apps`, tag: 'Merchant', summary: "List the developer's apps", security: 'bearer', success: [200], errors: 'standard' },
+  {
+    method: 'post',
+    path: `${MERCHANT}/apps/:appId/keys`,
+    tag: 'Merchant',
+    summary: 'Create an API key',
+    security: 'bearer',
+    params: { appId: appIdSchema },
+    body: createApiKeyBodySchema,
+    success: [201],
+    errors: 'standard',
+  },
+  { method: 'get', path: `${MERCHANT}/apps/:appId/keys`, tag: 'Merchant', summary: "List an app's API keys", security: 'bearer', params: { appId: appIdSchema }, success: [200], errors: 'standard' },
+  {
+    method: 'delete',
+    path: `${MERCHANT}/apps/:appId/keys/:keyId`,
+    tag: 'Merchant',
+    summary: 'Revoke an API key',
+    security: 'bearer',
+    params: { appId: appIdSchema, keyId: apiKeyIdSchema },
+    success: [200],
+    errors: 'standard',
+  },
+  {
+    method: 'put',
+    path: `${MERCHANT}/apps/:appId/webhook`,
+    tag: 'Merchant',
+    summary: "Move an app's webhook",
+    security: 'bearer',
+    params: { appId: appIdSchema },
+    body: webhookUpdateBodySchema,
+    success: [200],
+    errors: 'standard',
+  },
+  { method: 'post', path: `${MERCHANT}/apps/:appId/webhook/rotate`, tag: 'Merchant', summary: "Rotate an app's webhook secret", security: 'bearer', params: { appId: appIdSchema }, success: [200], errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/me/webhook/deliveries`, tag: 'Merchant', summary: 'The webhook delivery log', security: 'bearer', query: listWebhookDeliveriesQuerySchema, success: [200], errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/me/stats`, tag: 'Merchant', summary: 'Payment statistics (Admin key)', security: 'apiKey', query: statsQuerySchema, success: [200], errors: 'standard' },
+
+  { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy' },
+  { method: 'get', path: `${LEGACY_ORDERS_PATH}/:id`, tag: 'Legacy orders', summary: 'Read an order and its callback log', security: 'legacyToken', params: { id: orderIdParamSchema }, success: [200], errors: 'legacy' },
+
+  { method: 'get', path: '/pay/order/:orderId', tag: 'Hosted payment page', summary: "An order's payment page", params: { orderId: z.string() }, success: [200], html: true, errors: 'standard' },
+  { method: 'get', path: '/pay/order/:orderId/state', tag: 'Hosted payment page', summary: "An order's page state", params: { orderId: z.string() }, success: [200], errors: 'standard' },
+  {
+    method: 'post',
+    path: '/pay/order/:orderId/currency',
+    tag: 'Hosted payment page',
+    summary: 'Choose the currency an order is paid in',
+    params: { orderId: z.string() },
+    body: chooseCurrencyBodySchema,
+    success: [200],
+    errors: 'standard',
+  },
+  { method: 'post', path: '/pay/order/:orderId/cancel', tag: 'Hosted payment page', summary: 'Cancel an unpaid order', params: { orderId: z.string() }, success: [200], errors: 'standard' },
+  { method: 'get', path: '/pay/:id', tag: 'Hosted payment page', summary: "A payment's page", params: { id: z.string() }, success: [200], html: true, errors: 'standard' },
+  { method: 'get', path: '/pay/:id/state', tag: 'Hosted payment page', summary: "A payment's page state", params: { id: z.string() }, success: [200], errors: 'standard' },
+];
+
+/** The request's accepted form (before defaults and transforms); refinements JSON Schema cannot say are left to the server. */
+function jsonSchema(schema: z.ZodType): JsonSchema {
+  // The dialect is the document's own (OpenAPI 3.1 is JSON Schema 2020-12), not restated per schema.
+  const result: JsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  delete result.$schema;
+  return result;
+}
+
+const errorDetail = { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } }, required: ['path', 'message'] };
+const legacyErrorDetail = { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] };
+const ERROR_BODIES: Record<Operation['errors'], JsonSchema> = {
+  standard: {
+    type: 'object',
+    properties: { error: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: errorDetail } },
+    required: ['error', 'message'],
+  },
+  legacy: {
+    type: 'object',
+    properties: { status: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: legacyErrorDetail } },
+    required: ['error', 'message'],
+  },
+};
+const SECURITY_SCHEMES: Record<Security, JsonSchema> = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An Orders or Admin key of a merchant app' },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A dashboard token from POST /v1/merchant-api/auth/token' },
+  legacyToken: { type: 'apiKey', in: 'header', name: 'token', description: "The merchant app's key, as the legacy interface sends it" },
+};
+
+const openApiPath = (koaPath: string): string => (koaPath.replace(/:([A-Za-z]+)/g, '{$1}') || '/');
+
+function operationObject(op: Operation): JsonSchema {
+  const parameters = [
+    ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema) })),
+    ...Object.entries(op.query?.shape ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: !(schema as z.ZodType).safeParse(undefined).success,
+      schema: jsonSchema(schema as z.ZodType),
+    })),
+  ];
+  const content = (schema: JsonSchema) => ({ 'application/json': { schema } });
+  const responses: Record<string, JsonSchema> = {};
+  for (const status of op.success) {
+    responses[String(status)] = op.html
+      ? { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }
+      : { description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK', content: content({ type: 'object' }) };
+  }
+  if (op.html) responses['404'] = { description: 'Not found (a page)', content: { 'text/html': { schema: { type: 'string' } } } };
+  responses.default = { description: 'A client error (4xx)', content: content(ERROR_BODIES[op.errors]) };
+  return {
+    operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}` || op.method,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: true, content: content(jsonSchema(op.body)) } } : {}),
+    responses,
+  };
+}
+
+export function openApiDocument(options: { serverUrl: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const op of OPERATIONS) (paths[openApiPath(op.path)] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payrail',
+      version: '1',
+      description: 'Stablecoin and crypto payments: the payment interface, the merchant service, legacy orders and the hosted payment page.',
+    },
+    servers: [{ url: options.serverUrl }],
+    tags: [{ name: 'Payments' }, { name: 'Merchant' }, { name: 'Legacy orders' }, { name: 'Hosted payment page' }],
+    paths,
+    components: { securitySchemes: SECURITY_SCHEMES },
+  };
+}
