@@ -18,7 +18,7 @@ import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
 import { findChainCursor } from '../../db/queries/chain-cursors';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
-import { createPayment, paymentBody } from '../support/api';
+import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -121,6 +121,8 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const finality = inContext(slow, () => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'finality' }));
     setTimeout(() => slow.cancel(), 200);
     await assert.rejects(finality, CancelledFailure);
+    // The payment pays its merchant: let it settle, so no later test sees that payout.
+    await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
   });
 
   it('scanChain heartbeats between its reads and moves the chain cursor', async () => {
