@@ -11,6 +11,7 @@ import {
   countChainTxsByStatus,
   countOrdersByStatus,
   countPaymentsByStatus,
+  countReplacedChainTxAttempts,
   countWebhookDeliveriesByStatus,
   listChainCursorBlocks,
   type LabelledCount,
@@ -56,6 +57,9 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
     chainIds.flatMap((chain) => Object.values(CHAIN_TX_STATUS).map((status) => ({ chain, status }))),
     async () =>
       (await countChainTxsByStatus({ knex })).map(({ labels, count }) => ({ labels: { chain: labels.chain, status: CHAIN_TX_STATUS[labels.status] ?? labels.status }, count })),
+  );
+  fromCounts('chain_transactions_replaced', 'Broadcast attempts replaced at their nonce (fee bumps, re-plans), by chain', ['chain'], each('chain', chainIds), () =>
+    countReplacedChainTxAttempts({ knex }),
   );
   fromCounts('webhook_deliveries', 'Webhook events by delivery outcome (pending, delivered, exhausted)', ['status'], each('status', ['pending', 'delivered', 'exhausted']), () =>
     countWebhookDeliveriesByStatus({ knex }),

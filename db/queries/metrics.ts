@@ -39,6 +39,14 @@ export async function countCallbackAttemptsByOutcome(options: { knex: Knex }): P
   return rows.map((row) => ({ labels: { outcome: row.outcome }, count: Number(row.count) }));
 }
 
+/** Broadcast attempts replaced at their nonce (higher fees, or re-planned), per chain. */
+export async function countReplacedChainTxAttempts(options: { knex: Knex }): Promise<Array<LabelledCount<'chain'>>> {
+  const { rows } = await options.knex.raw<{ rows: Array<{ chain: number; count: string }> }>(
+    'select chain_id as chain, coalesce(sum(cardinality(replaced_tx_hashes)), 0) as count from chain_txs group by chain_id',
+  );
+  return rows.map((row) => ({ labels: { chain: String(row.chain) }, count: Number(row.count) }));
+}
+
 export async function listChainCursorBlocks(options: { knex: Knex }): Promise<Array<{ chainId: number; blockNumber: number }>> {
   const rows = await options.knex('chain_cursors').select<Array<{ chain_id: number; block_number: string }>>('chain_id', 'block_number');
   return rows.map((row) => ({ chainId: row.chain_id, blockNumber: Number(row.block_number) }));

@@ -21,6 +21,7 @@ const WORKER_SERIES = [
   'payrail_payin_detection_lag_seconds_bucket',
   'payrail_watcher_lag_blocks',
   'payrail_chain_transactions',
+  'payrail_chain_transactions_replaced',
   'payrail_treasury_balance',
   'payrail_webhook_deliveries',
   'payrail_order_callback_attempts',
