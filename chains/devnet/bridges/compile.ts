@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CompiledContract, CompiledContracts } from '../compile';
+import type { CompiledContract } from '../compile';
 
 const REPO_ROOT = resolve(__dirname, '../../..');
 const NODE_MODULES = join(REPO_ROOT, 'node_modules');
