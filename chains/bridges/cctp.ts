@@ -65,6 +65,12 @@ function parseBps(value: unknown): { num: bigint; den: bigint } {
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b;
 
+/** The fee on `amount` at `minimumFeeBps` basis points (Iris's minimumFee, possibly fractional), rounded up. */
+export function cctpFeeForAmount(amount: bigint, minimumFeeBps: unknown): bigint {
+  const bps = parseBps(minimumFeeBps);
+  return ceilDiv(amount * bps.num, bps.den * BPS_DENOMINATOR);
+}
+
 export interface CctpFeeQuote {
   finalityThreshold: number;
   /** Iris's minimumFee for that threshold, in basis points of the amount, as Iris sent it. */
@@ -88,8 +94,7 @@ export async function quoteCctpFee(
   if (status !== 200 || !Array.isArray(body)) throw new Error(`Iris fee quote failed with HTTP ${status}`);
   const tier = (body as { finalityThreshold?: unknown; minimumFee?: unknown }[]).find((t) => t.finalityThreshold === threshold);
   if (!tier) throw new Error(`Iris quoted no fee for finality threshold ${threshold}`);
-  const bps = parseBps(tier.minimumFee);
-  const fee = ceilDiv(amount * bps.num, bps.den * BPS_DENOMINATOR);
+  const fee = cctpFeeForAmount(amount, tier.minimumFee);
   const maxFee = fee + ceilDiv(fee * (opts.maxFeeBufferBps ?? DEFAULT_MAX_FEE_BUFFER_BPS), BPS_DENOMINATOR);
   if (maxFee >= amount) throw new Error(`CCTP fee ${maxFee} is not below the amount ${amount}`);
   return { finalityThreshold: threshold, minimumFeeBps: String(tier.minimumFee), fee, maxFee };

@@ -9,7 +9,7 @@ import {
 import { decodeCctpBurnMessage, decodeCctpMessage, encodeCctpBurnMessage, encodeCctpMessage } from '../../chains/bridges/cctp-message';
 import { MAINNET_BRIDGES } from '../../chains/bridges/mainnet';
 import {
-  buildOftApprove, buildOftSend, findOftDelivery, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute,
+  buildOftApprove, buildOftSend, findOftDelivery, lzReceiveOption, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute,
 } from '../../chains/bridges/oft';
 import type { TxRequest } from '../../chains/bridges/tx';
 import { deployDevnetBridges, type DevnetBridges } from '../../chains/devnet/bridges/deploy';
@@ -207,6 +207,56 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
     assert.equal(await isCctpNonceUsed(route, providers[1], attestation.nonce), true);
   });
 
+  it('the Iris stand-in answers in Iris\'s shapes: fee tiers, 404 for an unknown transaction, decoded messages', async function () {
+    const route = cctpRoute('fast');
+    const url = bridges.cctp.irisUrl;
+    assert.deepEqual(await (await fetch(`${url}/v2/burn/USDC/fees/3/6`)).json(), [
+      { finalityThreshold: 1000, minimumFee: 1.3 }, { finalityThreshold: 2000, minimumFee: 0 },
+    ]);
+    const unknownTx = `0x${'ab'.repeat(32)}`;
+    const unknown = await fetch(`${url}/v2/messages/3?transactionHash=${unknownTx}`);
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(await unknown.json(), { error: 'Message not found' });
+    assert.deepEqual(await fetchCctpAttestation(route, { txHash: unknownTx, messageIndex: 0 }), { status: 'pending', irisStatus: undefined });
+
+    const { burn, quote } = await burnUsdc(route, 2_000_000n, devnet.merchantPayout.address);
+    const attestation = await attested(route, burn);
+    const body = (await (await fetch(`${url}/v2/messages/3?transactionHash=${burn.txHash}`)).json()) as { messages: Record<string, unknown>[] };
+    assert.equal(body.messages.length, 1);
+    const [a, b] = bridges.cctp.chains;
+    assert.deepEqual(body.messages[0], {
+      message: attestation.message,
+      eventNonce: attestation.nonce,
+      attestation: attestation.attestation,
+      cctpVersion: 2,
+      status: 'complete',
+      decodedMessage: {
+        sourceDomain: '3',
+        destinationDomain: '6',
+        nonce: attestation.nonce,
+        sender: a.tokenMessenger.toLowerCase(),
+        recipient: b.tokenMessenger.toLowerCase(),
+        destinationCaller: `0x${'0'.repeat(64)}`,
+        minFinalityThreshold: '1000',
+        finalityThresholdExecuted: '1000',
+        messageBody: decodeCctpMessage(attestation.message).messageBody,
+        decodedMessageBody: {
+          burnToken: a.usdc.toLowerCase(),
+          mintRecipient: devnet.merchantPayout.address.toLowerCase(),
+          amount: '2000000',
+          messageSender: devnet.customer.address.toLowerCase(),
+          maxFee: quote.maxFee.toString(),
+          feeExecuted: '260',
+          expirationBlock: '0',
+          hookData: null,
+        },
+      },
+      delayReason: null,
+    });
+    assert.equal(quote.maxFee, 286n);
+    assert.equal(attestation.attestation.length, 2 + 2 * 65 * bridges.cctp.signatureThreshold);
+  });
+
   it('a standard transfer waits while Iris is down and completes once it is back', async function () {
     const route = cctpRoute('standard');
     const [, b] = devnet.chains as [Devnet['chains'][0], Devnet['chains'][0]];
@@ -307,7 +357,9 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
     assert.equal(await balance(1, b.tokens.USDT.address, devnet.merchantPayout.address), before.merchantB + amount);
     assert.equal(await supply(1, b.tokens.USDT.address), before.supplyB + amount);
 
-    const back = oftRoute(1);
+    // The way back asks the executor for lzReceive gas explicitly (mainnet USDT0 enforces its own options instead).
+    const back = { ...oftRoute(1), extraOptions: lzReceiveOption(200_000n) };
+    assert.equal(back.extraOptions, '0x00030100110100000000000000000000000000030d40');
     assert.equal(await oftApprovalRequired(back, providers[1]), false);
     const backQuote = await quoteOftSend(back, providers[1], devnet.customer.address, amount);
     const fromBlockA = await providers[0].getBlockNumber();

@@ -4,7 +4,7 @@ import { concat, Interface, JsonRpcProvider, keccak256, solidityPacked, Wallet }
 import {
   decodeCctpBurnMessage, decodeCctpMessage, encodeCctpBurnMessage, encodeCctpMessage, type CctpBurnMessage, type CctpMessage,
 } from '../../bridges/cctp-message';
-import { MESSAGE_TRANSMITTER_V2_ABI } from '../../bridges/cctp';
+import { cctpFeeForAmount, MESSAGE_TRANSMITTER_V2_ABI } from '../../bridges/cctp';
 import { bytes32ToAddress } from '../../bridges/tx';
 
 // A local stand-in for Circle's Iris: watches MessageSent on the devnet chains, waits for the finality each
@@ -54,16 +54,9 @@ interface SeenMessage {
 const FAST_THRESHOLD = 1000;
 const STANDARD_THRESHOLD = 2000;
 const CCTP_VERSION = 2;
-const BPS = 10_000n;
 
 const transmitter = new Interface(MESSAGE_TRANSMITTER_V2_ABI);
 const MESSAGE_SENT = transmitter.getEvent('MessageSent')?.topicHash ?? '';
-
-function bpsFee(amount: bigint, bps: string): bigint {
-  const [whole = '0', fraction = ''] = bps.split('.');
-  const den = 10n ** BigInt(fraction.length) * BPS;
-  return (amount * BigInt(`${whole}${fraction}`) + den - 1n) / den;
-}
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -113,11 +106,12 @@ export async function startAttestationService(opts: AttestationServiceOptions): 
     const isBurn = bytes32ToAddress(seen.message.sender).toLowerCase() === watcher.chain.tokenMessenger.toLowerCase();
     const burn = isBurn ? decodeCctpBurnMessage(seen.message.messageBody) : undefined;
     // A fast message is served fast only if its maxFee covers the fast fee; otherwise it waits for finality, as on Iris.
-    const fastAffordable = burn === undefined || bpsFee(burn.amount, feeBps[FAST_THRESHOLD]) <= burn.maxFee;
+    const fastAffordable = burn === undefined || cctpFeeForAmount(burn.amount, feeBps[FAST_THRESHOLD]) <= burn.maxFee;
     const fast = seen.message.minFinalityThreshold <= FAST_THRESHOLD && fastAffordable;
     if (confirmations < (fast ? fastConfirmations : standardConfirmations)) return undefined;
     const executed = fast ? FAST_THRESHOLD : STANDARD_THRESHOLD;
-    const body = burn && { ...burn, feeExecuted: [bpsFee(burn.amount, feeBps[executed]), burn.maxFee].reduce((a, b) => (a < b ? a : b)) };
+    const fee = burn && cctpFeeForAmount(burn.amount, feeBps[executed]);
+    const body = burn && fee !== undefined && { ...burn, feeExecuted: fee < burn.maxFee ? fee : burn.maxFee };
     // Derived from the burn itself, so a restarted service attests the same nonce and a burn can't be minted twice.
     const nonce = keccak256(solidityPacked(['uint32', 'bytes32', 'uint256'], [seen.message.sourceDomain, seen.txHash, seen.logIndex]));
     const decoded: CctpMessage = {
