@@ -110,8 +110,8 @@ export async function startAttestationService(opts: AttestationServiceOptions): 
     const fast = seen.message.minFinalityThreshold <= FAST_THRESHOLD && fastAffordable;
     if (confirmations < (fast ? fastConfirmations : standardConfirmations)) return undefined;
     const executed = fast ? FAST_THRESHOLD : STANDARD_THRESHOLD;
-    const fee = burn && cctpFeeForAmount(burn.amount, feeBps[executed]);
-    const body = burn && fee !== undefined && { ...burn, feeExecuted: fee < burn.maxFee ? fee : burn.maxFee };
+    const fee = burn ? cctpFeeForAmount(burn.amount, feeBps[executed]) : 0n;
+    const body = burn && { ...burn, feeExecuted: fee < burn.maxFee ? fee : burn.maxFee };
     // Derived from the burn itself, so a restarted service attests the same nonce and a burn can't be minted twice.
     const nonce = keccak256(solidityPacked(['uint32', 'bytes32', 'uint256'], [seen.message.sourceDomain, seen.txHash, seen.logIndex]));
     const decoded: CctpMessage = {
