@@ -8,8 +8,6 @@ import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm/clients';
 import { erc20Abi } from '../chains/evm/contracts';
 import {
-  bridgeBurnCall,
-  bridgeMintCall,
   broadcastRaw,
   checkTx,
   estimateCall,
@@ -27,7 +25,7 @@ import type { Logger } from '../lib/logger';
 export interface ChainTxServiceDeps {
   knex: Knex;
   chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
+  /** Hot wallet that owns the deposit factory and holds payout liquidity on every chain. */
   treasuryPrivateKey: string;
   log: Logger;
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the step returns. */
@@ -109,22 +107,9 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       return submit(input, transferCall(input.tokenAddress, input.to, input.amountUnits), { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
     },
 
-    /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
-    burnForBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
-      const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeBurnCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.destinationChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge burn', tokenAddress: token.address, amountUnits: input.amountUnits });
-    },
-
-    /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
-    mintFromBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
-      const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeMintCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.sourceChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge mint', tokenAddress: token.address, amountUnits: input.amountUnits });
+    /** Any other call from the treasury (bridge approvals, burns, sends, mints). Idempotent per intent key. */
+    submitCall(input: ChainTxIntent & { call: EvmCall; purpose: string; tokenAddress: string | null; amountUnits: string | null }) {
+      return submit(input, input.call, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
     },
 
     /**

@@ -14,4 +14,10 @@ export const PATCHES = {
   paymentRunEndsWhenSettled: 'payment-run-ends-when-settled',
   /** An order's run ends after its payment's run (orders started before it ended as soon as the payment settled). */
   orderRunEndsAfterItsPayment: 'order-run-ends-after-its-payment',
+  /**
+   * Cross-chain payments bridge through the bridge adapters (CCTP v2 for USDC, LayerZero OFT for USDT): quote,
+   * approval, burn or send, attestation or delivery, mint. Runs recorded before it bridged through the DevnetBridge
+   * contract (burnForBridge / mintFromBridge, which no worker serves any more: replay only).
+   */
+  realBridges: 'real-bridges',
 } as const;
