@@ -37,6 +37,8 @@ export interface StackOptions {
     temporal: number;
     temporalUi?: number;
     chains: [number, number];
+    /** The devnet's stand-in for Circle's attestation service (Iris); 0 or absent for any free one. */
+    iris?: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -129,7 +131,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     log('deploying the bridges (CCTP v2 with its attestation service, LayerZero OFT with its relayer)…');
     const [home, other] = devnet.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, usdc: c.tokens.USDC.address, usdt: c.tokens.USDT.address }));
     if (!home || !other) throw new Error('the devnet bridges need two chains');
-    const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey });
+    const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey, attestation: { port: options.ports.iris } });
     stops.push(() => bridges.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
     await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges), null, 2));
