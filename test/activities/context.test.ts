@@ -19,6 +19,7 @@ import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
+import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -118,6 +119,40 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const finality = inContext(slow, () => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'finality' }));
     setTimeout(() => slow.cancel(), 200);
     await assert.rejects(finality, CancelledFailure);
+  });
+
+  it('a CCTP transfer step by step: awaitBridgeArrival heartbeats while Iris is away, returns the attestation once it is back, and the mint lands', async () => {
+    const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '42161', amount: '2' }));
+    const writes = createActivities(deps);
+    const waits = createChainWaitActivities(deps);
+    const step = <R>(work: () => Promise<R>) => inContext(new MockActivityEnvironment(), work);
+    const landed = async (tx: { intentKey: string } | null) => {
+      assert.ok(tx);
+      const result = await step(() => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'confirmations' }));
+      assert.equal(result.succeeded, true, tx.intentKey);
+      return result;
+    };
+    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: '2000000' }));
+    assert.equal(quote.kind, 'cctp');
+    await landed(await step(() => writes.approveBridge({ paymentId: payment.id, quote })));
+    await stack.bridges.attestationService.stop();
+    let arrival: ReturnType<typeof waits.awaitBridgeArrival> | undefined;
+    try {
+      const burn = await landed(await step(() => writes.startBridge({ paymentId: payment.id, quote })));
+      const env = new MockActivityEnvironment();
+      const details: unknown[] = [];
+      env.on('heartbeat', (detail: unknown) => details.push(detail));
+      arrival = inContext(env, () => waits.awaitBridgeArrival({ paymentId: payment.id, quote, startTxHash: burn.txHash }));
+      await eventually('heartbeats naming the unreachable attestation service', 30_000, () =>
+        Promise.resolve(details.some((d) => typeof d === 'string' && d.includes('fetch failed')) || undefined));
+    } finally {
+      await stack.bridges.attestationService.start();
+    }
+    const attested = await arrival;
+    assert.equal(attested.state, 'attested');
+    const mint = await landed(await step(() => writes.finishBridge({ paymentId: payment.id, quote, arrival: attested })));
+    const again = await step(() => writes.finishBridge({ paymentId: payment.id, quote, arrival: attested }));
+    assert.equal(again?.txHash, mint.txHash, 'a retried finish re-broadcasts the one signed mint');
   });
 
   it('scanChain heartbeats between its reads and moves the chain cursor', async () => {
