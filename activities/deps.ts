@@ -10,7 +10,7 @@ import type { SecretBox } from '../lib/secrets';
 export interface ActivityDeps {
   knex: Knex;
   chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
+  /** Hot wallet that owns the deposit factory, holds payout liquidity on every chain and sends the bridge transactions. */
   treasuryPrivateKey: string;
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
