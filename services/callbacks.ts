@@ -42,6 +42,13 @@ async function signature(deps: Pick<CallbackServiceDeps, 'knex' | 'secrets'>, ap
   return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: webhookSignature(deps.secrets.open(sealed), timestamp, body) };
 }
 
+/** The order's merchant_token in the clear, to send; a worker without PAYRAIL_SECRETS_KEY can't, and says so. */
+function openMerchantToken(deps: Pick<CallbackServiceDeps, 'secrets'>, sealed: string | null): string | null {
+  if (sealed === null) return null;
+  if (!deps.secrets) throw new Error('PAYRAIL_SECRETS_KEY is not configured on this worker: the merchant_token cannot be opened');
+  return deps.secrets.open(sealed);
+}
+
 /**
  * One attempt to deliver a legacy order callback (spec 6.2) to `callback_url`, logged with its status code, time
  * and the start of the answer whatever happens. Delivered means the merchant answered 2xx.
@@ -56,7 +63,14 @@ export async function deliverOrderCallback(
   if (!order.callback_url) return { delivered: false, final: true, reason: `order ${order.id} has no callback_url` };
   const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
   const body = JSON.stringify(
-    callbackBody({ order, payment, paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id), callbackId: input.callbackId, status: input.status }),
+    callbackBody({
+      order,
+      payment,
+      paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id),
+      callbackId: input.callbackId,
+      status: input.status,
+      merchantToken: openMerchantToken(deps, order.merchant_token_sealed),
+    }),
   );
   const attemptedAt = new Date();
   let result: PostResult;

@@ -23,6 +23,7 @@ import { findPaymentById, insertPayment } from '../db/queries/payments';
 import type { MerchantAppRow, OrderRow, PaymentRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
+import type { SecretBox } from '../lib/secrets';
 import { cancelOrderUpdate, chooseCurrencyUpdate } from '../workflows/messages';
 import type { CreatedOrderPayment } from '../workflows/types';
 import { orderWorkflowId } from '../workflows/ids';
@@ -38,6 +39,8 @@ export interface OrderServiceDeps {
   latePayinWindowSeconds: number;
   /** Time from creation until an order without a payment expires (spec 8: 60 minutes). */
   orderTtlSeconds: number;
+  /** Seals each order's merchant_token at rest. */
+  secretBox: SecretBox;
   log: Logger;
 }
 
@@ -195,7 +198,7 @@ export async function createOrder(deps: OrderServiceDeps, app: MerchantAppRow, c
       success_url: command.success_url ?? null,
       mobile: command.mobile ?? false,
       fast: command.fast ?? false,
-      merchant_token: command.merchant_token ?? null,
+      merchant_token_sealed: command.merchant_token ? deps.secretBox.seal(command.merchant_token) : null,
       expires_at: new Date(Date.now() + deps.orderTtlSeconds * 1000),
     },
   });

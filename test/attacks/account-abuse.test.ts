@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Stack } from '../../scripts/stack';
 import { assertErrorEnvelope, createMerchant, uniqueOrderId } from '../api/helpers';
-import { assertRateLimited, awayFromDayBoundary, requestLoginCode, uniqueClientIp, uniqueEmail } from '../merchant/helpers';
+import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, registerBody, requestLoginCode, uniqueClientIp, uniqueEmail } from '../merchant/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
@@ -46,6 +46,7 @@ describe('attack: account abuse', function () {
         keylessCreatesPerApp: { limit: 5, windowSeconds: DAY },
         paymentCreatesPerApp: { limit: 1000, windowSeconds: DAY },
       },
+      accountLimits: { appsPerDeveloper: 2, apiKeysPerApp: 2 },
     });
   });
   beforeEach(awayFromDayBoundary);
@@ -149,5 +150,25 @@ describe('attack: account abuse', function () {
       const res = await request(api.paymentApiUrl, { headers: from(flooder, { 'x-api-key': shop.ordersKey }), body: paymentBody({ orderId: uniqueOrderId('keyed') }) });
       assert.equal(res.status, 201, `keyed creates are untouched: ${res.text}`);
     }
+  });
+
+  it('one developer holds at most the allowed apps, and an app at most the allowed live keys', async () => {
+    // Logged in on the stack's API: this suite's has used up its global mail cap.
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!);
+    const apps = [await register(api.merchantApiUrl, session.token), await register(api.merchantApiUrl, session.token)];
+    const third = await request(`${api.merchantApiUrl}/register`, { headers: bearer(session.token), body: registerBody() });
+    assert.equal(third.status, 403, third.text);
+    assert.equal(assertErrorEnvelope(third).error, 'limit_reached');
+    assert.match(assertErrorEnvelope(third).message, /at most 2 merchant apps/);
+
+    const appId = apps[0]!.appId;
+    const keys = [await createKey(api.merchantApiUrl, session.token, appId), await createKey(api.merchantApiUrl, session.token, appId)];
+    const extra = await request(`${api.merchantApiUrl}/apps/${appId}/keys`, { headers: bearer(session.token), body: {} });
+    assert.equal(extra.status, 403, extra.text);
+    assert.equal(assertErrorEnvelope(extra).error, 'limit_reached');
+    // Revoking a key makes room for another.
+    const revoked = await request(`${api.merchantApiUrl}/apps/${appId}/keys/${keys[0]!.id}`, { method: 'DELETE', headers: bearer(session.token) });
+    assert.equal(revoked.status, 200, revoked.text);
+    await createKey(api.merchantApiUrl, session.token, appId);
   });
 });

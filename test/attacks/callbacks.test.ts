@@ -90,6 +90,10 @@ describe('attack: a legacy callback receiver that drips bytes forever', function
     });
     assert.equal(created.status, 201, created.text);
     const orderId = (created.body as { order: { id: string } }).order.id;
+    // At rest the merchant_token is sealed: a database dump alone does not reveal it.
+    const stored = await services.knex('orders').where({ id: orderId }).first<Record<string, unknown>>();
+    assert.ok(!('merchant_token' in stored) && typeof stored.merchant_token_sealed === 'string');
+    assert.ok(!JSON.stringify(stored).includes('mt-drip'), 'no column holds the token in the clear');
 
     const attempt = await eventually('the first callback attempt to be logged', 60_000, async () =>
       services.knex('order_callback_attempts').where({ order_id: orderId, attempt: 1 }).first<{ status_code: number | null; error: string | null; duration_ms: number } | undefined>(),
