@@ -49,7 +49,7 @@ describe('migrations', function () {
     url.pathname = `/${database}`;
     const box = new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!);
     const knex = createKnex(url.toString(), { max: 1 }, { secrets: box });
-    const SEALING = '20261123200000_sealed_merchant_tokens.ts';
+    const SEALING = '20261123201000_sealed_merchant_tokens.ts';
     try {
       while (true) {
         const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
