@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm/clients';
 import type { WebhookEventType } from '../domain/webhook-events';
+import type { PricingPolicy } from '../domain/payment-plan';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
 import type { SecretBox } from '../lib/secrets';
@@ -30,7 +31,7 @@ export interface ActivityDeps {
   afterWebhookClaim?: (eventType: WebhookEventType) => void;
   /** Legacy orders: pricing their payments, callbacks and receipts. */
   orders: {
-    feeBps: number;
+    pricing: PricingPolicy;
     publicBaseUrl: string;
     /** Callbacks may target loopback and private addresses (dev and tests only). */
     allowPrivateCallbackTargets: boolean;

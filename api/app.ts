@@ -25,6 +25,11 @@ export const MERCHANT_API_PREFIX = '/v1/merchant-api';
 export function createApp(deps: ApiDeps): Koa {
   // With N trusted hops, ctx.ip is the N-th X-Forwarded-For entry from the right: the last one a client can't forge.
   const app = new Koa({ proxy: deps.trustedProxyHops > 0, maxIpsCount: deps.trustedProxyHops });
+  // Over https (seen directly, or as X-Forwarded-Proto from a trusted proxy) browsers are told to stay on https.
+  app.use(async (ctx, next) => {
+    if (ctx.secure) ctx.set('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    await next();
+  });
   app.use(errorMiddleware(deps.log, (path) => (isLegacyPath(path) ? legacyErrorBody : standardErrorBody)));
   app.use(async (ctx, next) => {
     const hasBody = Boolean(ctx.request.length) || ctx.get('transfer-encoding') !== '';

@@ -8,13 +8,20 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 
 export const migrationsDirectory = path.join(__dirname, 'migrations');
 
-export function createKnex(databaseUrl: string, pool: { min?: number; max?: number } = {}): Knex {
-  return knexFactory({
+/** Seals and opens secrets at rest (lib/secrets' SecretBox); migrations that seal existing rows need it. */
+export interface SecretSealer {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+export function createKnex(databaseUrl: string, pool: { min?: number; max?: number } = {}, options: { secrets?: SecretSealer } = {}): Knex {
+  const knex = knexFactory({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
     migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
   });
+  return options.secrets ? knex.withUserParams({ secrets: options.secrets }) : knex;
 }
 
 export async function migrateLatest(knex: Knex): Promise<void> {

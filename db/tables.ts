@@ -21,6 +21,8 @@ export interface MerchantAppRow {
   webhook_secret_ciphertext: string | null;
   webhook_secret_fingerprint: string | null;
   webhook_secret_rotated_at: Date | null;
+  /** Whether `POST {payment_api_url}/payments` (appId in the body, no key) may create payments for this app. */
+  keyless_payments: boolean;
   created_at: Date;
 }
 

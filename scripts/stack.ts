@@ -11,6 +11,7 @@ import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
+import { SecretBox } from '../lib/secrets';
 import { startApi, type RunningApi } from '../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
@@ -156,7 +157,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     };
     const apiConfig = loadConfig(processEnv);
 
-    const knex = createKnex(databaseUrl, { max: 2 });
+    const knex = createKnex(databaseUrl, { max: 2 }, { secrets: new SecretBox(processEnv.PAYRAIL_SECRETS_KEY!) });
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);

@@ -2,11 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChainRegistry } from '../chains/registry';
 import { DomainError, invalidField } from '../domain/errors';
-import { claimLoginCodeAttempt, consumeLoginCode, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
-import { insertApiKey, insertDeveloperApp, replaceWebhookSecret } from '../db/queries/merchants';
+import { claimLoginCodeAttempts, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
+import { insertApiKey, insertDeveloperApp, replaceWebhookSecret, withDeveloperAppCount, withLiveApiKeyCount } from '../db/queries/merchants';
 import type { ApiKeyRow, ApiKeyScope, MerchantAppRow } from '../db/tables';
 import { generateApiKey } from '../lib/api-keys';
 import { issueDeveloperToken } from '../lib/developer-tokens';
+import type { AccountLimits } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import {
   LOGIN_CODE_MAX_ATTEMPTS,
@@ -29,16 +30,21 @@ export interface AccountServiceDeps {
   rateLimiter: RateLimiter;
   apiKeyPrefix: string;
   webhookAllowPrivateNetworks: boolean;
+  accountLimits: AccountLimits;
   log: Logger;
 }
 
+const atLimit = (count: number, limit: number) => limit > 0 && count >= limit;
+
 /**
- * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells), and
- * makes every older code of that address useless.
+ * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells). Codes
+ * mailed before stay good until used or expired, so nobody can void the code a developer is about to type by
+ * asking for another one.
  */
 export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<void> {
   await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
   await deps.rateLimiter.consume('loginCodesPerEmail', email);
+  await deps.rateLimiter.consume('loginCodesGlobal', 'all');
   const id = randomUUID();
   const code = generateLoginCode();
   await insertLoginCode({ knex: deps.knex, code: { id, email, code_hash: hashLoginCode(deps.jwtSecret, id, code) }, ttlSeconds: LOGIN_CODE_TTL_SECONDS });
@@ -61,11 +67,13 @@ export async function exchangeLoginCode(
   clientIp: string,
 ): Promise<{ token: string; expiresAt: string; developerId: string }> {
   const { knex, jwtSecret } = deps;
-  return deps.rateLimiter.guardAuthentication(
+  return deps.rateLimiter.guardGuessable(
     clientIp,
+    login.email,
     async () => {
-      const row = await claimLoginCodeAttempt({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
-      const valid = row !== undefined && loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash) && (await consumeLoginCode({ knex, id: row.id }));
+      const live = await claimLoginCodeAttempts({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
+      const match = live.find((row) => loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash));
+      const valid = match !== undefined && (await consumeLoginCodes({ knex, email: login.email, id: match.id }));
       if (!valid) return undefined;
       const developer = await upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email });
       const { token, expiresAt } = await issueDeveloperToken(jwtSecret, developer.id);
@@ -118,6 +126,7 @@ function candidateAppIds(name: string | undefined): string[] {
 export interface RegisterCommand {
   name?: string;
   webhookUrl: string;
+  keylessPayments: boolean;
   payout: { chainId: string; tokenSymbol: string; address: string };
 }
 
@@ -134,23 +143,28 @@ export async function registerApp(
   const webhookUrl = await checkWebhookUrl(deps, body.webhookUrl);
   const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
 
-  for (const appId of candidateAppIds(body.name)) {
-    const app = await insertDeveloperApp({
-      knex: deps.knex,
-      app: {
-        app_id: appId,
-        name: body.name ?? appId,
-        developer_id: developerId,
-        payout_chain_id: chainId,
-        payout_token_symbol: token.symbol,
-        payout_address: body.payout.address,
-        webhook_url: webhookUrl,
-        ...stored,
-      },
-    });
-    if (app) return { app, webhookSecret };
-  }
-  throw new Error(`no free app id after ${APP_ID_ATTEMPTS} attempts`);
+  const limit = deps.accountLimits.appsPerDeveloper;
+  return withDeveloperAppCount({ knex: deps.knex, developerId }, async (trx, apps) => {
+    if (atLimit(apps, limit)) throw new DomainError('limit_reached', `a developer may have at most ${limit} merchant apps`);
+    for (const appId of candidateAppIds(body.name)) {
+      const app = await insertDeveloperApp({
+        knex: trx,
+        app: {
+          app_id: appId,
+          name: body.name ?? appId,
+          developer_id: developerId,
+          payout_chain_id: chainId,
+          payout_token_symbol: token.symbol,
+          payout_address: body.payout.address,
+          webhook_url: webhookUrl,
+          keyless_payments: body.keylessPayments,
+          ...stored,
+        },
+      });
+      if (app) return { app, webhookSecret };
+    }
+    throw new Error(`no free app id after ${APP_ID_ATTEMPTS} attempts`);
+  });
 }
 
 export async function rotateWebhookSecret(
@@ -163,14 +177,18 @@ export async function rotateWebhookSecret(
 
 /** A new key for the app; the raw key is returned once and only its hash is kept. */
 export async function createApiKey(
-  deps: Pick<AccountServiceDeps, 'knex' | 'apiKeyPrefix'>,
+  deps: Pick<AccountServiceDeps, 'knex' | 'apiKeyPrefix' | 'accountLimits'>,
   appId: string,
   options: { name?: string; scope: ApiKeyScope },
 ): Promise<{ row: ApiKeyRow; key: string }> {
-  const { key, keyHash, keyHint } = generateApiKey(deps.apiKeyPrefix);
-  const row = await insertApiKey({
-    knex: deps.knex,
-    key: { id: randomUUID(), app_id: appId, scope: options.scope, key_hash: keyHash, key_hint: keyHint, name: options.name ?? null },
+  const limit = deps.accountLimits.apiKeysPerApp;
+  return withLiveApiKeyCount({ knex: deps.knex, appId }, async (trx, keys) => {
+    if (atLimit(keys, limit)) throw new DomainError('limit_reached', `an app may have at most ${limit} live API keys; revoke one first`);
+    const { key, keyHash, keyHint } = generateApiKey(deps.apiKeyPrefix);
+    const row = await insertApiKey({
+      knex: trx,
+      key: { id: randomUUID(), app_id: appId, scope: options.scope, key_hash: keyHash, key_hint: keyHint, name: options.name ?? null },
+    });
+    return { row, key };
   });
-  return { row, key };
 }

@@ -8,7 +8,7 @@ import type { PaymentRow, WebhookDeliveryStatus } from '../db/tables';
 import { postJson, type PostResult } from '../lib/http-client';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secrets';
-import { vetUrl, type VettedTarget } from '../lib/url-policy';
+import { loggableUrl, vetUrl, type VettedTarget } from '../lib/url-policy';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
 import { webhookUrlPolicy } from './accounts';
 
@@ -112,7 +112,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         deliveryId,
         outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
       });
-      const entry = { paymentId, eventType, deliveryId, url, statusCode: result.statusCode, error: result.error };
+      const entry = { paymentId, eventType, deliveryId, url: loggableUrl(url), statusCode: result.statusCode, error: result.error };
       if (status === 'delivered') log.info(entry, 'webhook delivered');
       else log.warn(entry, 'webhook delivery failed; it is not retried');
       return { status, deliveryId, statusCode: result.statusCode };

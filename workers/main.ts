@@ -5,7 +5,7 @@ import type { ActivityDeps } from '../activities';
 import { EvmChains } from '../chains/evm/clients';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
-import { loadConfig, type AppConfig } from '../lib/config';
+import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { SecretBox } from '../lib/secrets';
 import { Mailer } from '../lib/mail';
@@ -84,7 +84,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
         }
       : undefined,
     orders: {
-      feeBps: config.feeBps,
+      pricing: pricingPolicy(config),
       publicBaseUrl: requirePublicBaseUrl(config),
       allowPrivateCallbackTargets: config.webhookAllowPrivateNetworks,
       mailer: config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined,

@@ -9,7 +9,7 @@ export interface DeveloperState {
 
 /**
  * Authenticates a dashboard session (`Authorization: Bearer <JWT>` from `POST /auth/token`) per route. Bad
- * tokens count as authentication failures of the client's IP.
+ * tokens count as authentication failures of the client; a token that verifies is never refused for them.
  */
 export function requireJwt(deps: { jwtSecret: string; rateLimiter: RateLimiter }): Middleware<DeveloperState> {
   return async (ctx, next) => {
@@ -17,7 +17,7 @@ export function requireJwt(deps: { jwtSecret: string; rateLimiter: RateLimiter }
     if (!token) {
       throw new ApiError(401, 'missing_token', 'send your login token as Authorization: Bearer <token>', undefined, { 'WWW-Authenticate': 'Bearer' });
     }
-    const developerId = await deps.rateLimiter.guardAuthentication(
+    const developerId = await deps.rateLimiter.authenticate(
       ctx.ip,
       async () => (await verifyDeveloperToken(deps.jwtSecret, token)) ?? undefined,
       () =>

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { EvmChains } from '../../chains/evm/clients';
-import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
+import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateAppSettings, updateWebhookUrl } from '../../db/queries/merchants';
 import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
 import { LOGIN_CODE_TTL_SECONDS } from '../../lib/login-codes';
@@ -10,6 +10,7 @@ import { requireJwt, type DeveloperState } from '../middleware/jwt';
 import { appIdSchema } from '../schemas/common';
 import {
   apiKeyIdSchema,
+  appUpdateBodySchema,
   createApiKeyBodySchema,
   loginCodeRequestSchema,
   registerBodySchema,
@@ -98,6 +99,12 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const revoked = await revokeApiKey({ knex, appId: app.app_id, keyId });
     if (!revoked) throw notFound(`API key ${keyId}`);
     ctx.body = toApiKeyResource(revoked);
+  });
+
+  router.patch('/apps/:appId', developer, async (ctx) => {
+    const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
+    const body = parseOrThrow(appUpdateBodySchema, ctx.request.body, 'app settings');
+    ctx.body = toAppResource(await updateAppSettings({ knex, appId: app.app_id, settings: { keyless_payments: body.keylessPayments } }));
   });
 
   router.put('/apps/:appId/webhook', developer, async (ctx) => {

@@ -18,7 +18,7 @@ export type NewPayment = Omit<
 >;
 
 /**
- * Inserts the payment and its deposit address in one transaction. Returns null when `(app_id, order_id)` already
+ * Inserts the payment and its deposit address in one transaction. Returns null when `(app_id, keyless, order_id)` already
  * exists; concurrent inserts of the same order wait on the unique index, so exactly one wins.
  */
 export async function insertPayment(options: {
@@ -30,7 +30,7 @@ export async function insertPayment(options: {
   return knex.transaction(async (trx) => {
     const [row] = await trx<PaymentRow>('payments')
       .insert({ ...payment, display: JSON.stringify(payment.display) as never, metadata: toJsonb(payment.metadata) })
-      .onConflict(['app_id', 'order_id'])
+      .onConflict(['app_id', 'keyless', 'order_id'])
       .ignore()
       .returning('*');
     if (!row) return null;
@@ -50,12 +50,23 @@ export async function findPaymentById(options: { knex: Knex; id: string }): Prom
   return options.knex<PaymentRow>('payments').where({ id: options.id }).first();
 }
 
+/** The payment of an order id in one namespace (keyed or keyless creates). */
 export async function findPaymentByOrder(options: {
   knex: Knex;
   appId: string;
   orderId: string;
+  keyless: boolean;
 }): Promise<PaymentRow | undefined> {
-  return options.knex<PaymentRow>('payments').where({ app_id: options.appId, order_id: options.orderId }).first();
+  return options.knex<PaymentRow>('payments').where({ app_id: options.appId, order_id: options.orderId, keyless: options.keyless }).first();
+}
+
+/** The merchant's view of an order id: the keyed payment when there is one, else the keyless one. */
+export async function findMerchantPaymentByOrder(options: { knex: Knex; appId: string; orderId: string }): Promise<PaymentRow | undefined> {
+  return options
+    .knex<PaymentRow>('payments')
+    .where({ app_id: options.appId, order_id: options.orderId })
+    .orderBy('keyless', 'asc')
+    .first();
 }
 
 export async function markPaymentWorkflowStarted(options: { knex: Knex; id: string }): Promise<void> {

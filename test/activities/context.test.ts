@@ -45,7 +45,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       latePayinWindowMs: 60_000,
       log: createLogger('silent', 'test'),
       webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
-      orders: { feeBps: 50, publicBaseUrl: stack.api.publicBaseUrl, allowPrivateCallbackTargets: true },
+      orders: { pricing: { feeBps: 50, fixedFees: [], minimums: [] }, publicBaseUrl: stack.api.publicBaseUrl, allowPrivateCallbackTargets: true },
     };
   });
   after(async () => services?.close());

@@ -177,7 +177,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal((updated.body as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
     const after = (await createPayment(key.key)).body as PaymentResource;
     assert.equal(after.webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
-    const reread = await request(`${paymentApi}/payments/${before.id}`);
+    const reread = await request(`${paymentApi}/payments/${before.id}`, { headers: { 'x-api-key': key.key } });
     assert.equal((reread.body as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
 
     const rotated = await request(`${api}/apps/${app.appId}/webhook/rotate`, { method: 'POST', headers: bearer(alice.token) });
