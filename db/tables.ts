@@ -65,6 +65,7 @@ export interface ApiKeyRow {
   name: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 /** The payment: the domain's record is the row. */
