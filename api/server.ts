@@ -46,6 +46,7 @@ export function apiDeps(
     mailer: new Mailer({ smtpUrl: required(config.smtpUrl, 'SMTP_URL'), from: config.mailFrom }),
     rateLimiter: new RateLimiter(knex, config.rateLimits),
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    webhookTimeoutMs: config.webhookTimeoutMs,
     temporalUi: config.temporal.uiUrl ? { url: config.temporal.uiUrl, namespace: config.temporal.namespace } : undefined,
     devMailSinkUrl: config.devMailSinkUrl,
   };

@@ -42,11 +42,15 @@ export interface LoginCodeRow {
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
+/** The dashboard's signed test event: logged with the deliveries, of no payment. */
+export const WEBHOOK_TEST_EVENT = 'webhook_test';
+
 export interface WebhookDeliveryRow {
   delivery_id: string;
   app_id: string;
-  payment_id: string;
-  event_type: WebhookEventType;
+  /** Null only for a test event. */
+  payment_id: string | null;
+  event_type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
   url: string;
   status: WebhookDeliveryStatus;
   status_code: number | null;

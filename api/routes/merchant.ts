@@ -34,11 +34,12 @@ import {
   type AccountServiceDeps,
 } from '../../services/accounts';
 import { merchantStats } from '../../services/stats';
+import { createWebhookService } from '../../services/webhooks';
 import { deleteDashboardSession, findDashboardSession } from '../../db/queries/sessions';
 import { ApiError } from '../errors';
 import { parseOrThrow } from '../validation';
 
-export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & DashboardDataDeps & { chains: EvmChains };
+export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & DashboardDataDeps & { chains: EvmChains; webhookTimeoutMs: number };
 
 type MerchantState = ApiKeyState & DeveloperState;
 
@@ -150,6 +151,17 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
       webhookSecretFingerprint: rotated.app.webhook_secret_fingerprint,
       webhookSecretRotatedAt: rotated.app.webhook_secret_rotated_at?.toISOString(),
     };
+  });
+
+  const webhooks = createWebhookService({
+    knex,
+    log: deps.log,
+    secrets: deps.secretBox,
+    webhooks: { allowPrivateNetworks: deps.webhookAllowPrivateNetworks, timeoutMs: deps.webhookTimeoutMs },
+  });
+  router.post('/apps/:appId/webhook/test', developer, async (ctx) => {
+    const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
+    ctx.body = await webhooks.sendTestWebhook(app.app_id);
   });
 
   router.get('/me/webhook/deliveries', developer, async (ctx) => {

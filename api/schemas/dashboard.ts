@@ -37,7 +37,7 @@ export const paymentChangesQuerySchema = z.object({ since: z.iso.datetime({ offs
 /** `GET /apps/{appId}/deliveries`. */
 export const deliveryListQuerySchema = z.object({
   status: z.enum(['delivered', 'exhausted'], { message: 'must be "delivered" or "exhausted"' }).optional(),
-  eventType: z.enum(WEBHOOK_EVENT_TYPES, { message: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }).optional(),
+  eventType: z.enum([...WEBHOOK_EVENT_TYPES, 'webhook_test'], { message: `must be one of ${[...WEBHOOK_EVENT_TYPES, 'webhook_test'].join(', ')}` }).optional(),
   paymentId: z.uuid({ message: 'must be a payment id (UUID)' }).optional(),
   cursor,
   limit: limit(25),

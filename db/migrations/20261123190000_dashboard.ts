@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * The merchant dashboard: server-side sessions (the cookie holds a random id, only its hash is stored, so logout
  * and expiry end a session for good), each payment's status history (the timeline), when an API key was last used,
- * and the indexes the dashboard's lists page through.
+ * webhook test events in the delivery log, and the indexes the dashboard's lists page through.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('dashboard_sessions', (t) => {
@@ -28,9 +28,25 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index payments_app_created_idx on payments (app_id, created_at desc, id desc)');
   await knex.raw('create index payments_app_updated_idx on payments (app_id, updated_at)');
   await knex.raw('create index orders_app_created_idx on orders (app_id, created_at desc, id desc)');
+  // The dashboard's "send a test event": logged like any delivery, but of no payment.
+  await knex.schema.alterTable('webhook_deliveries', (t) => {
+    t.setNullable('payment_id');
+  });
+  await knex.raw('alter table webhook_deliveries drop constraint webhook_deliveries_event_valid');
+  await knex.raw(
+    `alter table webhook_deliveries add constraint webhook_deliveries_event_valid check (event_type in ('payment_payin_completed', 'payment_payout_completed', 'webhook_test'))`,
+  );
+  await knex.raw(`alter table webhook_deliveries add constraint webhook_deliveries_payment_present check ((payment_id is null) = (event_type = 'webhook_test'))`);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex('webhook_deliveries').where({ event_type: 'webhook_test' }).delete();
+  await knex.raw('alter table webhook_deliveries drop constraint webhook_deliveries_payment_present');
+  await knex.raw('alter table webhook_deliveries drop constraint webhook_deliveries_event_valid');
+  await knex.raw(`alter table webhook_deliveries add constraint webhook_deliveries_event_valid check (event_type in ('payment_payin_completed', 'payment_payout_completed'))`);
+  await knex.schema.alterTable('webhook_deliveries', (t) => {
+    t.dropNullable('payment_id');
+  });
   await knex.raw('drop index orders_app_created_idx');
   await knex.raw('drop index payments_app_updated_idx');
   await knex.raw('drop index payments_app_created_idx');

@@ -210,7 +210,7 @@ describe('merchant dashboard in Chromium', function () {
     assert.equal(res.status, 401, res.text);
   });
 
-  it('refuses an http:// webhook URL next to the field, and rotates the secret to a new fingerprint', async () => {
+  it('refuses an http:// webhook URL next to the field, rotates the secret to a new fingerprint, sends a logged test event', async () => {
     const field = page.getByRole('textbox', { name: 'Webhook URL' }).first();
     await field.fill('http://example.com/hooks');
     await page.getByRole('button', { name: 'Save webhook URL' }).click();
@@ -224,6 +224,13 @@ describe('merchant dashboard in Chromium', function () {
     const expected = `sha256:${createHash('sha256').update(secret).digest('hex')}`;
     await page.getByTestId('fingerprint').filter({ hasText: expected }).waitFor();
     assert.notEqual(before, expected);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByTestId('test-result').filter({ hasText: 'Test event failed' }).waitFor();
+    await nav('Deliveries').click();
+    await page.getByLabel('Event').selectOption('webhook_test');
+    await page.getByRole('table', { name: 'Webhook deliveries' }).getByText('test event').waitFor();
+    await nav('Apps & keys').click();
   });
 
   it('works at phone width', async () => {

@@ -154,6 +154,20 @@ describe('merchant API: dashboard session, payments, timeline, deliveries, order
     assert.deepEqual(config.body.chains.map((c) => c.chainId).sort(), ['42161', '8453']);
   });
 
+  it('sends a signed test event to the webhook URL and logs it like a delivery, of no payment', async () => {
+    const sent = await request<{ deliveryId: string; status: string; statusCode: number | null; error: string | null }>(`${api}/apps/${app.appId}/webhook/test`, {
+      headers: bearer(alice.token),
+      method: 'POST',
+    });
+    assert.equal(sent.status, 200, sent.text);
+    // Nothing listens at the registered URL: the one attempt fails, and says why.
+    assert.equal(sent.body.status, 'exhausted');
+    assert.ok(sent.body.error, 'the reason the test event failed');
+    const log = await get<{ data: Array<{ deliveryId: string; eventType: string; paymentId: string | null; status: string }> }>(`/apps/${app.appId}/deliveries?eventType=webhook_test`);
+    assert.deepEqual(log.body.data.map((d) => [d.deliveryId, d.eventType, d.paymentId, d.status]), [[sent.body.deliveryId, 'webhook_test', null, 'exhausted']]);
+    assert.equal((await request(`${api}/apps/${app.appId}/webhook/test`, { headers: bearer(bob.token), method: 'POST' })).status, 404);
+  });
+
   it("never shows one developer another's app: payments, a payment, deliveries, orders, stats are all 404", async () => {
     const payment = created[1]!;
     const orderId = '00000000-0000-4000-8000-000000000000';

@@ -82,7 +82,8 @@ export interface Payment {
 
 export interface Delivery {
   deliveryId: string;
-  paymentId: string;
+  /** Null for a test event. */
+  paymentId: string | null;
   eventType: string;
   statusCode: number | null;
   responsePreview: string | null;

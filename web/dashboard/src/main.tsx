@@ -38,10 +38,12 @@ function Dashboard() {
   useEffect(() => {
     setUnauthenticatedHandler(() => setSession(null));
     void api<DashboardConfig>('/dashboard/config').then(setConfig);
+    // The apps are asked for at once, not after the session: one round trip less before the first page shows.
     api<Session>('/auth/session').then(setSession, () => setSession(null));
+    reloadApps().catch(() => undefined);
   }, []);
   useEffect(() => {
-    if (session) void reloadApps();
+    if (session && apps.length === 0) void reloadApps();
   }, [session?.developerId]);
 
   if (session === undefined || !config) return <p class="loading">Loading…</p>;

@@ -166,6 +166,7 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
   const [url, setUrl] = useState(app.webhookUrl ?? '');
   const [error, setError] = useState<ApiFailure | null>(null);
   const [saved, setSaved] = useState(false);
+  const [testResult, setTestResult] = useState<string | null>(null);
   const [rotated, setRotated] = useState<{ webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string } | null>(null);
   useEffect(() => {
     setUrl(app.webhookUrl ?? '');
@@ -215,6 +216,19 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
       >
         Rotate webhook secret
       </button>
+      <button
+        type="button"
+        onClick={() => {
+          setTestResult(null);
+          api<{ status: string; statusCode: number | null; error: string | null }>(`/apps/${app.appId}/webhook/test`, { method: 'POST' }).then(
+            (r) => setTestResult(r.status === 'delivered' ? `Test event delivered (HTTP ${r.statusCode}).` : `Test event failed: ${r.statusCode ? `HTTP ${r.statusCode}` : (r.error ?? 'no answer')}. It is in the delivery log.`),
+            (err: Error) => setTestResult(err.message),
+          );
+        }}
+      >
+        Send test event
+      </button>
+      <p role="status" data-testid="test-result">{testResult}</p>
       {rotated && <ShownOnce label="New webhook secret" secret={rotated.webhookSecret} extra={`Fingerprint ${rotated.webhookSecretFingerprint}, rotated ${when(rotated.webhookSecretRotatedAt)}. The old secret stops working now.`} />}
     </section>
   );

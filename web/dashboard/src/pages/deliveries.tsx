@@ -43,6 +43,7 @@ export function DeliveriesPage({ app }: PageProps) {
             <option value="">Any</option>
             <option value="payment_payin_completed">payment_payin_completed</option>
             <option value="payment_payout_completed">payment_payout_completed</option>
+            <option value="webhook_test">webhook_test</option>
           </select>
         </label>
       </form>
@@ -61,7 +62,7 @@ export function DeliveriesPage({ app }: PageProps) {
               {rows.map((d) => (
                 <tr key={d.deliveryId}>
                   <td>{d.eventType}</td>
-                  <td><Link href={`/payments/${d.paymentId}?app=${app.appId}`} class="mono">{d.paymentId.slice(0, 8)}</Link></td>
+                  <td>{d.paymentId ? <Link href={`/payments/${d.paymentId}?app=${app.appId}`} class="mono">{d.paymentId.slice(0, 8)}</Link> : 'test event'}</td>
                   <td>{d.statusCode ?? '—'}</td>
                   <td class="preview">{d.responsePreview ?? ''}</td>
                   <td>{d.status}</td>
