@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { Logger } from '../lib/logger';
 import { ApiError, errorMiddleware, standardErrorBody } from './errors';
 import { isLegacyPath, legacyErrorBody } from './legacy/errors';
+import { dashboardAppRoutes } from './routes/dashboard-app';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
 import { orderRoutes } from './routes/orders';
 import { payRoutes } from './routes/pay';
@@ -59,9 +60,9 @@ export function createApp(deps: ApiDeps): Koa {
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
   const merchant = merchantRoutes(deps);
   root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
-  // Legacy orders (`POST /v1/orders`) and the hosted payment page (`/pay/...`).
+  // Legacy orders (`POST /v1/orders`), the hosted payment page (`/pay/...`) and the merchant dashboard (`/dashboard`).
   const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
-  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), dashboardAppRoutes()]) root.use(router.routes(), router.allowedMethods({ throw: true }));
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: true }));
   return app;

@@ -47,6 +47,9 @@ export function apiDeps(
     rateLimiter: new RateLimiter(knex, config.rateLimits),
     accountLimits: config.accountLimits,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    temporalUi: config.temporal.uiUrl ? { url: config.temporal.uiUrl, namespace: config.temporal.namespace } : undefined,
+    devMailSinkUrl: config.devMailSinkUrl,
   };
 }
 

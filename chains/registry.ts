@@ -64,6 +64,8 @@ const chainSchema = z.object({
   chainId: z.number().int().positive(),
   name: z.string().min(1),
   rpcUrl: z.string().url(),
+  /** Block explorer origin; the dashboard links transactions to `<explorerUrl>/tx/<hash>`. */
+  explorerUrl: z.string().url().optional(),
   /** Blocks on top of the payin's block before it counts as confirmed. */
   confirmations: z.number().int().min(1),
   /** Blocks on top of the payout's block before the payment is `payment_completed`. */

@@ -44,11 +44,15 @@ export interface LoginCodeRow {
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
+/** The dashboard's signed test event: logged with the deliveries, of no payment. */
+export const WEBHOOK_TEST_EVENT = 'webhook_test';
+
 export interface WebhookDeliveryRow {
   delivery_id: string;
   app_id: string;
-  payment_id: string;
-  event_type: WebhookEventType;
+  /** Null only for a test event. */
+  payment_id: string | null;
+  event_type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
   url: string;
   status: WebhookDeliveryStatus;
   status_code: number | null;
@@ -67,6 +71,7 @@ export interface ApiKeyRow {
   name: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 /** The payment: the domain's record is the row. */

@@ -37,6 +37,8 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
+  /** The Temporal Web UI; the dashboard links each payment to its workflow there. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
@@ -57,6 +59,8 @@ const envSchema = z.object({
   /** Outgoing mail (login codes, receipts), e.g. smtp://127.0.0.1:2525. */
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
+  /** The dev stack's mail sink, named on the dashboard's login page (never set in production). */
+  DEV_MAIL_SINK_URL: z.string().url().optional(),
   /** Lets webhooks target private and loopback addresses: for development and tests only. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   /**
@@ -119,7 +123,7 @@ export interface AccountLimits {
 export interface AppConfig {
   http: { host: string; port: number; publicBaseUrl?: string; trustedProxyHops: number };
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   chainsFile: string;
   treasuryPrivateKey?: string;
   feeBps: number;
@@ -133,6 +137,7 @@ export interface AppConfig {
   secretsKey?: string;
   smtpUrl?: string;
   mailFrom: string;
+  devMailSinkUrl?: string;
   webhookAllowPrivateNetworks: boolean;
   rateLimits: RateLimits;
   accountLimits: AccountLimits;
@@ -156,7 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       trustedProxyHops: e.HTTP_TRUSTED_PROXY_HOPS,
     },
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, uiUrl: e.TEMPORAL_UI_URL },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
     feeBps: e.FEE_BPS,
@@ -170,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     secretsKey: e.PAYRAIL_SECRETS_KEY,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    devMailSinkUrl: e.DEV_MAIL_SINK_URL,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     rateLimits: {
       authFailuresPerIp: { limit: e.RATE_LIMIT_AUTH_FAILURES_PER_IP, windowSeconds: e.RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS },

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureDashboardBuilt } from '../lib/dashboard-build';
 import type { ChainRegistryFile } from '../chains/registry';
 import { lzReceiveOption } from '../chains/bridges/oft';
 import { deployDevnetBridges, type DevnetBridges } from '../chains/devnet/bridges/deploy';
@@ -94,6 +95,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
+    // The API serves the dashboard from its build: made here when missing or older than its sources.
+    await ensureDashboardBuilt(log);
     let databaseUrl = env.DATABASE_URL;
     if (!databaseUrl) {
       log('starting PostgreSQL (embedded)…');
@@ -147,12 +150,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     const processEnv: Record<string, string> = {
       ...(await stackSecrets(options.varDir, options.persistent)),
-      ...(mailSink ? { SMTP_URL: mailSink.smtpUrl } : {}),
+      ...(mailSink ? { SMTP_URL: mailSink.smtpUrl, DEV_MAIL_SINK_URL: mailSink.url } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
       HTTP_PORT: String(options.ports.http),
+      ...(temporalUiUrl ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
       ...definedEntries(env),
     };
     const apiConfig = loadConfig(processEnv);

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   console.log(`
 Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
 
+  Dashboard       ${info.dashboardUrl}   (log in as ${info.demoMerchant.developerEmail}; the code lands in the mail sink)
   Payment API     ${info.paymentApiUrl}
   Merchant API    ${info.merchantApiUrl}
   Legacy orders   ${info.legacyApiUrl}/v1/orders

@@ -1,10 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChainRegistry } from '../chains/registry';
 import { DomainError, invalidField } from '../domain/errors';
 import { claimLoginCodeAttempts, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
 import { insertApiKey, insertDeveloperApp, replaceWebhookSecret, withDeveloperAppCount, withLiveApiKeyCount } from '../db/queries/merchants';
-import type { ApiKeyRow, ApiKeyScope, MerchantAppRow } from '../db/tables';
+import { insertDashboardSession } from '../db/queries/sessions';
+import type { ApiKeyRow, ApiKeyScope, DeveloperRow, MerchantAppRow } from '../db/tables';
 import { generateApiKey } from '../lib/api-keys';
 import { issueDeveloperToken } from '../lib/developer-tokens';
 import type { AccountLimits } from '../lib/config';
@@ -60,12 +61,8 @@ export async function sendLoginCode(deps: AccountServiceDeps, email: string, cli
   }
 }
 
-/** Trades a mailed code for a dashboard token; the developer is created on their first verified login. */
-export async function exchangeLoginCode(
-  deps: AccountServiceDeps,
-  login: { email: string; code: string },
-  clientIp: string,
-): Promise<{ token: string; expiresAt: string; developerId: string }> {
+/** Spends the mailed code; the developer is created on their first verified login. */
+async function verifyLoginCode(deps: AccountServiceDeps, login: { email: string; code: string }, clientIp: string): Promise<DeveloperRow> {
   const { knex, jwtSecret } = deps;
   return deps.rateLimiter.guardGuessable(
     clientIp,
@@ -74,13 +71,39 @@ export async function exchangeLoginCode(
       const live = await claimLoginCodeAttempts({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
       const match = live.find((row) => loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash));
       const valid = match !== undefined && (await consumeLoginCodes({ knex, email: login.email, id: match.id }));
-      if (!valid) return undefined;
-      const developer = await upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email });
-      const { token, expiresAt } = await issueDeveloperToken(jwtSecret, developer.id);
-      return { token, expiresAt: expiresAt.toISOString(), developerId: developer.id };
+      return valid ? upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email }) : undefined;
     },
     () => new DomainError('invalid_code', 'the code is wrong, expired, already used or out of attempts; request a new one'),
   );
+}
+
+/** Trades a mailed code for a dashboard token (API clients: `Authorization: Bearer`). */
+export async function exchangeLoginCode(
+  deps: AccountServiceDeps,
+  login: { email: string; code: string },
+  clientIp: string,
+): Promise<{ token: string; expiresAt: string; developerId: string }> {
+  const developer = await verifyLoginCode(deps, login, clientIp);
+  const { token, expiresAt } = await issueDeveloperToken(deps.jwtSecret, developer.id);
+  return { token, expiresAt: expiresAt.toISOString(), developerId: developer.id };
+}
+
+/** A dashboard session lasts this long after login; logging out ends it earlier. */
+export const DASHBOARD_SESSION_TTL_SECONDS = 12 * 3600;
+
+/** Only the hash of a session's cookie value is stored: a database read never yields a usable cookie. */
+export const sessionIdHash = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex');
+
+/** Trades a mailed code for a browser session: the raw id goes into the cookie, its hash into the database. */
+export async function startDashboardSession(
+  deps: AccountServiceDeps,
+  login: { email: string; code: string },
+  clientIp: string,
+): Promise<{ sessionId: string; expiresAt: Date; developerId: string; email: string }> {
+  const developer = await verifyLoginCode(deps, login, clientIp);
+  const sessionId = randomBytes(32).toString('base64url');
+  const expiresAt = await insertDashboardSession({ knex: deps.knex, idHash: sessionIdHash(sessionId), developerId: developer.id, ttlSeconds: DASHBOARD_SESSION_TTL_SECONDS });
+  return { sessionId, expiresAt, developerId: developer.id, email: developer.email };
 }
 
 /** Webhooks go to `https://` only, and never to private networks unless the operator allows them (dev, tests). */

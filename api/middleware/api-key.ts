@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Knex } from 'knex';
-import { findActiveApiKeyByHash } from '../../db/queries/merchants';
+import { findActiveApiKeyByHash, touchApiKey } from '../../db/queries/merchants';
 import type { ApiKeyScope } from '../../db/tables';
 import { hashApiKey } from '../../lib/api-keys';
 import { ApiError } from '../errors';
@@ -27,6 +27,7 @@ export function requireApiKey(deps: { knex: Knex; rateLimiter: RateLimiter }, sc
       const wanted = scopes.map((s) => s.toLowerCase()).join(' or ');
       throw new ApiError(403, 'scope_insufficient', `this key has scope ${key.scope}: an ${wanted}-scope key is required`);
     }
+    await touchApiKey({ knex: deps.knex, keyId: key.id });
     ctx.state.apiKey = { id: key.id, appId: key.app_id, scope: key.scope };
     await next();
   };

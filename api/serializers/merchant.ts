@@ -26,5 +26,6 @@ export function toApiKeyResource(key: ApiKeyRow) {
     hint: key.key_hint,
     createdAt: key.created_at.toISOString(),
     revokedAt: iso(key.revoked_at),
+    lastUsedAt: iso(key.last_used_at),
   };
 }

@@ -93,7 +93,7 @@ export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: str
   return options.knex<ApiKeyRow>('api_keys').where({ key_hash: options.keyHash }).whereNull('revoked_at').first();
 }
 
-export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<ApiKeyRow> {
+export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at' | 'last_used_at'> }): Promise<ApiKeyRow> {
   const [row] = await options.knex<ApiKeyRow>('api_keys').insert(options.key).returning('*');
   return row!;
 }
@@ -116,4 +116,13 @@ export async function revokeApiKey(options: { knex: Knex; appId: string; keyId: 
 export async function listDeveloperAppIds(options: { knex: Knex; developerId: string }): Promise<string[]> {
   const rows = await options.knex<MerchantAppRow>('merchant_apps').select('app_id').where({ developer_id: options.developerId }).orderBy('app_id');
   return rows.map((row) => row.app_id);
+}
+
+/** Notes that the key was just used; written at most once a minute per key, so busy keys cost no write per request. */
+export async function touchApiKey(options: { knex: Knex; keyId: string }): Promise<void> {
+  const { knex, keyId } = options;
+  await knex<ApiKeyRow>('api_keys')
+    .where({ id: keyId })
+    .where((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', knex.raw(`now() - interval '1 minute'`)))
+    .update({ last_used_at: knex.fn.now() as unknown as Date });
 }

@@ -108,9 +108,16 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_tx_hash = transition.payout.txHash;
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
-  const query = knex('payments').where({ id: transition.paymentId });
-  if (transition.sequence !== undefined) query.where('status_sequence', '<', transition.sequence);
-  await query.update(patch);
+  await knex.transaction(async (trx) => {
+    const before = await trx<PaymentRow>('payments').select('status').where({ id: transition.paymentId }).forUpdate().first();
+    const query = trx('payments').where({ id: transition.paymentId });
+    if (transition.sequence !== undefined) query.where('status_sequence', '<', transition.sequence);
+    const applied = await query.update(patch);
+    // The dashboard's timeline: every status the payment entered, when it entered it.
+    if (applied === 1 && before?.status !== transition.status) {
+      await trx('payment_status_events').insert({ payment_id: transition.paymentId, status: transition.status });
+    }
+  });
 }
 
 /** Keeps the deposit address watched for `windowMs` from now (never shortens an existing watch). */
@@ -139,4 +146,55 @@ export async function findWatchedDepositAddresses(options: {
 export async function findPaymentsByIds(options: { knex: Knex; ids: string[] }): Promise<PaymentRow[]> {
   if (options.ids.length === 0) return [];
   return options.knex<PaymentRow>('payments').whereIn('id', options.ids);
+}
+
+/** A filter of one app's payments, as the dashboard's list asks for it. */
+export interface PaymentListFilter {
+  appId: string;
+  status?: string;
+  /** A payment id or the merchant's `orderId` (exact). */
+  search?: { paymentId?: string; orderId: string };
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+/**
+ * One page of an app's payments, newest first, after the payment `afterId` (keyset on `(created_at, id)`, served
+ * by `payments_app_created_idx`: as fast on the 1,000th page as on the first).
+ */
+export async function listAppPayments(options: { knex: Knex; filter: PaymentListFilter; afterId?: string; limit: number }): Promise<PaymentRow[]> {
+  const { knex, filter, afterId, limit } = options;
+  const query = knex<PaymentRow>('payments').where('app_id', filter.appId);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.search) {
+    const { paymentId, orderId } = filter.search;
+    query.where((q) => {
+      void q.where('order_id', orderId);
+      if (paymentId) void q.orWhere('id', paymentId);
+    });
+  }
+  if (filter.createdFrom) query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) query.where('created_at', '<', filter.createdBefore);
+  if (afterId) {
+    query.whereRaw('(created_at, id) < (select created_at, id from payments where id = ? and app_id = ?)', [afterId, filter.appId]);
+  }
+  return query.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]).limit(limit);
+}
+
+/** An app's payments changed at or after `since`, oldest change first (the live view's poll). */
+export async function listAppPaymentsChangedSince(options: { knex: Knex; appId: string; since: Date; limit: number }): Promise<PaymentRow[]> {
+  return options
+    .knex<PaymentRow>('payments')
+    .where('app_id', options.appId)
+    .where('updated_at', '>=', options.since)
+    .orderBy('updated_at')
+    .limit(options.limit);
+}
+
+/** Every status the payment entered after its creation, in order. */
+export async function listPaymentStatusEvents(options: { knex: Knex; paymentId: string }): Promise<Array<{ status: PaymentRow['status']; at: Date }>> {
+  return options.knex('payment_status_events').select('status', 'at').where({ payment_id: options.paymentId }).orderBy('id');
 }

@@ -90,7 +90,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal(orders.scope, 'Orders');
     assert.equal(admin.scope, 'Admin');
     for (const key of [orders, admin]) assert.match(key.key, /^pr_live_[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'name', 'revokedAt', 'scope']);
+    assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'lastUsedAt', 'name', 'revokedAt', 'scope']);
 
     const listed = await request(`${api}/apps/${app.appId}/keys`, { headers: bearer(alice.token) });
     assert.equal(listed.status, 200, listed.text);
