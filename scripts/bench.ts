@@ -1,4 +1,7 @@
+import type { Knex } from 'knex';
 import { createKnex } from '../db/connection';
+import { eventually } from '../test/support/poll';
+import { exited, spawnWorker } from '../test/support/worker';
 import { benchCreate } from './bench/create';
 import { printTable, type Figure } from './bench/report';
 import { benchSettlement } from './bench/settlement';
@@ -20,6 +23,14 @@ const SECTIONS = ['temporal', 'create', 'settlement', 'watcher'] as const;
 
 const log = (line: string) => console.log(line);
 
+/** A running worker's chain watchers have scanned every chain (the stack starts with no cursor). */
+async function workerRunning(knex: Knex, chains: number): Promise<void> {
+  await eventually('the worker to scan every chain', 180_000, async () => {
+    const [row] = await knex('chain_cursors').count<Array<{ count: string }>>('* as count');
+    return Number(row?.count) >= chains ? true : undefined;
+  }, 500);
+}
+
 /** `--only create,settlement` runs some sections (while working on one); the default is all. */
 function sections(argv: string[]): Set<string> {
   const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
@@ -32,15 +43,21 @@ function sections(argv: string[]): Set<string> {
 async function bench(run: Set<string>): Promise<number> {
   const figures: Figure[] = [];
   if (run.has('temporal')) figures.push(...(await benchDevTemporal(log)));
-  const stack = await startThrowawayStack({ name: 'bench', blockTimeMs: BLOCK_TIME_MS, env: BENCH_ENV });
+  // The worker in its own process, as in production: its workflow activations never share the API's event loop.
+  const stack = await startThrowawayStack({ name: 'bench', blockTimeMs: BLOCK_TIME_MS, env: BENCH_ENV, worker: false });
+  const worker = spawnWorker(stack, stack.config.temporal.taskQueue);
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 4 });
   try {
+    await workerRunning(knex, stack.info.chains.length);
     if (run.has('create')) figures.push(...(await benchCreate(stack, log)));
     if (run.has('settlement')) figures.push(...(await benchSettlement(stack, knex, { blockTimeMs: BLOCK_TIME_MS, batch: 100 }, log)));
     // The scan bench moves the watcher's cursor and fills the table of watched addresses: the worker stops first.
-    await stack.worker?.shutdown();
+    worker.kill('SIGTERM');
+    await exited(worker);
     if (run.has('watcher')) figures.push(...(await benchWatcher(stack, knex, log)));
   } finally {
+    worker.kill('SIGTERM');
+    await exited(worker);
     await knex.destroy();
     await stack.stop();
   }

@@ -133,7 +133,8 @@ async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provide
       }),
     );
     if ([...reached.values()].every((s) => s.has(COMPLETED))) break;
-    if (Date.now() > deadline) throw new Error(`${[...reached.values()].filter((s) => !s.has(COMPLETED)).length} of ${count} payments not completed after ${SETTLE_TIMEOUT_MS / 1000} s`);
+    // The figures then say how many made it; a payment that did not counts as never completed.
+    if (Date.now() > deadline && receipts.size === count) break;
     await delay(POLL_MS);
   }
 
@@ -150,8 +151,8 @@ async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provide
     return {
       id,
       minedAt: clock.at(receipt.blockNumber),
-      startedAt: seen.get(STARTED)!,
-      completedAt: seen.get(COMPLETED)!,
+      startedAt: seen.get(STARTED) ?? Number.NaN,
+      completedAt: seen.get(COMPLETED) ?? Number.NaN,
       confirmedAt: clock.at(receipt.blockNumber + confirmations - 1),
       payoutBroadcastAt: payouts.get(id) ?? Number.NaN,
     };
@@ -176,11 +177,16 @@ export async function benchSettlement(stack: Stack, knex: Knex, options: { block
     log(`one payment: payin mined → payment_completed ${singleMs.toFixed(0)} ms`);
 
     const many = await payAndSettle(stack, knex, clock, provider, registry.confirmations, batch);
+    const completed = many.filter((s) => !Number.isNaN(s.completedAt));
     const firstMined = Math.min(...many.map((s) => s.minedAt));
-    const lastCompleted = Math.max(...many.map((s) => s.completedAt));
-    const latencies = many.map((s) => s.completedAt - s.minedAt);
-    const perSecond = batch / ((lastCompleted - firstMined) / 1000);
-    log(`${batch} payments: mined in ${new Set(many.map((s) => s.minedAt)).size} block(s); mined → completed p50 ${percentile(latencies, 50).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ${perSecond.toFixed(1)} payments/s`);
+    const lastCompleted = Math.max(...completed.map((s) => s.completedAt));
+    const latencies = completed.map((s) => s.completedAt - s.minedAt);
+    const slowest = completed.length < batch ? Number.POSITIVE_INFINITY : Math.max(...latencies);
+    const perSecond = completed.length / ((lastCompleted - firstMined) / 1000);
+    log(
+      `${batch} payments: mined in ${new Set(many.map((s) => s.minedAt)).size} block(s); ${completed.length} completed within ${SETTLE_TIMEOUT_MS / 1000} s; ` +
+        `mined → completed p50 ${percentile(latencies, 50).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ${perSecond.toFixed(1)} payments/s`,
+    );
 
     const all = [single!, ...many];
     const step = (f: (s: Settled) => number) => all.map(f).filter((v) => !Number.isNaN(v));
@@ -192,7 +198,7 @@ export async function benchSettlement(stack: Stack, knex: Knex, options: { block
     return [
       {
         name: `${batch} payments: slowest mined → completed`,
-        value: Math.max(...latencies),
+        value: slowest,
         unit: 'ms',
         against: { name: 'one payment', value: singleMs, unit: 'ms' },
         target: { kind: 'ratio', atMost: 2 },
