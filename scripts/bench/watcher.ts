@@ -16,7 +16,6 @@ const CHAIN_ID = 42161;
 const BLOCKS = 500;
 const TRANSFERS_PER_BLOCK = 200;
 const WATCHED = 100_000;
-const SCANS_EACH = 2;
 
 /**
  * Background traffic: BLOCKS blocks, each carrying one multisend of TRANSFERS_PER_BLOCK USDC transfers to fresh
@@ -103,15 +102,10 @@ export async function benchWatcher(stack: Stack, knex: Knex, log: (line: string)
       if (scan.range?.fromBlock !== first || scan.range.toBlock !== first + BLOCKS - 1) throw new Error(`scan covered ${JSON.stringify(scan.range)}`);
       return ms;
     };
-    const fastest = async () => {
-      const runs: number[] = [];
-      for (let i = 0; i < SCANS_EACH; i++) runs.push(await scanOnce());
-      return Math.min(...runs);
-    };
     await watchSyntheticAddresses(knex, 1, 1);
-    const one = await fastest();
+    const one = await scanOnce();
     await watchSyntheticAddresses(knex, 2, WATCHED);
-    const many = await fastest();
+    const many = await scanOnce();
     log(`watcher: one scan of ${BLOCKS} blocks: ${one.toFixed(0)} ms with 1 watched address, ${many.toFixed(0)} ms with ${WATCHED}`);
     return [
       {
