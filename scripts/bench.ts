@@ -1,11 +1,9 @@
-import type { Knex } from 'knex';
 import { createKnex } from '../db/connection';
-import { eventually } from '../test/support/poll';
 import { exited, spawnWorker } from '../test/support/worker';
 import { benchCreate } from './bench/create';
 import { printTable, type Figure } from './bench/report';
 import { benchSettlement } from './bench/settlement';
-import { soak } from './bench/soak';
+import { soak, workerRunning } from './bench/soak';
 import { benchDevTemporal } from './bench/temporal';
 import { benchWatcher } from './bench/watcher';
 import { startThrowawayStack } from './stack';
@@ -22,14 +20,6 @@ const BENCH_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_PAYMENT_CREATES_PER_APP: '1000
 const SECTIONS = ['temporal', 'create', 'settlement', 'watcher'] as const;
 
 const log = (line: string) => console.log(line);
-
-/** A running worker's chain watchers have scanned every chain (the stack starts with no cursor). */
-async function workerRunning(knex: Knex, chains: number): Promise<void> {
-  await eventually('the worker to scan every chain', 180_000, async () => {
-    const [row] = await knex('chain_cursors').count<Array<{ count: string }>>('* as count');
-    return Number(row?.count) >= chains ? true : undefined;
-  }, 500);
-}
 
 /** `--only create,settlement` runs some sections (while working on one); the default is all. */
 function sections(argv: string[]): Set<string> {

@@ -15,13 +15,6 @@ const WRITE_SLOTS = 100;
 const WAIT_SLOTS = 500;
 
 /**
- * Workflow runs kept in memory per worker process. The SDK's default grows with the heap limit (hundreds to
- * thousands); every open payment is a run, so a worker's RSS grew with open payments (the bench's soak: 440 MB at
- * minute 1, 775 MB after 10). Runs beyond it are evicted and replayed from their history when they next wake.
- */
-const CACHED_WORKFLOWS = 250;
-
-/**
  * One worker process serves both task queues: the workflow queue (every workflow, and the short activities) and
  * its chain-waits queue (long waits), each with its own slots, so waits can never starve writes. Run as many
  * processes as load needs.
@@ -35,7 +28,6 @@ export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities(options.deps),
       maxConcurrentActivityTaskExecutions: WRITE_SLOTS,
-      maxCachedWorkflows: CACHED_WORKFLOWS,
     }),
     Worker.create({
       ...base,

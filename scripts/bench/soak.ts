@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { JsonRpcProvider } from 'ethers';
+import type { Knex } from 'knex';
 import { createKnex } from '../../db/connection';
+import { eventually } from '../../test/support/poll';
 import { exited, spawnWorker } from '../../test/support/worker';
 import { startThrowawayStack, type Stack } from '../stack';
 import { createBody } from './create';
@@ -12,6 +14,14 @@ const SOAK_MS = 10 * 60_000;
 const CREATES_PER_SECOND = 10;
 const PAYMENTS_EVERY_MS = 2_000;
 const SAMPLE_EVERY_MS = 10_000;
+
+/** A running worker's chain watchers have scanned every chain (the stack starts with no cursor). */
+export async function workerRunning(knex: Knex, chains: number): Promise<void> {
+  await eventually('the worker to scan every chain', 180_000, async () => {
+    const [row] = await knex('chain_cursors').count<Array<{ count: string }>>('* as count');
+    return Number(row?.count) >= chains ? true : undefined;
+  }, 500);
+}
 
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -42,6 +52,8 @@ export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (li
   const chain = stack.info.chains.find((c) => c.chainId === SETTLEMENT_CHAIN_ID)!;
   const provider = new JsonRpcProvider(chain.rpcUrl, SETTLEMENT_CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   try {
+    // Minute 1 is a minute of load on a worker that runs, not of its start-up.
+    await workerRunning(knex, stack.info.chains.length);
     const payer = await customerPayer(stack, provider);
     const t0 = Date.now();
     const samples: Array<{ atMs: number; api: number; worker: number }> = [];
