@@ -1,37 +1,68 @@
 import { heartbeat, sleep } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import type { DetectedPayin, PayinConfirmation } from '../domain/payins';
 import { findPaymentById } from '../db/queries/payments';
-import { createChainTxService, type SweepRecipient } from '../services/chain-txs';
+import { reserveTreasury } from '../db/queries/treasury-reservations';
+import { createChainTxService, EstimateReverted, type SweepRecipient } from '../services/chain-txs';
+import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
 /** Polls after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
 const MISSING_POLLS_BEFORE_DROPPED = 3;
 
+/**
+ * A transfer the database's terms refuse, or a call that would revert, fails for good with the error's name as its
+ * type (`TransferRefused`, `EstimateReverted`): the workflow stops for an operator instead of retrying forever.
+ */
+async function signing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof TransferRefused || err instanceof EstimateReverted) throw ApplicationFailure.nonRetryable(err.message, err.name);
+    throw err;
+  }
+}
+
 /** Chain writes: each keyed by an intent, so every retry re-broadcasts the one signed transaction. */
 export function createChainWriteActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
   return {
-    /** Idempotent per intent key: moves funds out of a deposit address (deploying its forwarder if needed). */
+    /** Idempotent per intent key: moves funds out of a deposit address (deploying its forwarder if needed), on database terms. */
     sweepDeposit: (input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) =>
-      txs.sweepDeposit(input),
+      signing(() => txs.sweepDeposit(input)),
 
-    /** Idempotent per intent key: a transfer from the treasury (payouts). */
-    transferFromTreasury: (input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) => txs.transferFromTreasury(input),
+    /** Idempotent per intent key: a transfer from the treasury (payouts), on database terms. */
+    transferFromTreasury: (input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) =>
+      signing(() => txs.transferFromTreasury(input)),
 
     /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
-    burnForBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) => txs.burnForBridge(input),
+    burnForBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) =>
+      signing(() => txs.burnForBridge(input)),
 
     /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
-    mintFromBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) => txs.mintFromBridge(input),
+    mintFromBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) =>
+      signing(() => txs.mintFromBridge(input)),
 
-    /** Idempotent (read-only): whether the destination treasury holds the payment's payout now. */
+    /**
+     * Idempotent (one reservation per payment): sets the payout aside in the treasury ledger (PostgreSQL) when the
+     * treasury's balance, less what other unmined payouts reserved, covers it. Not reserved: the run waits for funds.
+     */
     async reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
       const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
       if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
       const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
-      return { reserved: available >= BigInt(payment.destination_amount_units), availableUnits: available.toString() };
+      const reserved = await reserveTreasury({
+        knex: deps.knex,
+        paymentId: payment.id,
+        chainId: payment.destination_chain_id,
+        tokenAddress: payment.destination_token_address,
+        amountUnits: payment.destination_amount_units,
+        balanceUnits: available,
+      });
+      if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: available.toString() }, 'treasury short of a payout');
+      return { reserved, availableUnits: available.toString() };
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { DetectedPayin } from '../domain/payins';
 import { paymentTerms, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
-import { claimPayinRefund, upsertPayin } from '../db/queries/payins';
+import { claimPayinRefund, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
 import type { PayinDisposition, PayinStatus } from '../db/tables';
+import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { startOrphanedWorkflows } from '../services/reconcile';
 import { notifyOrderOfPayment } from '../services/workflows';
 import type { ActivityDeps } from './deps';
@@ -32,11 +33,26 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
     /** Idempotent: upsert keyed by the payin's identity (chain, tx, log index), ordered by sequence. */
     async recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void> {
       await upsertPayin({ knex, ...input });
+      if (input.status === 'confirmed' && input.disposition) await recordPayinEntry(deps, input.paymentId, input.payin);
+    },
+
+    /**
+     * Idempotent: whether returning `amountUnits` of the payin would be a refund at a loss (below the token's dust
+     * threshold on its chain). Dust is held at the deposit address and recorded on the payin, visible to operators.
+     */
+    async holdDust(input: { paymentId: string; payin: DetectedPayin; amountUnits: string }): Promise<{ held: boolean }> {
+      if (BigInt(input.amountUnits) >= deps.chains.registry.dustUnits(input.payin.chainId, input.payin.tokenAddress)) return { held: false };
+      await holdPayinDust({ knex, paymentId: input.paymentId, payin: input.payin, heldUnits: input.amountUnits });
+      await recordHeldEntry(deps, input.paymentId, input.payin, input.amountUnits);
+      log.info({ paymentId: input.paymentId, payin: input.payin, heldUnits: input.amountUnits }, 'dust held at the deposit address');
+      return { held: true };
     },
 
     /** Idempotent: claims a late payin for its refund; false (always, from then on) when its payment counted it. */
     async claimPayinRefund(input: { paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
-      return claimPayinRefund({ knex, ...input });
+      const refund = await claimPayinRefund({ knex, ...input });
+      if (refund) await recordPayinEntry(deps, input.paymentId, input.payin);
+      return refund;
     },
 
     /** Idempotent: keeps the deposit address watched for the late-payin window from now; never shortens a watch. */

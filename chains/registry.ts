@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { getAddress } from 'ethers';
 import { z } from 'zod';
-import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
+import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../domain/payment';
 
 /** EVM addresses are stored and shown in their EIP-55 form, whatever case the configuration used. */
 const address = z
@@ -14,6 +14,11 @@ const tokenSchema = z.object({
   decimals: z.number().int().min(0).max(36),
   /** Priced 1:1 to USD (stablecoins). */
   usdPegged: z.boolean().default(true),
+  /**
+   * Payins below this many base units that cannot count towards a payment are held (recorded, visible to the
+   * operator) instead of refunded: a refund would cost more gas than it returns. Default 0: everything is refunded.
+   */
+  dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
 });
 
 /** The chain's native coin (ETH on Arbitrum and Base): paid into deposit addresses as plain value transfers. */
@@ -24,6 +29,8 @@ const nativeCurrencySchema = z.object({
   usdPriceFeed: address.optional(),
   /** A feed answer older than this is refused rather than used (Chainlink ETH/USD heartbeats are 1 h or less). */
   maxPriceAgeSeconds: z.number().int().positive().default(3600),
+  /** As a token's `dustUnits`, for native-coin payins. */
+  dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
 });
 
 const chainSchema = z.object({
@@ -39,6 +46,8 @@ const chainSchema = z.object({
   /** Largest number of deposit addresses in one `eth_getLogs` topic filter. */
   logBatchAddresses: z.number().int().positive().default(500),
   pollIntervalMs: z.number().int().positive().default(2000),
+  /** Blocks a transaction of ours may wait unmined before it is replaced at its nonce with higher EIP-1559 fees. */
+  replaceAfterBlocks: z.number().int().positive().default(12),
   depositFactory: address,
   /** keccak256 of the deposit forwarder's creation code: deposit addresses are computed offline from it. */
   forwarderInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
@@ -95,12 +104,18 @@ export class ChainRegistry {
   /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */
   findNativeToken(chainId: number): TokenConfig | undefined {
     const native = this.byId.get(chainId)?.nativeCurrency;
-    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false };
+    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false, dustUnits: native.dustUnits };
   }
 
   /** The configured chain with this id, or the one that stands in for it (`servesChainIds`). */
   findChainServing(chainId: number): ChainConfig | undefined {
     return this.byId.get(chainId) ?? this.chains.find((c) => c.servesChainIds.includes(chainId));
+  }
+
+  /** Base units below which a payin of `tokenAddress` on `chainId` is held rather than refunded. */
+  dustUnits(chainId: number, tokenAddress: string): bigint {
+    const token = this.tokenByAddress(chainId, tokenAddress) ?? (isNativeToken(tokenAddress) ? this.findNativeToken(chainId) : undefined);
+    return BigInt(token?.dustUnits ?? '0');
   }
 
   /** The configured token at `tokenAddress` on `chainId`, if any. */

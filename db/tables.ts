@@ -89,6 +89,8 @@ export interface PayinRow {
   block_number: string;
   status: PayinStatus;
   disposition: PayinDisposition | null;
+  /** Base units kept at the deposit address as dust (all of a held payin, or the dust excess of one that paid). */
+  held_units: string;
   /** The sequence of the last write applied (a payment run's or late-payin run's counter). */
   sequence: number;
   created_at: Date;
@@ -111,8 +113,24 @@ export interface ChainTxRow {
   tx_hash: string;
   status: ChainTxStatus;
   block_number: string | null;
+  /** The block the current attempt was broadcast at (null until it was). */
+  sent_at_block: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  /** Earlier attempts of the intent (replaced or re-planned): one of them may still be the one mined. */
+  replaced_tx_hashes: string[];
   created_at: Date;
   updated_at: Date;
+}
+
+/** Treasury balance set aside for a payout before it is signed; released once the payout is mined. */
+export interface TreasuryReservationRow {
+  payment_id: string;
+  chain_id: number;
+  token_address: string;
+  amount_units: string;
+  created_at: Date;
+  released_at: Date | null;
 }
 
 /** The legacy order: the domain's record is the row. */

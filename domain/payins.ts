@@ -34,5 +34,8 @@ export const payinId = (p: PayinIdentity): string => `${p.chainId}:${p.txHash}:$
 
 export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
 
-/** What became of a confirmed payin: it paid the payment, or it goes back to its sender. */
-export type PayinDisposition = 'payment' | 'refund';
+/**
+ * What became of a confirmed payin: it paid the payment, it goes back to its sender, or it is dust held at the
+ * deposit address (a refund would cost more gas than it returns).
+ */
+export type PayinDisposition = 'payment' | 'refund' | 'held';

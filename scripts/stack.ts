@@ -205,13 +205,15 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       confirmations: 2,
       finalityDepth: 4,
       pollIntervalMs: 500,
+      replaceAfterBlocks: 3,
       depositFactory: c.depositFactory,
       forwarderInitCodeHash: c.forwarderInitCodeHash,
       bridge: c.bridge,
       tokens: {
-        USDC: { ...c.tokens.USDC, usdPegged: true },
-        USDT: { ...c.tokens.USDT, usdPegged: true },
-        CUSD: { ...c.tokens.CUSD, usdPegged: true },
+        // 0.01 of a stablecoin: smaller payins that cannot count are held rather than refunded at a loss.
+        USDC: { ...c.tokens.USDC, usdPegged: true, dustUnits: '10000' },
+        USDT: { ...c.tokens.USDT, usdPegged: true, dustUnits: '10000' },
+        CUSD: { ...c.tokens.CUSD, usdPegged: true, dustUnits: '10000' },
       },
       // Legacy orders: native ETH priced by the devnet's ETH/USD feed (never updated, so a long age is allowed),
       // and the mainnet entries of the currency table that the two devnet chains stand in for.

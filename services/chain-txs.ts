@@ -1,7 +1,12 @@
 /**
  * The sign-once outbox of chain transactions. An intent's transaction is signed once and stored before it is
  * broadcast; every later attempt re-broadcasts those same bytes. A crash anywhere therefore yields at most one
- * transaction per intent on chain.
+ * transaction per intent on chain. Before an intent is signed, its terms are checked against the database
+ * (`assertTransferOnTerms`); a call that would revert is refused visibly (`EstimateReverted`) rather than retried.
+ *
+ * A transaction can't stick: one not mined `replaceAfterBlocks` after it went out is signed again at its nonce with
+ * higher fees; one whose nonce another transaction used (the chain's nonce passed it and none of the intent's
+ * hashes has a receipt) is re-planned at a new nonce. Every attempt's hash is kept, so whichever is mined is found.
  */
 import { Contract, Wallet } from 'ethers';
 import type { Knex } from 'knex';
@@ -11,18 +16,25 @@ import {
   bridgeBurnCall,
   bridgeMintCall,
   broadcastRaw,
+  bumpedFees,
   checkTx,
+  currentFees,
   estimateCall,
+  isRevert,
   signCall,
+  signedCall,
   sweepCall,
   transferCall,
   type EvmCall,
 } from '../chains/evm/transactions';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import { isNativeToken } from '../domain/payment';
-import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, markChainTxMined } from '../db/queries/chain-txs';
+import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, lockChainTx, markChainTxMined, markChainTxSent, replaceChainTx } from '../db/queries/chain-txs';
+import { releaseTreasuryReservation } from '../db/queries/treasury-reservations';
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
+import { recordMinedTxEntries } from './ledger';
+import { assertTransferOnTerms, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
   knex: Knex;
@@ -34,11 +46,12 @@ export interface ChainTxServiceDeps {
   afterBroadcast?: (purpose: string) => void;
 }
 
-/** Base units moved by a chain transaction, for the outbox record and the conservation checks. */
-interface Movement {
-  purpose: string;
-  tokenAddress: string | null;
-  amountUnits: string | null;
+/** The node refused to estimate the call because it would revert: no retry of the same call can succeed. */
+export class EstimateReverted extends Error {
+  constructor(intentKey: string, cause: unknown) {
+    super(`the call of ${intentKey} would revert: ${(cause as Error).message}`);
+    this.name = 'EstimateReverted';
+  }
 }
 
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
@@ -47,51 +60,106 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, treasuryPrivateKey, log } = deps;
   const treasuryAddress = new Wallet(treasuryPrivateKey).address;
 
-  async function submit(intent: ChainTxIntent, call: EvmCall, movement: Movement): Promise<{ intentKey: string; txHash: string }> {
-    const row = (await findChainTx({ knex, intentKey: intent.intentKey })) ?? (await signAndStore(intent, call, movement));
+  async function submit(request: TransferRequest & { purpose: string }, call: EvmCall): Promise<{ intentKey: string; txHash: string }> {
+    let row = await findChainTx({ knex, intentKey: request.intentKey });
+    if (!row) {
+      await assertTransferOnTerms({ knex, chains }, request);
+      row = await signAndStore(request, call);
+    }
     await broadcast(row);
-    deps.afterBroadcast?.(movement.purpose);
+    deps.afterBroadcast?.(request.purpose);
     return { intentKey: row.intent_key, txHash: row.tx_hash };
   }
 
-  async function signAndStore(intent: ChainTxIntent, call: EvmCall, movement: Movement): Promise<ChainTxRow> {
-    const wallet = chains.treasury(intent.chainId, treasuryPrivateKey);
-    const { pendingNonce, ...fees } = await estimateCall(chains.provider(intent.chainId), wallet.address, call);
+  async function signAndStore(request: TransferRequest & { purpose: string }, call: EvmCall): Promise<ChainTxRow> {
+    const wallet = chains.treasury(request.chainId, treasuryPrivateKey);
+    const estimate = await estimateCall(chains.provider(request.chainId), wallet.address, call).catch((err: unknown) => {
+      throw isRevert(err) ? new EstimateReverted(request.intentKey, err) : err;
+    });
+    const { pendingNonce, ...fees } = estimate;
     try {
       return await knex.transaction(async (trx) => {
-        const nonce = await allocateNonce({ trx, chainId: intent.chainId, signer: wallet.address, chainPendingNonce: pendingNonce });
-        const signed = await signCall(wallet, intent.chainId, call, { nonce, ...fees });
+        const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: wallet.address, chainPendingNonce: pendingNonce });
+        const signed = await signCall(wallet, request.chainId, call, { nonce, ...fees });
         const tx = {
-          intent_key: intent.intentKey,
-          payment_id: intent.paymentId,
-          purpose: movement.purpose,
-          chain_id: intent.chainId,
+          intent_key: request.intentKey,
+          payment_id: request.paymentId,
+          purpose: request.purpose,
+          chain_id: request.chainId,
           signer: wallet.address,
           nonce: String(nonce),
           to_address: call.to,
-          token_address: movement.tokenAddress,
-          amount_units: movement.amountUnits,
+          token_address: request.tokenAddress,
+          amount_units: request.amountUnits,
           raw_tx: signed.rawTx,
           tx_hash: signed.txHash,
+          max_fee_per_gas: fees.maxFeePerGas.toString(),
+          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
         };
         await insertChainTx({ trx, tx });
-        return { ...tx, status: 'signed', block_number: null, created_at: new Date(), updated_at: new Date() };
+        return { ...tx, status: 'signed', block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
       });
     } catch (err) {
       // A concurrent attempt of the same intent won the insert: use its transaction.
-      const existing = await findChainTx({ knex, intentKey: intent.intentKey });
+      const existing = await findChainTx({ knex, intentKey: request.intentKey });
       if (existing) return existing;
       throw err;
     }
   }
 
-  /** Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined. */
+  /**
+   * Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined. Those are
+   * best effort: one that the node refuses never keeps this one from going out (its own wait replaces or re-plans it).
+   */
   async function broadcast(row: ChainTxRow): Promise<void> {
     const provider = chains.provider(row.chain_id);
     for (const earlier of await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })) {
-      await broadcastRaw(provider, earlier.raw_tx, earlier.tx_hash);
+      await broadcastRaw(provider, earlier.raw_tx, earlier.tx_hash).catch((err: unknown) =>
+        log.warn({ intentKey: earlier.intent_key, txHash: earlier.tx_hash, error: String(err) }, 'an earlier transaction could not be re-broadcast'),
+      );
     }
-    await broadcastRaw(provider, row.raw_tx, row.tx_hash);
+    const sent = await broadcastRaw(provider, row.raw_tx, row.tx_hash);
+    if (sent !== 'nonce-used' && row.sent_at_block === null) {
+      await markChainTxSent({ knex, intentKey: row.intent_key, txHash: row.tx_hash, blockNumber: await provider.getBlockNumber() });
+    }
+  }
+
+  /**
+   * The intent's transaction is not mined: signs it again, at the same nonce with higher fees when it waited
+   * `replaceAfterBlocks`, or at a new nonce when another transaction used its nonce. Under the row's lock, so
+   * concurrent checks replace it once.
+   */
+  async function unstick(intentKey: string, nonceUsed: boolean, head: number): Promise<void> {
+    await knex.transaction(async (trx) => {
+      const row = await lockChainTx({ trx, intentKey });
+      if (!row || row.status !== 'signed') return;
+      const chain = chains.registry.chain(row.chain_id);
+      if (!nonceUsed && (row.sent_at_block === null || head - Number(row.sent_at_block) < chain.replaceAfterBlocks)) return;
+      const provider = chains.provider(row.chain_id);
+      const wallet = chains.treasury(row.chain_id, treasuryPrivateKey);
+      const previous = signedCall(row.raw_tx);
+      const now = await currentFees(provider);
+      const nonce = nonceUsed
+        ? await allocateNonce({ trx, chainId: row.chain_id, signer: row.signer, chainPendingNonce: await provider.getTransactionCount(row.signer, 'pending') })
+        : previous.nonce;
+      const fees = nonceUsed ? now : bumpedFees(previous.fees, now);
+      const signed = await signCall(wallet, row.chain_id, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
+      await replaceChainTx({
+        trx,
+        intentKey,
+        attempt: {
+          nonce: String(nonce),
+          raw_tx: signed.rawTx,
+          tx_hash: signed.txHash,
+          max_fee_per_gas: fees.maxFeePerGas.toString(),
+          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+        },
+      });
+      log.warn(
+        { intentKey, replaced: row.tx_hash, txHash: signed.txHash, nonce, maxFeePerGas: fees.maxFeePerGas.toString() },
+        nonceUsed ? 'another transaction used the nonce of ours: re-planned at a new nonce' : 'transaction not mined in time: replaced with higher fees',
+      );
+    });
   }
 
   return {
@@ -101,12 +169,12 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     sweepDeposit(input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) {
       const to = input.recipient.kind === 'treasury' ? treasuryAddress : input.recipient.address;
       const call = sweepCall(chains.registry.chain(input.chainId), input.paymentId, input.tokenAddress, to, input.amountUnits);
-      return submit(input, call, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
+      return submit({ ...input, from: 'deposit', recipient: input.recipient.kind === 'treasury' ? null : input.recipient.address }, call);
     },
 
     /** A transfer from the treasury (payouts, refunds from the treasury). Idempotent per intent key. */
     transferFromTreasury(input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) {
-      return submit(input, transferCall(input.tokenAddress, input.to, input.amountUnits), { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
+      return submit({ ...input, from: 'treasury', recipient: input.to }, transferCall(input.tokenAddress, input.to, input.amountUnits));
     },
 
     /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
@@ -115,7 +183,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       const token = chains.registry.token(input.chainId, input.tokenSymbol);
       if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
       const call = bridgeBurnCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.destinationChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge burn', tokenAddress: token.address, amountUnits: input.amountUnits });
+      return submit({ ...input, from: 'bridge-burn', tokenAddress: token.address, recipient: chain.bridge, purpose: 'bridge burn' }, call);
     },
 
     /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
@@ -124,23 +192,40 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       const token = chains.registry.token(input.chainId, input.tokenSymbol);
       if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
       const call = bridgeMintCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.sourceChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge mint', tokenAddress: token.address, amountUnits: input.amountUnits });
+      return submit({ ...input, from: 'bridge-mint', tokenAddress: token.address, recipient: treasuryAddress, purpose: 'bridge mint' }, call);
     },
 
     /**
      * One look at the intent's transaction: its result once mined `depth` deep on the canonical chain, else when to
-     * look again (re-broadcasting it while the node does not have it).
+     * look again. Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
+     * new nonce when another transaction used its nonce (never taken for ours without our hash's receipt).
      */
     async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { pollAfterMs: number }> {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
-      const check = await checkTx(chains.provider(row.chain_id), row.tx_hash, depth === 'finality' ? chain.finalityDepth : chain.confirmations);
-      if (check.state === 'unmined') await broadcast(row);
+      const provider = chains.provider(row.chain_id);
+      // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
+      const minedNonce = await provider.getTransactionCount(row.signer, 'latest');
+      const check = await checkTx(provider, [row.tx_hash, ...row.replaced_tx_hashes], depth === 'finality' ? chain.finalityDepth : chain.confirmations);
+      if (check.state === 'unmined') {
+        const head = await provider.getBlockNumber();
+        if (minedNonce > Number(row.nonce)) await unstick(intentKey, true, head);
+        else if (minedNonce === Number(row.nonce)) await unstick(intentKey, false, head);
+        else {
+          // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
+          const blocker = (await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })).find((t) => Number(t.nonce) === minedNonce);
+          if (blocker) await unstick(blocker.intent_key, false, head);
+          else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
+        }
+        await broadcast((await findChainTx({ knex, intentKey }))!);
+      }
       if (check.state !== 'mined') return { pollAfterMs: chain.pollIntervalMs };
-      await markChainTxMined({ knex, intentKey, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
-      if (!check.succeeded) log.error({ intentKey, txHash: row.tx_hash }, 'chain transaction reverted');
-      return { intentKey, txHash: row.tx_hash, blockNumber: check.blockNumber, succeeded: check.succeeded, confirmedAt: check.confirmedAt };
+      await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
+      if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
+      if (check.succeeded) await recordMinedTxEntries({ knex }, row);
+      if (!check.succeeded) log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+      return { intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded, confirmedAt: check.confirmedAt };
     },
 
     /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */

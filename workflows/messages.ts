@@ -20,3 +20,9 @@ export const cancelOrderUpdate = defineUpdate<OrderStatus, []>('cancelOrder');
 export const paymentUpdatedSignal = defineSignal<[PaymentUpdate]>('paymentUpdated');
 
 export const orderStateQuery = defineQuery<OrderState>('orderState');
+
+/**
+ * An operator fixed what made a chain step's call revert (funded the treasury's gas, unpaused a token, …): the
+ * payment run, waiting with `AwaitingOperator=chain_step_reverts`, tries the step again.
+ */
+export const retryChainStepSignal = defineSignal<[]>('retryChainStep');

@@ -14,4 +14,10 @@ export const PATCHES = {
   paymentRunEndsWhenSettled: 'payment-run-ends-when-settled',
   /** An order's run ends after its payment's run (orders started before it ended as soon as the payment settled). */
   orderRunEndsAfterItsPayment: 'order-run-ends-after-its-payment',
+  /**
+   * The money path against attackers: dust is held rather than refunded at a loss, a chain step whose call would
+   * revert waits for an operator (`retryChainStep`), and a payout waiting for treasury funds says so in a search
+   * attribute (`AwaitingOperator`).
+   */
+  adversarialMoneyPath: 'adversarial-money-path',
 } as const;

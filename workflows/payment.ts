@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   condition,
   getExternalWorkflowHandle,
@@ -17,9 +18,9 @@ import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/p
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
-import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal } from './messages';
+import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal, retryChainStepSignal } from './messages';
 import { PATCHES } from './patches';
-import { PaymentStatusKey } from './search-attributes';
+import { AwaitingOperatorKey, PaymentStatusKey } from './search-attributes';
 import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
 const readModel = proxyActivities<PaymentActivities>(readModelOptions);
@@ -66,6 +67,8 @@ class PaymentRun {
   private expired = false;
   /** Work started beside the payment's own steps (refunds of other payins, webhook deliveries): the run ends after it. */
   private readonly background: Array<Promise<void>> = [];
+  /** `retryChainStep` signals received: each lets the chain steps waiting for an operator try again. */
+  private operatorRetries = 0;
 
   constructor(private readonly paymentId: string) {
     setHandler(payinDetectedSignal, (payin) => {
@@ -74,6 +77,9 @@ class PaymentRun {
       if (known && known.progress !== 'dropped') return;
       this.payins.set(payinId(payin), { payin, progress: 'detected' });
       this.inbox.push(payin);
+    });
+    setHandler(retryChainStepSignal, () => {
+      this.operatorRetries++;
     });
     setHandler(paymentStateQuery, (): PaymentState => ({ status: this.status, payins: [...this.payins.values()].map((p) => ({ ...p.payin, state: p.progress })) }));
   }
@@ -202,10 +208,11 @@ class PaymentRun {
 
   /** Sends `amountUnits` of the payin's token straight from the deposit address back to its sender. */
   private async refundConfirmed(payin: ConfirmedPayin, amountUnits: string, reason: string): Promise<void> {
+    if (patched(PATCHES.adversarialMoneyPath) && (await this.heldAsDust(payin, amountUnits))) return;
     this.track(payin, 'refunding');
     await this.recordPayin(payin, 'confirmed', 'refund');
     await this.landed(
-      await chainWrites.sweepDeposit({
+      await this.chainStep(() => chainWrites.sweepDeposit({
         intentKey: intentKeys.refund(payinId(payin)),
         paymentId: this.paymentId,
         chainId: payin.chainId,
@@ -213,9 +220,40 @@ class PaymentRun {
         recipient: { kind: 'address', address: payin.from },
         amountUnits,
         purpose: `refund (${reason})`,
-      }),
+      })),
     );
     this.track(payin, 'refunded');
+  }
+
+  /** Dust is held at the deposit address, recorded on the payin, rather than refunded at a loss. */
+  private async heldAsDust(payin: ConfirmedPayin, amountUnits: string): Promise<boolean> {
+    if (!(await readModel.holdDust({ paymentId: this.paymentId, payin, amountUnits })).held) return false;
+    this.track(payin, 'held');
+    return true;
+  }
+
+  /**
+   * Runs a chain write. A call that would revert (`EstimateReverted`) is not retried blindly: the run says so
+   * (`AwaitingOperator=chain_step_reverts`, an error log) and waits for an operator's `retryChainStep`.
+   */
+  private chainStep<T>(step: () => Promise<T>): Promise<T> {
+    return patched(PATCHES.adversarialMoneyPath) ? this.untilOperatorFixes(step) : step();
+  }
+
+  private async untilOperatorFixes<T>(step: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await step();
+      } catch (err) {
+        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        if (!(cause instanceof ApplicationFailure && cause.type === 'EstimateReverted')) throw err;
+        const seen = this.operatorRetries;
+        log.error('a chain step would revert; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, error: cause.message });
+        upsertSearchAttributes([{ key: AwaitingOperatorKey, value: 'chain_step_reverts' }]);
+        await condition(() => this.operatorRetries > seen);
+        upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
+      }
+    }
   }
 
   /**
@@ -268,60 +306,74 @@ class PaymentRun {
   private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
     const { source, destination, route } = this.terms;
     const required = BigInt(source.amountUnits);
-    const sweep = await chainWrites.sweepDeposit({
-      intentKey: intentKeys.sweep(this.paymentId),
-      paymentId: this.paymentId,
-      chainId: source.chainId,
-      tokenAddress: source.address,
-      recipient: { kind: 'treasury' },
-      amountUnits: required.toString(),
-      purpose: 'payin to treasury',
-    });
+    const sweep = await this.chainStep(() =>
+      chainWrites.sweepDeposit({
+        intentKey: intentKeys.sweep(this.paymentId),
+        paymentId: this.paymentId,
+        chainId: source.chainId,
+        tokenAddress: source.address,
+        recipient: { kind: 'treasury' },
+        amountUnits: required.toString(),
+        purpose: 'payin to treasury',
+      }),
+    );
+    const excessUnits = (received - required).toString();
+    const excessRefund = () =>
+      chainWrites.sweepDeposit({
+        intentKey: intentKeys.refund(payinId(completing)),
+        paymentId: this.paymentId,
+        chainId: source.chainId,
+        tokenAddress: source.address,
+        recipient: { kind: 'address', address: completing.from },
+        amountUnits: excessUnits,
+        purpose: 'refund (overpayment excess)',
+      });
+    // The excess of an overpayment goes back once, unless it is dust (then held, recorded on the payin).
     const excess =
-      received > required
-        ? chainWrites.sweepDeposit({
-            intentKey: intentKeys.refund(payinId(completing)),
-            paymentId: this.paymentId,
-            chainId: source.chainId,
-            tokenAddress: source.address,
-            recipient: { kind: 'address', address: completing.from },
-            amountUnits: (received - required).toString(),
-            purpose: 'refund (overpayment excess)',
-          })
-        : null;
+      received <= required
+        ? null
+        : patched(PATCHES.adversarialMoneyPath)
+          ? this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.chainStep(excessRefund)))
+          : excessRefund();
 
     if (route === 'bridge') {
       // The destination treasury is refilled by the bridge before it pays.
       await this.landed(sweep);
       await this.transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
-      const burn = await chainWrites.burnForBridge({
+      const burn = await this.chainStep(() => chainWrites.burnForBridge({
         intentKey: intentKeys.bridgeBurn(this.paymentId),
         paymentId: this.paymentId,
         chainId: source.chainId,
         tokenSymbol: source.symbol,
         amountUnits: bridged,
         destinationChainId: destination.chainId,
-      });
+      }));
       await this.landed(burn);
-      const mint = await chainWrites.mintFromBridge({
+      const mint = await this.chainStep(() => chainWrites.mintFromBridge({
         intentKey: intentKeys.bridgeMint(this.paymentId),
         paymentId: this.paymentId,
         chainId: destination.chainId,
         tokenSymbol: source.symbol,
         amountUnits: bridged,
         sourceChainId: source.chainId,
-      });
+      }));
       await this.landed(mint);
     }
 
     // Same chain: the treasury pays from its float at once; the sweep refills it meanwhile.
     await this.transition('payment_payout_started');
+    // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
+    const visible = patched(PATCHES.adversarialMoneyPath);
+    let waited = false;
     while (!(await chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      if (visible && !waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: 'treasury_short' }]);
+      waited = true;
       await sleep(LIQUIDITY_RECHECK);
     }
-    const payout = await chainWrites.transferFromTreasury({
+    if (visible && waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
+    const payout = await this.chainStep(() => chainWrites.transferFromTreasury({
       intentKey: intentKeys.payout(this.paymentId),
       paymentId: this.paymentId,
       chainId: destination.chainId,
@@ -329,15 +381,16 @@ class PaymentRun {
       to: destination.receiverAddress,
       amountUnits: destination.amountUnits,
       purpose: 'payout to merchant',
-    });
+    }));
     const paid = await this.landed(payout);
     await this.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
 
     if (route !== 'bridge') await this.landed(sweep);
-    if (excess) {
+    const excessTx = await excess;
+    if (excessTx) {
       this.track(completing, 'refunding');
-      await this.landed(await excess);
+      await this.landed(excessTx);
     }
     await this.landed(payout, 'finality');
     await this.transition('payment_completed');

@@ -9,4 +9,11 @@ export const SourceChainIdKey = defineSearchAttributeKey('SourceChainId', 'KEYWO
 /** Status of a legacy order workflow (`order-<id>`). */
 export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', 'KEYWORD');
 
-export const customSearchAttributes = [PaymentStatusKey, MerchantAppIdKey, OrderIdKey, SourceChainIdKey, OrderStatusKey] as const;
+/**
+ * Why a payment run is waiting on people rather than on the chain: `treasury_short` (the payout waits for the
+ * destination treasury to be funded), `chain_step_reverts` (a chain step's call would revert; `retryChainStep`
+ * after fixing it). Empty otherwise.
+ */
+export const AwaitingOperatorKey = defineSearchAttributeKey('AwaitingOperator', 'KEYWORD');
+
+export const customSearchAttributes = [PaymentStatusKey, MerchantAppIdKey, OrderIdKey, SourceChainIdKey, OrderStatusKey, AwaitingOperatorKey] as const;

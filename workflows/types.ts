@@ -14,10 +14,10 @@ export interface LatePayinWorkflowInput {
   payin: DetectedPayin;
 }
 
-export type LatePayinOutcome = 'refunded' | 'dropped' | 'counted_by_payment';
+export type LatePayinOutcome = 'refunded' | 'dropped' | 'counted_by_payment' | 'held';
 
 /** Where a payin stands in its payment's run (the legacy run said `confirmed` and `paid`). */
-export type PayinProgress = 'detected' | 'confirming' | 'confirmed' | 'counted' | 'paid' | 'dropped' | 'refunding' | 'refunded' | 'refused';
+export type PayinProgress = 'detected' | 'confirming' | 'confirmed' | 'counted' | 'paid' | 'dropped' | 'refunding' | 'refunded' | 'refused' | 'held';
 
 export interface PaymentState {
   status: PaymentStatus;

@@ -1,4 +1,4 @@
-import { Interface, Transaction, keccak256, toUtf8Bytes, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
+import { Interface, Transaction, isError, keccak256, toUtf8Bytes, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { ChainConfig } from '../registry';
 import { erc20Interface } from './clients';
@@ -36,19 +36,49 @@ export function bridgeMintCall(bridge: string, paymentId: string, token: string,
   return { to: bridge, data: bridgeInterface.encodeFunctionData('mint', [bridgeTransferId(paymentId), token, amountUnits, sourceChainId, recipient]) };
 }
 
-/** Gas and EIP-1559 fees for the call, estimated now, plus the node's pending nonce of the signer. */
-export async function estimateCall(provider: JsonRpcProvider, from: string, call: EvmCall) {
-  const request: TransactionRequest = { ...call, from };
-  const [gas, fees, pendingNonce] = await Promise.all([
-    provider.estimateGas(request),
-    provider.getFeeData(),
-    provider.getTransactionCount(from, 'pending'),
-  ]);
+/** EIP-1559 fees to sign with now: twice the node's suggestion, so a rising base fee does not strand the transaction. */
+export async function currentFees(provider: JsonRpcProvider): Promise<TxFees> {
+  const fees = await provider.getFeeData();
   return {
-    gasLimit: (gas * 13n) / 10n,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
-    pendingNonce,
+  };
+}
+
+export interface TxFees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/**
+ * Fees for a replacement at the same nonce: nodes take one only when both fees rise by at least 10 %, so each rises
+ * by a fifth at least, or to what the network asks now when that is more.
+ */
+export function bumpedFees(previous: TxFees, now: TxFees): TxFees {
+  const bump = (fee: bigint) => (fee * 12n) / 10n + 1n;
+  const maxPriorityFeePerGas = [bump(previous.maxPriorityFeePerGas), now.maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+  const maxFeePerGas = [bump(previous.maxFeePerGas), now.maxFeePerGas, maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+  return { maxFeePerGas, maxPriorityFeePerGas };
+}
+
+/** True when the node refused a call because it would revert (not a transport or node failure). */
+export const isRevert = (err: unknown): boolean => isError(err, 'CALL_EXCEPTION');
+
+/** Gas and EIP-1559 fees for the call, estimated now, plus the node's pending nonce of the signer. Throws on a revert. */
+export async function estimateCall(provider: JsonRpcProvider, from: string, call: EvmCall) {
+  const request: TransactionRequest = { ...call, from };
+  const [gas, fees, pendingNonce] = await Promise.all([provider.estimateGas(request), currentFees(provider), provider.getTransactionCount(from, 'pending')]);
+  return { gasLimit: (gas * 13n) / 10n, ...fees, pendingNonce };
+}
+
+/** The call a signed transaction makes and the gas it was given: what a replacement or re-plan signs again. */
+export function signedCall(rawTx: string): { call: EvmCall; gasLimit: bigint; fees: TxFees; nonce: number } {
+  const tx = Transaction.from(rawTx);
+  return {
+    call: { to: tx.to!, data: tx.data, value: tx.value },
+    gasLimit: tx.gasLimit,
+    fees: { maxFeePerGas: tx.maxFeePerGas ?? 0n, maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? 0n },
+    nonce: tx.nonce,
   };
 }
 
@@ -63,26 +93,36 @@ export async function signCall(
   return { rawTx, txHash: Transaction.from(rawTx).hash! };
 }
 
-/** Sends stored raw bytes; "already known" and "nonce too low" mean the node has (or mined) them. */
-export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txHash: string): Promise<void> {
+/**
+ * Sends stored raw bytes. `known`: the node has or mined them. `nonce-used`: the signer's nonce was used already;
+ * whether by these bytes or by another transaction only the receipts can tell, so that is left to the caller.
+ */
+export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txHash: string): Promise<'sent' | 'known' | 'nonce-used'> {
   try {
     await provider.broadcastTransaction(rawTx);
+    return 'sent';
   } catch (err) {
-    if (await provider.getTransactionReceipt(txHash)) return;
+    if (await provider.getTransactionReceipt(txHash)) return 'known';
     const message = String((err as Error).message).toLowerCase();
-    if (message.includes('already known') || message.includes('known transaction') || message.includes('nonce too low')) return;
+    if (message.includes('already known') || message.includes('known transaction')) return 'known';
+    if (isError(err, 'NONCE_EXPIRED') || message.includes('nonce too low')) return 'nonce-used';
     throw err;
   }
 }
 
-/** One look at a transaction: not mined (or not yet `depth` deep on the canonical chain), or mined with its outcome. */
-export type TxCheck = { state: 'unmined' } | { state: 'pending' } | { state: 'mined'; blockNumber: number; succeeded: boolean; confirmedAt: string };
+/**
+ * One look at a transaction that may have been signed several times at one nonce (replacements): not mined, mined
+ * but not yet `depth` deep on the canonical chain, or mined, with the outcome and which of the hashes it was.
+ */
+export type TxCheck = { state: 'unmined' } | { state: 'pending'; txHash: string } | { state: 'mined'; txHash: string; blockNumber: number; succeeded: boolean; confirmedAt: string };
 
-export async function checkTx(provider: JsonRpcProvider, txHash: string, depth: number): Promise<TxCheck> {
-  const receipt = await provider.getTransactionReceipt(txHash);
+export async function checkTx(provider: JsonRpcProvider, txHashes: string[], depth: number): Promise<TxCheck> {
+  const receipts = await Promise.all(txHashes.map((hash) => provider.getTransactionReceipt(hash)));
+  const receipt = receipts.find((r) => r !== null);
   if (!receipt) return { state: 'unmined' };
-  if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < depth) return { state: 'pending' };
+  const txHash = receipt.hash;
+  if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash };
   const block = await provider.getBlock(receipt.blockNumber);
-  if (block?.hash !== receipt.blockHash) return { state: 'pending' };
-  return { state: 'mined', blockNumber: receipt.blockNumber, succeeded: receipt.status === 1, confirmedAt: new Date(block.timestamp * 1000).toISOString() };
+  if (block?.hash !== receipt.blockHash) return { state: 'pending', txHash };
+  return { state: 'mined', txHash, blockNumber: receipt.blockNumber, succeeded: receipt.status === 1, confirmedAt: new Date(block.timestamp * 1000).toISOString() };
 }

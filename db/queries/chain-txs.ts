@@ -31,21 +31,61 @@ export async function allocateNonce(options: {
 
 export async function insertChainTx(options: {
   trx: Knex.Transaction;
-  tx: Omit<ChainTxRow, 'status' | 'block_number' | 'created_at' | 'updated_at'>;
+  tx: Omit<ChainTxRow, 'status' | 'block_number' | 'sent_at_block' | 'replaced_tx_hashes' | 'created_at' | 'updated_at'>;
 }): Promise<void> {
   await options.trx<ChainTxRow>('chain_txs').insert(options.tx);
 }
 
+/** The intent's row, locked until the transaction ends: one replacement at a time. */
+export async function lockChainTx(options: { trx: Knex.Transaction; intentKey: string }): Promise<ChainTxRow | undefined> {
+  return options.trx<ChainTxRow>('chain_txs').where({ intent_key: options.intentKey }).forUpdate().first();
+}
+
+/** A new attempt of the intent (same nonce with higher fees, or a new nonce): the current one joins the replaced. */
+export async function replaceChainTx(options: {
+  trx: Knex.Transaction;
+  intentKey: string;
+  attempt: Pick<ChainTxRow, 'nonce' | 'raw_tx' | 'tx_hash' | 'max_fee_per_gas' | 'max_priority_fee_per_gas'>;
+}): Promise<void> {
+  const { trx, intentKey, attempt } = options;
+  await trx<ChainTxRow>('chain_txs')
+    .where({ intent_key: intentKey })
+    .update({
+      ...attempt,
+      sent_at_block: null,
+      replaced_tx_hashes: trx.raw('array_append(replaced_tx_hashes, tx_hash)') as unknown as string[],
+      updated_at: trx.fn.now() as unknown as Date,
+    });
+}
+
+/** The block the current attempt went out at, set once per attempt. */
+export async function markChainTxSent(options: { knex: Knex; intentKey: string; txHash: string; blockNumber: number }): Promise<void> {
+  await options
+    .knex<ChainTxRow>('chain_txs')
+    .where({ intent_key: options.intentKey, tx_hash: options.txHash })
+    .whereNull('sent_at_block')
+    .update({ sent_at_block: String(options.blockNumber) });
+}
+
+/** The intent's transaction is mined as `txHash` (the current attempt or an earlier one). */
 export async function markChainTxMined(options: {
   knex: Knex;
   intentKey: string;
+  txHash: string;
   status: Exclude<ChainTxStatus, 'signed'>;
   blockNumber: number;
 }): Promise<void> {
-  await options
-    .knex<ChainTxRow>('chain_txs')
-    .where({ intent_key: options.intentKey })
-    .update({ status: options.status, block_number: String(options.blockNumber), updated_at: options.knex.fn.now() as unknown as Date });
+  const { knex, intentKey, txHash } = options;
+  await knex<ChainTxRow>('chain_txs')
+    .where({ intent_key: intentKey })
+    .update({
+      status: options.status,
+      block_number: String(options.blockNumber),
+      // The mined attempt becomes the intent's hash; the others stay listed as replaced.
+      tx_hash: txHash,
+      replaced_tx_hashes: knex.raw(`array_remove(array_append(replaced_tx_hashes, tx_hash), ?)`, [txHash]) as unknown as string[],
+      updated_at: knex.fn.now() as unknown as Date,
+    });
 }
 
 /** Signed transactions of the signer with lower nonces that are not yet seen mined: re-broadcast them first. */

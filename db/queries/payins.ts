@@ -64,3 +64,24 @@ export async function claimPayinRefund(options: { knex: Knex; paymentId: string;
 export async function listPayins(options: { knex: Knex; paymentId: string }): Promise<PayinRow[]> {
   return options.knex<PayinRow>('payins').where({ payment_id: options.paymentId }).orderBy('id');
 }
+
+export async function findPayin(options: { knex: Knex; chainId: number; txHash: string; logIndex: number }): Promise<PayinRow | undefined> {
+  const { knex, chainId, txHash, logIndex } = options;
+  return knex<PayinRow>('payins').where({ chain_id: chainId, tx_hash: txHash, log_index: logIndex }).first();
+}
+
+/**
+ * Keeps `heldUnits` of a confirmed payin at the deposit address as dust: a payin not yet given to the payment or a
+ * refund becomes `held`. Idempotent (absolute value).
+ */
+export async function holdPayinDust(options: { knex: Knex; paymentId: string; payin: DetectedPayin; heldUnits: string }): Promise<void> {
+  const { knex, paymentId, payin, heldUnits } = options;
+  await knex<PayinRow>('payins')
+    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: 'held', held_units: heldUnits })
+    .onConflict(['chain_id', 'tx_hash', 'log_index'])
+    .merge({
+      held_units: heldUnits,
+      disposition: knex.raw(`case when payins.disposition = 'payment' then 'payment' else 'held' end`) as unknown as PayinDisposition,
+      updated_at: knex.fn.now() as unknown as Date,
+    });
+}

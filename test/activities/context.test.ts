@@ -7,17 +7,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { CancelledFailure } from '@temporalio/common';
-import { getAddress } from 'ethers';
+import { getAddress, parseUnits } from 'ethers';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createChainWaitActivities, createActivities, type ActivityDeps } from '../../activities';
 import { createOrderActivities } from '../../activities/orders';
 import { createWatcherActivities } from '../../activities/watcher';
+import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
 import { findChainCursor } from '../../db/queries/chain-cursors';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
-import { createPayment, paymentBody } from '../support/api';
+import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -101,23 +102,27 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const waiting = inContext(env, () => waits.awaitChainTx({ intentKey: `payout:${randomUUID()}`, depth: 'confirmations' }));
     // The intent does not exist: the activity fails at once rather than waiting (nothing was ever signed for it).
     await assert.rejects(waiting, /no chain transaction stored/);
+    // A transfer is signed only on the payment's terms: the payment's own sweep, once its payin is in.
     const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '2' }));
+    await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '2');
     const writes = createActivities(deps);
     const tx = await inContext(new MockActivityEnvironment(), () =>
       writes.sweepDeposit({
-        intentKey: `context-test:${payment.id}`,
+        intentKey: intentKeys.sweep(payment.id),
         paymentId: payment.id,
         chainId: 8453,
         tokenAddress: tokenAddress(stack.info, 8453, 'USDC'),
         recipient: { kind: 'treasury' },
-        amountUnits: '0',
-        purpose: 'context test (empty sweep)',
+        amountUnits: parseUnits('2', 6).toString(),
+        purpose: 'payin to treasury',
       }),
     );
     const slow = new MockActivityEnvironment();
     const finality = inContext(slow, () => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'finality' }));
     setTimeout(() => slow.cancel(), 200);
     await assert.rejects(finality, CancelledFailure);
+    // The payment pays its merchant: let it settle, so no later test sees that payout.
+    await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
   });
 
   it('scanChain heartbeats between its reads and moves the chain cursor', async () => {

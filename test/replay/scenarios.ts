@@ -8,12 +8,13 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { WorkflowContinuedAsNewError } from '@temporalio/client';
+import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { chainWatcherWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
 import { chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { payinDetectedSignal } from '../../workflows/messages';
+import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
+import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { eventually } from '../support/poll';
 import { FakeActivities, OTHER_SENDER_ADDRESS, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 
@@ -117,7 +118,7 @@ function paymentRecording(opts: {
   name: string;
   terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
   prepare?: (fakes: FakeActivities, paymentId: string) => void;
-  drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities) => Promise<void>;
+  drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities, run: WorkflowHandle) => Promise<void>;
   result: string;
   activities: string[];
 }): Recording {
@@ -136,7 +137,7 @@ function paymentRecording(opts: {
         workflowId: paymentWorkflowId(paymentId),
         args: [{ paymentId }],
         body: async (handle) => {
-          await opts.drive((payin) => handle.signal(payinDetectedSignal, payin), fakes);
+          await opts.drive((payin) => handle.signal(payinDetectedSignal, payin), fakes, handle);
           const result = await handle.result();
           if (result !== opts.result) throw new Error(`${opts.name}: ended ${result}, expected ${opts.result}`);
           return handle.fetchHistory();
@@ -203,6 +204,31 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-shallow' }));
       await fakes.reached('payment_unpaid');
       await signal(detectedPayin({ tx: 'v2-deep' }));
+    },
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-dust-held-then-paid',
+    prepare: (fakes) => (fakes.dustUnits = 10_000n),
+    drive: async (signal) => {
+      // A dust payin in another token, then the payment with a dust excess: both are held, nothing is refunded.
+      await signal(detectedPayin({ tx: 'v2-dust-other', tokenAddress: OTHER_TOKEN, amountUnits: '1' }));
+      await signal(detectedPayin({ tx: 'v2-dust-paid', amountUnits: (BigInt(REQUIRED_UNITS) + 1n).toString() }));
+    },
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-payout-reverts-until-operator-retries',
+    prepare: (fakes) => (fakes.revertingEstimates = 1),
+    drive: async (signal, fakes, run) => {
+      await signal(detectedPayin({ tx: 'v2-operator' }));
+      await fakes.reached('payment_payout_started');
+      await eventually('the payout step to wait for an operator', 10_000, async () =>
+        (await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'chain_step_reverts' ? true : undefined,
+      );
+      await run.signal(retryChainStepSignal);
     },
     result: 'payment_completed',
     activities: PAID_SAME_CHAIN,

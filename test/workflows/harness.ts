@@ -144,6 +144,10 @@ export class FakeActivities {
   readonly reverted = new Set<string>();
   /** The next N `reservePayoutFunds` calls find the treasury short. */
   treasuryShortFor = 0;
+  /** Amounts (base units) below this are dust: `holdDust` holds them. */
+  dustUnits = 0n;
+  /** Chain-write calls still to fail as `EstimateReverted` (the call would revert). */
+  revertingEstimates = 0;
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
@@ -254,6 +258,11 @@ export class FakeActivities {
       if (input.disposition === 'payment') this.countedByPayment.add(payinId(input.payin));
       await Promise.resolve();
     },
+    holdDust: async (input) => {
+      this.record({ name: 'holdDust', input });
+      await Promise.resolve();
+      return { held: BigInt(input.amountUnits) < this.dustUnits };
+    },
     claimPayinRefund: async (input) => {
       this.record({ name: 'claimPayinRefund', input });
       await Promise.resolve();
@@ -276,6 +285,7 @@ export class FakeActivities {
     transferFromTreasury: async (input) => {
       this.record({ name: 'transferFromTreasury', input });
       await Promise.resolve();
+      if (this.revertingEstimates-- > 0) throw ApplicationFailure.nonRetryable(`the call of ${input.intentKey} would revert`, 'EstimateReverted');
       return this.submitted(input.intentKey);
     },
     burnForBridge: async (input) => {

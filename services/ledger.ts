@@ -1,0 +1,86 @@
+/**
+ * Writes the conservation ledger (domain/ledger.ts) as money moves, and reconciles it with the chain. Payins are
+ * entered when their run decides what they are for (paid, refunded, held); chain transactions when they are mined.
+ */
+import { Contract } from 'ethers';
+import type { Knex } from 'knex';
+import type { EvmChains } from '../chains/evm/clients';
+import { erc20Abi } from '../chains/evm/contracts';
+import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
+import { isNativeToken, paymentRoute } from '../domain/payment';
+import { payinId, type DetectedPayin } from '../domain/payins';
+import { bookDepositAddresses, insertLedgerEntries, ledgerBooks } from '../db/queries/ledger';
+import { findPaymentById } from '../db/queries/payments';
+import type { ChainTxRow } from '../db/tables';
+
+/** A payin reached a deposit address and its run gave it a purpose: it is in the ledger from now on. */
+export async function recordPayinEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin): Promise<void> {
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{ ref: `payin:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'payin', debit: 'deposit', credit: 'external', amountUnits: payin.amountUnits, paymentId }],
+  });
+}
+
+/** Dust of a payin is held at its deposit address. */
+export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin, heldUnits: string): Promise<void> {
+  await recordPayinEntry(deps, paymentId, payin);
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{ ref: `held:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'held', debit: 'held', credit: 'deposit', amountUnits: heldUnits, paymentId }],
+  });
+}
+
+/**
+ * A chain transaction of ours succeeded: its movement, by what its intent is for. A payout is entered in the book
+ * of the payment's payin (source chain and token), with the fee the treasury kept: the book then says where every
+ * unit paid in went, whatever chain or token the merchant was paid in.
+ */
+export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow): Promise<void> {
+  const kind = tx.intent_key.split(':')[0];
+  const ref = `tx:${tx.intent_key}`;
+  const moved = { ref, chainId: tx.chain_id, tokenAddress: tx.token_address ?? '', amountUnits: tx.amount_units ?? '0', paymentId: tx.payment_id };
+  const entries: LedgerEntry[] = [];
+  if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit' });
+  if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit' });
+  if (kind === 'refund-from-treasury') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'treasury' });
+  if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury' });
+  if (kind === 'payout' && tx.payment_id) {
+    const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });
+    if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
+    const book = { chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, paymentId: payment.id };
+    const paid = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+    const from = paymentRoute(payment) === 'bridge' ? 'bridge' : 'treasury';
+    entries.push({ ...book, ref, kind: 'payout', debit: 'merchant', credit: from, amountUnits: paid });
+    entries.push({ ...book, ref: `fee:${payment.id}`, kind: 'fee', debit: 'fees', credit: 'treasury', amountUnits: payment.fee_units });
+  }
+  await insertLedgerEntries({ knex: deps.knex, entries });
+}
+
+export interface BookReport extends Conservation {
+  chainId: number;
+  tokenAddress: string;
+  /** What the deposit addresses hold on chain now, and what the ledger says they hold (deposit + held). */
+  depositsOnChain: bigint;
+  depositsInLedger: bigint;
+}
+
+/** Every book's conservation figures, and its deposit addresses' balances read from the chain. */
+export async function reconcileLedger(deps: { knex: Knex; chains: EvmChains }): Promise<BookReport[]> {
+  const reports: BookReport[] = [];
+  for (const book of await ledgerBooks({ knex: deps.knex })) {
+    const provider = deps.chains.provider(book.chainId);
+    const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress });
+    const token = new Contract(book.tokenAddress, erc20Abi, provider);
+    const balances = await Promise.all(
+      addresses.map((a) => (isNativeToken(book.tokenAddress) ? provider.getBalance(a) : (token.getFunction('balanceOf')(a) as Promise<bigint>))),
+    );
+    reports.push({
+      chainId: book.chainId,
+      tokenAddress: book.tokenAddress,
+      ...conservation(book.byKind, book.balances),
+      depositsOnChain: balances.reduce((sum, b) => sum + b, 0n),
+      depositsInLedger: (book.balances.deposit ?? 0n) + (book.balances.held ?? 0n),
+    });
+  }
+  return reports;
+}

@@ -1,0 +1,121 @@
+/**
+ * Money moves only on terms read from the database. Before any transfer is signed, the intent it serves is checked
+ * against the payment row (and, for a refund, against the payin as recorded and as the chain shows it): workflow
+ * input and signals are never enough to move money, so whoever can start a workflow or send a signal cannot.
+ */
+import type { Knex } from 'knex';
+import type { EvmChains } from '../chains/evm/clients';
+import { checkPayin } from '../chains/evm/payins';
+import { findPayin, listPayins } from '../db/queries/payins';
+import { findPaymentById } from '../db/queries/payments';
+import type { PaymentRow } from '../db/tables';
+
+/** A transfer that does not match the terms stored for it: never signed, and no retry can change that. */
+export class TransferRefused extends Error {
+  constructor(intentKey: string, reason: string) {
+    super(`transfer ${intentKey} refused: ${reason}`);
+    this.name = 'TransferRefused';
+  }
+}
+
+/** What a signing activity is asked to move; `recipient` is null for a sweep into the treasury. */
+export interface TransferRequest {
+  intentKey: string;
+  paymentId: string | null;
+  chainId: number;
+  tokenAddress: string;
+  recipient: string | null;
+  amountUnits: string;
+  /** The kind of call: out of the deposit address, out of the treasury, or a bridge step. */
+  from: 'deposit' | 'treasury' | 'bridge-burn' | 'bridge-mint';
+}
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** Throws `TransferRefused` unless the request is exactly what the stored payment (and payin) call for. */
+export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChains }, request: TransferRequest): Promise<void> {
+  const { intentKey } = request;
+  const refuse = (reason: string) => new TransferRefused(intentKey, reason);
+  const [kind, ...rest] = intentKey.split(':');
+  if (!request.paymentId) throw refuse('no payment');
+  const payment = await findPaymentById({ knex: deps.knex, id: request.paymentId });
+  if (!payment) throw refuse(`payment ${request.paymentId} does not exist`);
+  const expect = (ok: boolean, what: string) => {
+    if (!ok) throw refuse(`${what} differs from payment ${payment.id}`);
+  };
+  const bridged = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+
+  switch (kind) {
+    case 'sweep':
+      expect(rest.join(':') === payment.id, 'intent');
+      expect(request.from === 'deposit' && request.recipient === null, 'destination');
+      expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
+      expect(request.amountUnits === payment.source_amount_units, 'amount');
+      return;
+    case 'payout':
+      expect(rest.join(':') === payment.id, 'intent');
+      expect(request.from === 'treasury' && request.recipient !== null && same(request.recipient, payment.destination_address), 'destination');
+      expect(request.chainId === payment.destination_chain_id && same(request.tokenAddress, payment.destination_token_address), 'token');
+      expect(request.amountUnits === payment.destination_amount_units, 'amount');
+      return;
+    case 'bridge-burn':
+    case 'bridge-mint':
+      expect(rest.join(':') === payment.id && request.from === kind, 'intent');
+      expect(request.chainId === (kind === 'bridge-burn' ? payment.source_chain_id : payment.destination_chain_id), 'chain');
+      expect(request.amountUnits === bridged, 'amount');
+      return;
+    case 'refund':
+      expect(request.from === 'deposit' && request.chainId === payment.source_chain_id, 'source');
+      return assertRefundOfPayin(deps, payment, request, rest, refuse);
+    case 'refund-from-treasury':
+      // Runs of the legacy payment code return a payin from the treasury when the payout reverted.
+      expect(rest.join(':') === payment.id && request.from === 'treasury', 'intent');
+      expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
+      expect(BigInt(request.amountUnits) <= BigInt(payment.source_amount_units), 'amount');
+      expect((await listPayins({ knex: deps.knex, paymentId: payment.id })).some((p) => p.status === 'confirmed' && same(p.sender_address, request.recipient ?? '')), 'destination');
+      return;
+    default:
+      throw refuse('unknown intent');
+  }
+}
+
+/**
+ * A refund goes to the payin's sender, in its token, at most its amount (at most the payment's excess when the
+ * payin paid the payment), and only for a payin recorded against this payment and confirmed on chain now.
+ */
+async function assertRefundOfPayin(
+  deps: { knex: Knex; chains: EvmChains },
+  payment: PaymentRow,
+  request: TransferRequest,
+  key: string[],
+  refuse: (reason: string) => TransferRefused,
+): Promise<void> {
+  // `refund:<chainId>:<txHash>:<logIndex>` (legacy runs: `refund:<paymentId>:<txHash>:<logIndex>`).
+  const [txHash, logIndex] = key.slice(-2);
+  const payin = txHash && logIndex ? await findPayin({ knex: deps.knex, chainId: request.chainId, txHash, logIndex: Number(logIndex) }) : undefined;
+  if (!payin || payin.payment_id !== payment.id) throw refuse('no such payin of this payment');
+  if (!request.recipient || !same(request.recipient, payin.sender_address)) throw refuse('recipient is not the payin’s sender');
+  if (!same(request.tokenAddress, payin.token_address)) throw refuse('token is not the payin’s token');
+  let allowed = BigInt(payin.amount_units);
+  if (payin.disposition === 'payment') {
+    const counted = (await listPayins({ knex: deps.knex, paymentId: payment.id })).filter((p) => p.disposition === 'payment');
+    const excess = counted.reduce((sum, p) => sum + BigInt(p.amount_units), 0n) - BigInt(payment.source_amount_units);
+    allowed = excess < allowed ? excess : allowed;
+  }
+  if (BigInt(request.amountUnits) <= 0n || BigInt(request.amountUnits) > allowed) throw refuse(`amount above the ${allowed} units this payin allows`);
+  const onChain = await checkPayin({
+    provider: deps.chains.provider(request.chainId),
+    payin: {
+      chainId: payin.chain_id,
+      txHash: payin.tx_hash,
+      logIndex: payin.log_index,
+      blockNumber: Number(payin.block_number),
+      tokenAddress: payin.token_address,
+      from: payin.sender_address,
+      to: payment.deposit_address,
+      amountUnits: payin.amount_units,
+    },
+    depth: deps.chains.registry.chain(request.chainId).confirmations,
+  });
+  if (onChain.state !== 'confirmed') throw refuse(`payin is ${onChain.state} on chain`);
+}
