@@ -285,11 +285,11 @@ function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
  * A stack that leaves nothing behind and disturbs nothing: data in a fresh temporary directory, every port free
  * (the API and mail sink bind port 0 and report where they listen). For tests and benchmarks.
  */
-export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv }): Promise<Stack> {
+export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean }): Promise<Stack> {
   return startStack({
     varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
     persistent: false,
-    worker: true,
+    worker: options.worker ?? true,
     blockTimeMs: options.blockTimeMs,
     ports: {
       http: 0,

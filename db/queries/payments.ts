@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RELAXED_COMMIT } from '../connection';
 import type { PaymentTransition } from '../../domain/payment';
 import type { DepositAddressRow, PaymentRow } from '../tables';
 
@@ -18,8 +19,9 @@ export type NewPayment = Omit<
 >;
 
 /**
- * Inserts the payment and its deposit address in one transaction. Returns null when `(app_id, keyless, order_id)` already
- * exists; concurrent inserts of the same order wait on the unique index, so exactly one wins.
+ * Inserts the payment and its deposit address in one statement (one round trip, atomic like a transaction). Returns
+ * null when `(app_id, keyless, order_id)` already exists; concurrent inserts of the same order wait on the unique index, so
+ * exactly one wins, and the loser inserts no deposit address.
  */
 export async function insertPayment(options: {
   knex: Knex;
@@ -27,21 +29,20 @@ export async function insertPayment(options: {
   watchUntil: Date;
 }): Promise<PaymentRow | null> {
   const { knex, payment, watchUntil } = options;
-  return knex.transaction(async (trx) => {
-    const [row] = await trx<PaymentRow>('payments')
-      .insert({ ...payment, display: JSON.stringify(payment.display) as never, metadata: toJsonb(payment.metadata) })
-      .onConflict(['app_id', 'keyless', 'order_id'])
-      .ignore()
-      .returning('*');
-    if (!row) return null;
-    await trx<DepositAddressRow>('deposit_addresses').insert({
-      chain_id: payment.source_chain_id,
-      address: payment.deposit_address.toLowerCase(),
-      payment_id: payment.id,
-      watch_until: watchUntil,
-    });
-    return row;
-  });
+  const insert = knex<PaymentRow>('payments')
+    .insert({ ...payment, display: JSON.stringify(payment.display) as never, metadata: toJsonb(payment.metadata) })
+    .onConflict(['app_id', 'keyless', 'order_id'])
+    .ignore()
+    .returning('*')
+    .toSQL();
+  const { rows } = await knex.raw<{ rows: PaymentRow[] }>(
+    `with inserted as (${insert.sql}),
+     watched as (insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+                 select source_chain_id, lower(deposit_address), id, ? from inserted)
+     select * from inserted`,
+    [...insert.bindings, watchUntil],
+  );
+  return rows[0] ?? null;
 }
 
 const toJsonb = (value: Record<string, unknown> | null) => (value === null ? null : (JSON.stringify(value) as never));
@@ -69,12 +70,9 @@ export async function findMerchantPaymentByOrder(options: { knex: Knex; appId: s
     .first();
 }
 
+/** A relaxed commit: lost in a database crash, the reconciler finds the payment and ensures its workflow again. */
 export async function markPaymentWorkflowStarted(options: { knex: Knex; id: string }): Promise<void> {
-  await options
-    .knex<PaymentRow>('payments')
-    .where({ id: options.id })
-    .whereNull('workflow_started_at')
-    .update({ workflow_started_at: options.knex.fn.now() as unknown as Date });
+  await options.knex.raw(`update payments set workflow_started_at = now() from ${RELAXED_COMMIT} where id = ? and workflow_started_at is null`, [options.id]);
 }
 
 export async function listPaymentsWithoutWorkflow(options: {

@@ -3,16 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
-import { createKnex } from '../db/connection';
-import type { Stack } from './stack';
-
-export interface BenchResult {
-  name: string;
-  value: number;
-  target: number;
-  unit: string;
-  higherIsBetter?: boolean;
-}
+import { createKnex } from '../../db/connection';
+import type { Stack } from '../stack';
+import type { Figure } from './report';
 
 export const DASHBOARD_TARGETS = {
   /** From navigation to the first row of the payments list, the app's 10,000 payments in the database. */
@@ -64,7 +57,7 @@ async function demoSession(info: Stack['info']): Promise<string> {
 }
 
 /** `npm run bench` section "dashboard": the payments list in Chromium at 10,000 payments, and the API at 100,000. */
-export async function benchDashboard(stack: Stack): Promise<BenchResult[]> {
+export async function benchDashboard(stack: Stack): Promise<Figure[]> {
   const { info } = stack;
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
   const profile = await mkdtemp(path.join(tmpdir(), 'payrail-bench-chromium-'));
@@ -74,7 +67,7 @@ export async function benchDashboard(stack: Stack): Promise<BenchResult[]> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     viewport: { width: 1100, height: 800 },
   });
-  const results: BenchResult[] = [];
+  const results: Figure[] = [];
   try {
     // The demo developer logs in as a merchant would (the code from the mail sink, a session cookie), registers an
     // app of its own for the benchmark, and takes one payment through the API: the template of the 10,000.
@@ -110,7 +103,13 @@ export async function benchDashboard(stack: Stack): Promise<BenchResult[]> {
     }
     const rows = await page.locator('tr[data-payment-id]').count();
     console.log(`dashboard: payments list first render with 10,000 payments: median ${median(renders).toFixed(0)} ms (${rows} rows on the first page)`);
-    results.push({ name: 'payments list render (10k)', value: median(renders), target: DASHBOARD_TARGETS.firstRender10kMs, unit: 'ms' });
+    results.push({
+      name: 'dashboard: payments list first render, 10,000 payments',
+      value: median(renders),
+      unit: 'ms',
+      against: { name: 'bound', value: DASHBOARD_TARGETS.firstRender10kMs, unit: 'ms' },
+      target: { kind: 'absolute', atMost: DASHBOARD_TARGETS.firstRender10kMs },
+    });
 
     await fillPayments(knex, appId, 90_000);
     const headers = { cookie: `payrail_session=${session}` };
@@ -135,7 +134,13 @@ export async function benchDashboard(stack: Stack): Promise<BenchResult[]> {
     const executionMs = Number(/Execution Time: ([0-9.]+) ms/.exec(planText)?.[1]);
     console.log(`dashboard: 100,000 payments, over HTTP (median of 10): first page ${firstPageMs.toFixed(1)} ms, page after the 90,000th ${deepPageMs.toFixed(1)} ms; its plan:\n${planText}`);
     if (!planText.includes('payments_app_created_idx')) throw new Error('the payments list does not use payments_app_created_idx');
-    results.push({ name: 'payments page deep in 100k (db)', value: executionMs, target: DASHBOARD_TARGETS.deepPageQuery100kMs, unit: 'ms' });
+    results.push({
+      name: 'dashboard: a page deep in 100,000 payments (database)',
+      value: executionMs,
+      unit: 'ms',
+      against: { name: 'bound', value: DASHBOARD_TARGETS.deepPageQuery100kMs, unit: 'ms' },
+      target: { kind: 'absolute', atMost: DASHBOARD_TARGETS.deepPageQuery100kMs },
+    });
   } finally {
     await browser.close();
     await rm(profile, { recursive: true, force: true });
