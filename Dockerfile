@@ -3,16 +3,18 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# npm's `prepare` builds the dashboard (web/dashboard -> dist/dashboard) during the install.
+COPY web ./web
+COPY lib ./lib
+COPY scripts/build-dashboard.ts ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY api ./api
 COPY activities ./activities
 COPY chains ./chains
 COPY db ./db
 COPY domain ./domain
-COPY lib ./lib
 COPY scripts/migrate.ts ./scripts/migrate.ts
 COPY services ./services
-COPY web ./web
 COPY workers ./workers
 COPY workflows ./workflows
 COPY tsconfig.json ./

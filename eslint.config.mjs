@@ -36,7 +36,7 @@ const layerRules = Object.entries(LAYERS).map(([layer, { may, why }]) => {
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'chains/devnet/hardhat.config.js', 'eslint.config.mjs'] },
+  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'dist/**', 'chains/devnet/hardhat.config.js', 'eslint.config.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

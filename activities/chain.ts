@@ -2,8 +2,10 @@ import { heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import type { DetectedPayin, PayinConfirmation } from '../domain/payins';
+import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
 import { reserveTreasury } from '../db/queries/treasury-reservations';
+import { createBridgeService } from '../services/bridges';
 import { createChainTxService, EstimateReverted, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
@@ -28,6 +30,7 @@ async function signing<T>(work: () => Promise<T>): Promise<T> {
 /** Chain writes: each keyed by an intent, so every retry re-broadcasts the one signed transaction. */
 export function createChainWriteActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
+  const bridges = createBridgeService(deps);
   return {
     /** Idempotent per intent key: moves funds out of a deposit address (deploying its forwarder if needed), on database terms. */
     sweepDeposit: (input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) =>
@@ -37,13 +40,18 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     transferFromTreasury: (input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) =>
       signing(() => txs.transferFromTreasury(input)),
 
-    /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
-    burnForBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) =>
-      signing(() => txs.burnForBridge(input)),
+    /** Idempotent (read-only): fees and expected time of bridging the amount to the destination treasury. */
+    quoteBridge: (input: { paymentId: string; sourceChainId: number; destinationChainId: number; tokenSymbol: string; amountUnits: string }) =>
+      bridges.quote(input),
 
-    /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
-    mintFromBridge: (input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) =>
-      signing(() => txs.mintFromBridge(input)),
+    /** Idempotent per intent key: the bridge's allowance to pull the token, or null when it needs none. */
+    approveBridge: (input: { paymentId: string; quote: BridgeQuote }) => signing(() => bridges.approve(input)),
+
+    /** Idempotent per intent key: the CCTP burn or OFT send; the bridge's own nonce makes its message unique. */
+    startBridge: (input: { paymentId: string; quote: BridgeQuote }) => signing(() => bridges.start(input)),
+
+    /** Idempotent per intent key: the CCTP mint (refused on chain for a used nonce), or null for a delivered OFT. */
+    finishBridge: (input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
 
     /**
      * Idempotent (one reservation per payment): sets the payout aside in the treasury ledger (PostgreSQL) when the
@@ -70,6 +78,7 @@ export function createChainWriteActivities(deps: ActivityDeps) {
 /** Long waits on the chain (the chain-waits task queue): they heartbeat, and re-read the chain on every poll. */
 export function createChainWaitActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
+  const bridges = createBridgeService(deps);
   return {
     /**
      * Idempotent (read-only): waits until the payin's transaction has the chain's confirmations (or finality
@@ -99,6 +108,34 @@ export function createChainWaitActivities(deps: ActivityDeps) {
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
         await sleep(check.pollAfterMs);
+      }
+    },
+
+    /**
+     * Idempotent (read-only): waits until the started transfer is attested (CCTP) or delivered (OFT). Iris or a
+     * node being away only delays it: every poll is a fresh look, and the activity heartbeats throughout.
+     */
+    async awaitBridgeArrival(input: { paymentId: string; quote: BridgeQuote; startTxHash: string }): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
+      const pollMs = deps.chains.registry.chain(input.quote.sourceChainId).pollIntervalMs;
+      let detail: string | undefined;
+      let failing: string | undefined;
+      for (;;) {
+        heartbeat(detail);
+        const arrival = await bridges.check(input).then(
+          (found) => {
+            failing = undefined;
+            return found;
+          },
+          (err: unknown) => {
+            // Logged when the failure starts or changes, not on every poll while Iris or a node is away.
+            if (String(err) !== failing) deps.log.warn({ paymentId: input.paymentId, err: String(err) }, 'bridge status unavailable; looking again');
+            failing = String(err);
+            return undefined;
+          },
+        );
+        if (arrival && arrival.state !== 'pending') return arrival;
+        detail = arrival?.detail ?? failing;
+        await sleep(pollMs);
       }
     },
   };

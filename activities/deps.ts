@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm/clients';
 import type { WebhookEventType } from '../domain/webhook-events';
+import type { PricingPolicy } from '../domain/payment-plan';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
 import type { WorkerMetrics } from '../lib/metrics';
@@ -11,7 +12,7 @@ import type { SecretBox } from '../lib/secrets';
 export interface ActivityDeps {
   knex: Knex;
   chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
+  /** Hot wallet that owns the deposit factory, holds payout liquidity on every chain and sends the bridge transactions. */
   treasuryPrivateKey: string;
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
@@ -32,7 +33,7 @@ export interface ActivityDeps {
   afterWebhookClaim?: (eventType: WebhookEventType) => void;
   /** Legacy orders: pricing their payments, callbacks and receipts. */
   orders: {
-    feeBps: number;
+    pricing: PricingPolicy;
     publicBaseUrl: string;
     /** Callbacks may target loopback and private addresses (dev and tests only). */
     allowPrivateCallbackTargets: boolean;

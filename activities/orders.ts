@@ -13,14 +13,14 @@ const CALLBACK_TIMEOUT_MS = 10_000;
 
 export function createOrderActivities(deps: ActivityDeps) {
   const { knex, chains, log } = deps;
-  const { feeBps, publicBaseUrl, allowPrivateCallbackTargets, mailer } = deps.orders;
+  const { pricing, publicBaseUrl, allowPrivateCallbackTargets, mailer } = deps.orders;
   return {
     /**
      * Idempotent: prices the order in `payCurrency` and writes its payment row (and deposit address), or returns the
      * payment the order already has. The order workflow then starts the payment as its child.
      */
     createOrderPayment: (input: { orderId: string; payCurrency: string }): Promise<CreatedOrderPayment> =>
-      asActivity(() => createOrderPayment({ knex, chains, feeBps, latePayinWindowSeconds: deps.latePayinWindowMs / 1000, log }, input)),
+      asActivity(() => createOrderPayment({ knex, chains, pricing, latePayinWindowSeconds: deps.latePayinWindowMs / 1000, log }, input)),
 
     /** Idempotent: absolute values, and a write not newer than the stored sequence changes nothing. */
     async recordOrderTransition(input: { orderId: string; status: OrderStatus; sequence?: number }): Promise<void> {
@@ -35,7 +35,7 @@ export function createOrderActivities(deps: ActivityDeps) {
     async deliverOrderCallback(input: { orderId: string; callbackId: string; status: OrderStatus }): Promise<{ attempt: number; statusCode: number }> {
       const attempt = Context.current().info.attempt;
       const outcome = await asActivity(() =>
-        deliverOrderCallback({ knex, publicBaseUrl, allowPrivateCallbackTargets, callbackTimeoutMs: CALLBACK_TIMEOUT_MS }, { ...input, attempt }),
+        deliverOrderCallback({ knex, publicBaseUrl, secrets: deps.secrets, allowPrivateCallbackTargets, callbackTimeoutMs: CALLBACK_TIMEOUT_MS }, { ...input, attempt }),
       );
       if (outcome.delivered) return { attempt, statusCode: outcome.statusCode };
       if (outcome.final) throw ApplicationFailure.nonRetryable(outcome.reason, 'CallbackUrlRefused');

@@ -6,6 +6,7 @@ import type { ApiMetrics } from '../lib/metrics';
 import { checkReadiness } from '../services/health';
 import { ApiError, errorMiddleware, standardErrorBody } from './errors';
 import { isLegacyPath, legacyErrorBody } from './legacy/errors';
+import { dashboardAppRoutes } from './routes/dashboard-app';
 import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
 import { docsRoutes } from './routes/docs';
 import { orderRoutes } from './routes/orders';
@@ -39,6 +40,11 @@ export function createApp(deps: ApiDeps): Koa {
       // The route pattern, never the raw path: ids in paths would make a series per payment.
       end({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
     }
+  });
+  // Over https (seen directly, or as X-Forwarded-Proto from a trusted proxy) browsers are told to stay on https.
+  app.use(async (ctx, next) => {
+    if (ctx.secure) ctx.set('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    await next();
   });
   app.use(errorMiddleware(deps.log, (path) => (isLegacyPath(path) ? legacyErrorBody : standardErrorBody)));
   app.use(async (ctx, next) => {
@@ -83,9 +89,9 @@ export function createApp(deps: ApiDeps): Koa {
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
   const merchant = merchantRoutes(deps);
   root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
-  // Legacy orders (`POST /v1/orders`) and the hosted payment page (`/pay/...`).
+  // Legacy orders (`POST /v1/orders`), the hosted payment page (`/pay/...`) and the merchant dashboard (`/dashboard`).
   const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
-  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), dashboardAppRoutes(), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
   app.use(root.routes());
   app.use(root.allowedMethods({ throw: true }));
   return app;

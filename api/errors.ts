@@ -39,6 +39,8 @@ const DOMAIN_ERROR_STATUS: Record<DomainErrorCode, number> = {
   unsupported_currency_pair: 400,
   unsupported_price_currency: 400,
   invalid_code: 401,
+  keyless_payments_disabled: 403,
+  limit_reached: 403,
   not_found: 404,
   conflict: 409,
   idempotency_conflict: 409,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createKnex } from '../db/connection';
-import { loadConfig, type AppConfig } from '../lib/config';
+import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
 import { createApiMetrics, createRegistry } from '../lib/metrics';
 import { Mailer } from '../lib/mail';
@@ -35,7 +35,7 @@ export function apiDeps(
     chains,
     log,
     temporal: { client, taskQueue: config.temporal.taskQueue },
-    feeBps: config.feeBps,
+    pricing: pricingPolicy(config),
     paymentTtlSeconds: config.paymentTtlSeconds,
     latePayinWindowSeconds: config.latePayinWindowSeconds,
     orderTtlSeconds: config.orderTtlSeconds,
@@ -46,9 +46,13 @@ export function apiDeps(
     secretBox: new SecretBox(required(config.secretsKey, 'PAYRAIL_SECRETS_KEY')),
     mailer: new Mailer({ smtpUrl: required(config.smtpUrl, 'SMTP_URL'), from: config.mailFrom }),
     rateLimiter: new RateLimiter(knex, config.rateLimits),
+    accountLimits: config.accountLimits,
     webhookAllowPrivateNetworks: config.webhookAllowPrivateNetworks,
     metrics: createApiMetrics(createRegistry({ process: 'api' })),
     lifecycle: { draining: false },
+    webhookTimeoutMs: config.webhookTimeoutMs,
+    temporalUi: config.temporal.uiUrl ? { url: config.temporal.uiUrl, namespace: config.temporal.namespace } : undefined,
+    devMailSinkUrl: config.devMailSinkUrl,
   };
 }
 

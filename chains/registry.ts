@@ -33,10 +33,39 @@ const nativeCurrencySchema = z.object({
   dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
 });
 
+const hex = z.string().regex(/^0x([0-9a-fA-F]{2})*$/);
+
+/** Circle CCTP v2 on this chain (docs/bridges.md lists mainnet's); USDC moves through it. */
+const cctpSchema = z.object({
+  domain: z.number().int().min(0),
+  tokenMessenger: address,
+  messageTransmitter: address,
+  /** Circle's attestation API for this network: https://iris-api.circle.com (mainnet), the sandbox (testnets), a stand-in (devnet). */
+  irisBaseUrl: z.string().url(),
+  /** Burns from this chain: fast (attested once confirmed, for a fee) or standard (attested once final). */
+  finality: z.enum(['fast', 'standard']).default('fast'),
+  /** Rough burn-to-mint time, for quotes. */
+  expectedSeconds: z.number().int().positive().default(60),
+});
+
+/** A LayerZero v2 OFT (USDT0 on mainnet) for one token of this chain. */
+const oftSchema = z.object({
+  /** LayerZero v2 endpoint id of this chain. */
+  eid: z.number().int().positive(),
+  /** The contract `send` is called on (an OFT adapter that locks, or an OFT that burns). */
+  oft: address,
+  /** Executor options for sends from this chain; empty when the OFT enforces its own (USDT0 does). */
+  extraOptions: hex.default('0x'),
+  /** Rough send-to-delivery time, for quotes. */
+  expectedSeconds: z.number().int().positive().default(180),
+});
+
 const chainSchema = z.object({
   chainId: z.number().int().positive(),
   name: z.string().min(1),
   rpcUrl: z.string().url(),
+  /** Block explorer origin; the dashboard links transactions to `<explorerUrl>/tx/<hash>`. */
+  explorerUrl: z.string().url().optional(),
   /** Blocks on top of the payin's block before it counts as confirmed. */
   confirmations: z.number().int().min(1),
   /** Blocks on top of the payout's block before the payment is `payment_completed`. */
@@ -51,7 +80,9 @@ const chainSchema = z.object({
   depositFactory: address,
   /** keccak256 of the deposit forwarder's creation code: deposit addresses are computed offline from it. */
   forwarderInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  bridge: address.optional(),
+  cctp: cctpSchema.optional(),
+  /** OFTs by token symbol (USDT). */
+  oft: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), oftSchema).default({}),
   tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), tokenSchema),
   nativeCurrency: nativeCurrencySchema.optional(),
   /**
@@ -65,6 +96,8 @@ export const chainRegistrySchema = z.object({ chains: z.array(chainSchema).min(1
 
 export type TokenConfig = z.infer<typeof tokenSchema> & { symbol: string };
 export type ChainConfig = z.infer<typeof chainSchema>;
+export type CctpConfig = z.infer<typeof cctpSchema>;
+export type OftConfig = z.infer<typeof oftSchema>;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
 
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;

@@ -21,6 +21,8 @@ export interface MerchantAppRow {
   webhook_secret_ciphertext: string | null;
   webhook_secret_fingerprint: string | null;
   webhook_secret_rotated_at: Date | null;
+  /** Whether `POST {payment_api_url}/payments` (appId in the body, no key) may create payments for this app. */
+  keyless_payments: boolean;
   created_at: Date;
 }
 
@@ -42,11 +44,15 @@ export interface LoginCodeRow {
 
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'exhausted';
 
+/** The dashboard's signed test event: logged with the deliveries, of no payment. */
+export const WEBHOOK_TEST_EVENT = 'webhook_test';
+
 export interface WebhookDeliveryRow {
   delivery_id: string;
   app_id: string;
-  payment_id: string;
-  event_type: WebhookEventType;
+  /** Null only for a test event. */
+  payment_id: string | null;
+  event_type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
   url: string;
   status: WebhookDeliveryStatus;
   status_code: number | null;
@@ -65,6 +71,7 @@ export interface ApiKeyRow {
   name: string | null;
   created_at: Date;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 /** The payment: the domain's record is the row. */

@@ -26,7 +26,11 @@ export interface ChainTxResult {
 export const intentKeys = {
   sweep: (paymentId: string) => `sweep:${paymentId}`,
   payout: (paymentId: string) => `payout:${paymentId}`,
+  /** The bridge's allowance to pull the token from the source treasury (when it pulls it). */
+  bridgeApprove: (paymentId: string) => `bridge-approve:${paymentId}`,
+  /** The bridge's start on the source chain: a CCTP burn or an OFT send. */
   bridgeBurn: (paymentId: string) => `bridge-burn:${paymentId}`,
+  /** The CCTP mint on the destination chain (an OFT is delivered by LayerZero's executor). */
   bridgeMint: (paymentId: string) => `bridge-mint:${paymentId}`,
   /** A payin (or the excess of one) going back to its sender; `payinKey` is `payinId(payin)`. */
   refund: (payinKey: string) => `refund:${payinKey}`,

@@ -29,6 +29,10 @@ export type DomainErrorCode =
   | 'conflict'
   /** An idempotency key was re-sent with other terms. */
   | 'idempotency_conflict'
+  /** The app does not take keyless creates (`POST {payment_api_url}/payments` with appId in the body). */
+  | 'keyless_payments_disabled'
+  /** An account already has as many of something (apps, API keys) as the operator allows. */
+  | 'limit_reached'
   /** A price source cannot be used right now (stale or broken feed); trying later may work. */
   | 'price_unavailable'
   /** A dashboard login code that is wrong, used, expired or out of attempts. */

@@ -52,11 +52,19 @@ export type OrderResource = ReturnType<typeof orderResource>;
  * The JSON body POSTed to `callback_url`: the order object with `status` set to the status this callback reports,
  * plus `callback_id` (the same on every attempt of this callback; deduplicate on it) and the `merchant_token`.
  */
-export function callbackBody(input: { order: OrderRecord; payment: PaymentRecord | null | undefined; paymentUrl: string; callbackId: string; status: OrderStatus }) {
+export function callbackBody(input: {
+  order: OrderRecord;
+  payment: PaymentRecord | null | undefined;
+  paymentUrl: string;
+  callbackId: string;
+  status: OrderStatus;
+  /** The order's merchant_token, opened. */
+  merchantToken: string | null;
+}) {
   return {
     callback_id: input.callbackId,
     ...orderResource(input.order, input.payment, input.paymentUrl),
     status: input.status,
-    merchant_token: input.order.merchant_token,
+    merchant_token: input.merchantToken,
   };
 }

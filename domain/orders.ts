@@ -33,7 +33,8 @@ export interface OrderRecord {
   success_url: string | null;
   mobile: boolean;
   fast: boolean;
-  merchant_token: string | null;
+  /** The merchant's `merchant_token`, sealed at rest (lib/secrets); opened only to send a callback. */
+  merchant_token_sealed: string | null;
   expires_at: Date;
   paid_at: Date | null;
   receipt_sent_at: Date | null;

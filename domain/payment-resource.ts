@@ -14,6 +14,7 @@ export function paymentData(record: PaymentRecord) {
     id: record.id,
     appId: record.app_id,
     orderId: record.order_id,
+    keyless: record.keyless,
     status: record.status,
     type: record.type,
     createdAt: record.created_at.toISOString(),

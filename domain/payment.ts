@@ -68,6 +68,11 @@ export interface PaymentRecord {
   id: string;
   app_id: string;
   order_id: string | null;
+  /**
+   * Created without the app's API key (`POST {payment_api_url}/payments`, appId in the body). Its `order_id` lives in
+   * a namespace of its own: anyone who knows the app id can create one, so it never answers a keyed create.
+   */
+  keyless: boolean;
   type: 'exactIn';
   status: PaymentStatus;
   /** The sequence of the last lifecycle write applied (see PaymentTransition.sequence). */
@@ -174,3 +179,34 @@ export interface PaymentTransition {
  * the closed payment run, so its writes must win over all of the payment run's.
  */
 export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000;
+
+/** What a create request fixes about a payment; a re-send of its `orderId` must ask for exactly this again. */
+export interface PaymentRequestTerms {
+  sourceChainId: number;
+  sourceTokenSymbol: string;
+  amountUnits: bigint;
+  display: PaymentDisplay;
+  metadata: Record<string, unknown> | null;
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same text (jsonb reorders keys). */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The request fields in which `terms` differ from the stored payment's (none: the same request again). */
+export function conflictingRequestTerms(record: PaymentRecord, terms: PaymentRequestTerms): string[] {
+  const differs: Array<[string, boolean]> = [
+    ['source.chainId', record.source_chain_id !== terms.sourceChainId],
+    ['source.tokenSymbol', record.source_token_symbol !== terms.sourceTokenSymbol],
+    ['source.amount', BigInt(record.source_amount_units) !== terms.amountUnits],
+    ['display', canonicalJson(record.display) !== canonicalJson(terms.display)],
+    ['metadata', canonicalJson(record.metadata) !== canonicalJson(terms.metadata)],
+  ];
+  return differs.filter(([, different]) => different).map(([field]) => field);
+}

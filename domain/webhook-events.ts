@@ -14,3 +14,13 @@ export function webhookEnvelope(event: { deliveryId: string; eventType: WebhookE
   const destination = event.eventType === 'payment_payin_completed' ? { ...data.destination, txHash: null, confirmedAt: null } : data.destination;
   return { event_id: event.deliveryId, type: event.eventType, timestamp: event.sentAt.toISOString(), data: { ...data, status: event.eventType, destination } };
 }
+
+/** The test event a merchant sends from the dashboard: signed like every event, about no payment. */
+export function webhookTestEnvelope(event: { deliveryId: string; appId: string; sentAt: Date }) {
+  return {
+    event_id: event.deliveryId,
+    type: 'webhook_test' as const,
+    timestamp: event.sentAt.toISOString(),
+    data: { appId: event.appId, message: 'A test event from the Payrail dashboard: your endpoint received and can verify it.' },
+  };
+}

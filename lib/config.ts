@@ -1,8 +1,30 @@
 import { z } from 'zod';
+import type { PricingPolicy, TokenAmountRule } from '../domain/payment-plan';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 /** Rate-limit windows are at most a day, so housekeeping can drop every window that started over a day ago. */
 const windowSeconds = (fallback: number) => int(fallback).pipe(z.number().min(1).max(86_400));
+
+/**
+ * `[<chainId>:]<SYMBOL>=<decimal>` entries separated by commas, e.g. `USDC=1,8453:USDC=0.5`: an entry without a
+ * chain applies on every chain, one naming the chain wins there.
+ */
+const tokenAmounts = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx): TokenAmountRule[] => {
+      const rules: TokenAmountRule[] = [];
+      for (const entry of text.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const match = /^(?:([0-9]+):)?([A-Z0-9.]{1,16})=((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)$/.exec(entry);
+        if (!match) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not [<chainId>:]<SYMBOL>=<decimal amount>` });
+          return z.NEVER;
+        }
+        rules.push({ chainId: match[1] ? Number(match[1]) : null, symbol: match[2]!, amount: match[3]! });
+      }
+      return rules;
+    });
 
 const envSchema = z.object({
   HTTP_HOST: z.string().default('127.0.0.1'),
@@ -15,9 +37,15 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
+  /** The Temporal Web UI; the dashboard links each payment to its workflow there. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
+  /** The least fee per chain and token, in token units: what the treasury spends on gas for one payment. */
+  PAYMENT_FIXED_FEES: tokenAmounts('USDC=0.1,USDT=0.1,ETH=0.00003'),
+  /** The smallest payment per chain and token, in token units. */
+  PAYMENT_MINIMUMS: tokenAmounts('USDC=1,USDT=1,ETH=0.0005'),
   PAYMENT_TTL_SECONDS: int(1800).pipe(z.number().min(1)),
   /** Time from creation until an unpaid legacy order expires (spec 8: 60 minutes for crypto payments). */
   ORDER_TTL_SECONDS: int(3600).pipe(z.number().min(1)),
@@ -31,19 +59,36 @@ const envSchema = z.object({
   /** Outgoing mail (login codes, receipts), e.g. smtp://127.0.0.1:2525. */
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
+  /** The dev stack's mail sink, named on the dashboard's login page (never set in production). */
+  DEV_MAIL_SINK_URL: z.string().url().optional(),
   /** Lets webhooks target private and loopback addresses: for development and tests only. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
-  /** Failed authentications (bad API keys, JWTs, login codes) per client IP and window; 0 disables a limit. */
+  /**
+   * Failed authentications (bad API keys, legacy tokens, JWTs, login codes) per client (IPv4 address, IPv6 /64) and
+   * window; 0 disables a limit. A request whose key or token verifies is never refused by it.
+   */
   RATE_LIMIT_AUTH_FAILURES_PER_IP: int(100),
   RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS: windowSeconds(900),
+  /** Wrong login codes per e-mail address and window, over all its codes: then even the right code waits. */
+  RATE_LIMIT_LOGIN_FAILURES_PER_EMAIL: int(10),
+  RATE_LIMIT_LOGIN_FAILURES_WINDOW_SECONDS: windowSeconds(3600),
   /** Login-code e-mails per address and window. */
   RATE_LIMIT_LOGIN_CODES_PER_EMAIL: int(10),
   RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS: windowSeconds(3600),
-  /** Login-code e-mails per client IP and window, whatever the addresses (no mail bombing through us). */
+  /** Login-code e-mails per client and window, whatever the addresses (no mail bombing through us). */
   RATE_LIMIT_LOGIN_CODES_PER_IP: int(30),
-  /** Payment creations per merchant app and window (both create forms together). */
+  /** Login-code e-mails of the whole deployment per window: the cap on what anyone can make us send. */
+  RATE_LIMIT_LOGIN_CODES_GLOBAL: int(1000),
+  /** Keyed payment creations (`POST {payment_api_url}` with X-API-Key) per merchant app and window. */
   RATE_LIMIT_PAYMENT_CREATES_PER_APP: int(3000),
   RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
+  /** Keyless creations (appId in the body) per app, per client and in all, per window: never the keyed budget. */
+  RATE_LIMIT_KEYLESS_CREATES_PER_APP: int(600),
+  RATE_LIMIT_KEYLESS_CREATES_PER_IP: int(30),
+  RATE_LIMIT_KEYLESS_CREATES_GLOBAL: int(3000),
+  /** Merchant apps per developer and live API keys per app; 0 is unlimited. */
+  MAX_APPS_PER_DEVELOPER: int(20),
+  MAX_API_KEYS_PER_APP: int(20),
   /** Bound on one webhook delivery (connect, TLS, request, response); its activity allows 30 s in all. */
   WEBHOOK_TIMEOUT_MS: int(10_000).pipe(z.number().min(100).max(20_000)),
   /** A worker's own HTTP port for /livez, /readyz and /metrics; unset: none (the API serves its own on HTTP_PORT). */
@@ -65,18 +110,31 @@ export interface RateLimit {
 
 export interface RateLimits {
   authFailuresPerIp: RateLimit;
+  loginFailuresPerEmail: RateLimit;
   loginCodesPerEmail: RateLimit;
   loginCodesPerIp: RateLimit;
+  loginCodesGlobal: RateLimit;
   paymentCreatesPerApp: RateLimit;
+  keylessCreatesPerApp: RateLimit;
+  keylessCreatesPerIp: RateLimit;
+  keylessCreatesGlobal: RateLimit;
+}
+
+/** Caps on what one account may hold; 0 is unlimited. */
+export interface AccountLimits {
+  appsPerDeveloper: number;
+  apiKeysPerApp: number;
 }
 
 export interface AppConfig {
   http: { host: string; port: number; publicBaseUrl?: string; trustedProxyHops: number };
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   chainsFile: string;
   treasuryPrivateKey?: string;
   feeBps: number;
+  fixedFees: TokenAmountRule[];
+  minimums: TokenAmountRule[];
   paymentTtlSeconds: number;
   orderTtlSeconds: number;
   latePayinWindowSeconds: number;
@@ -85,8 +143,10 @@ export interface AppConfig {
   secretsKey?: string;
   smtpUrl?: string;
   mailFrom: string;
+  devMailSinkUrl?: string;
   webhookAllowPrivateNetworks: boolean;
   rateLimits: RateLimits;
+  accountLimits: AccountLimits;
   webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
   worker: { healthPort?: number; temporalMetricsBindAddress?: string; shutdownGraceSeconds: number };
@@ -108,10 +168,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       trustedProxyHops: e.HTTP_TRUSTED_PROXY_HOPS,
     },
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, uiUrl: e.TEMPORAL_UI_URL },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
     feeBps: e.FEE_BPS,
+    fixedFees: e.PAYMENT_FIXED_FEES,
+    minimums: e.PAYMENT_MINIMUMS,
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
     orderTtlSeconds: e.ORDER_TTL_SECONDS,
     latePayinWindowSeconds: e.LATE_PAYIN_WINDOW_SECONDS,
@@ -120,15 +182,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     secretsKey: e.PAYRAIL_SECRETS_KEY,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    devMailSinkUrl: e.DEV_MAIL_SINK_URL,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     rateLimits: {
       authFailuresPerIp: { limit: e.RATE_LIMIT_AUTH_FAILURES_PER_IP, windowSeconds: e.RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS },
+      loginFailuresPerEmail: { limit: e.RATE_LIMIT_LOGIN_FAILURES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_FAILURES_WINDOW_SECONDS },
       loginCodesPerEmail: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       loginCodesPerIp: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_IP, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
+      loginCodesGlobal: { limit: e.RATE_LIMIT_LOGIN_CODES_GLOBAL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       paymentCreatesPerApp: { limit: e.RATE_LIMIT_PAYMENT_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      keylessCreatesPerApp: { limit: e.RATE_LIMIT_KEYLESS_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      keylessCreatesPerIp: { limit: e.RATE_LIMIT_KEYLESS_CREATES_PER_IP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      keylessCreatesGlobal: { limit: e.RATE_LIMIT_KEYLESS_CREATES_GLOBAL, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
     },
+    accountLimits: { appsPerDeveloper: e.MAX_APPS_PER_DEVELOPER, apiKeysPerApp: e.MAX_API_KEYS_PER_APP },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     worker: { healthPort: e.WORKER_HEALTH_PORT, temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS, shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS },
   };
 }
+
+/** The pricing policy of this deployment (domain/payment-plan.ts applies it). */
+export const pricingPolicy = (config: Pick<AppConfig, 'feeBps' | 'fixedFees' | 'minimums'>): PricingPolicy => ({
+  feeBps: config.feeBps,
+  fixedFees: config.fixedFees,
+  minimums: config.minimums,
+});

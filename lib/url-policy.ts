@@ -21,9 +21,15 @@ for (const [net, prefix] of [
   // IPv4-compatible (::a.b.c.d, including :: and ::1), NAT64 and 6to4 addresses can all reach IPv4 targets.
   ['::', 96],
   ['64:ff9b::', 96],
+  // Local-use NAT64 (RFC 8215).
+  ['64:ff9b:1::', 48],
+  // Teredo tunnels to IPv4.
+  ['2001::', 32],
   ['2002::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Deprecated site-local, still routed internally by some networks.
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
   forbidden.addSubnet(net, prefix, 'ipv6');
@@ -31,11 +37,26 @@ for (const [net, prefix] of [
 
 export class UrlRefused extends Error {}
 
+/** The URL as logs may show it: no query string or fragment (they often carry tokens), no credentials. */
+export function loggableUrl(rawUrl: string): string {
+  try {
+    const url = new URL(rawUrl);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/**
+ * IPv4-mapped IPv6 addresses (::ffff:0:0/96) are refused in every spelling: a real target has a plain address. (They
+ * have a list of their own: a BlockList holding that subnet also matches every plain IPv4 address.)
+ */
+const ipv4Mapped = new BlockList();
+ipv4Mapped.addSubnet('::ffff:0:0', 96, 'ipv6');
+
 export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is checked as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  return mapped ? forbidden.check(mapped, 'ipv4') : forbidden.check(address, family);
+  if (isIP(address) === 6) return ipv4Mapped.check(address, 'ipv6') || forbidden.check(address, 'ipv6');
+  return forbidden.check(address, 'ipv4');
 }
 
 export interface UrlPolicy {

@@ -1,9 +1,11 @@
 import { loadConfig } from '../lib/config';
 import { createKnex } from '../db/connection';
+import { SecretBox } from '../lib/secrets';
 
 /** `npm run migrate [-- down]`: applies every pending migration, or rolls back the last batch. */
 async function main(): Promise<void> {
-  const knex = createKnex(loadConfig().databaseUrl, { max: 1 });
+  const config = loadConfig();
+  const knex = createKnex(config.databaseUrl, { max: 1 }, { secrets: config.secretsKey ? new SecretBox(config.secretsKey) : undefined });
   try {
     if (process.argv[2] === 'down') {
       const [batch, names] = (await knex.migrate.rollback()) as [number, string[]];

@@ -39,6 +39,8 @@ export async function seedDemoMerchant(options: {
       payout_token_symbol: payout.tokenSymbol,
       payout_address: payout.address,
       webhook_url: null,
+      // The demo checkout creates payments from the browser, without a key.
+      keyless_payments: true,
     },
   });
   const ensureKey = async (scope: ApiKeyScope, existing?: string): Promise<string> => {

@@ -3,12 +3,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ensureDashboardBuilt } from '../lib/dashboard-build';
 import type { ChainRegistryFile } from '../chains/registry';
+import { lzReceiveOption } from '../chains/bridges/oft';
+import { deployDevnetBridges, type DevnetBridges } from '../chains/devnet/bridges/deploy';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../lib/config';
+import { SecretBox } from '../lib/secrets';
 import { startApi, type RunningApi } from '../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
@@ -35,6 +39,8 @@ export interface StackOptions {
     temporal: number;
     temporalUi?: number;
     chains: [number, number];
+    /** The devnet's stand-in for Circle's attestation service (Iris); 0 or absent for any free one. */
+    iris?: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -72,6 +78,8 @@ export interface Stack {
   /** The environment a separately started worker or API process needs to join this stack. */
   env: Record<string, string>;
   devnet: Devnet;
+  /** The devnet's CCTP and OFT deployments, with the attestation service and relayer (tests stop and start them). */
+  bridges: DevnetBridges;
   /** The API in this process, unless `api: false`. */
   api?: RunningApi;
   /** Origin of payment links: where the API listens. */
@@ -80,7 +88,10 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Starts the whole system: PostgreSQL, Temporal, the two-chain devnet, the mail sink, the worker and the API. */
+/**
+ * Starts the whole system: PostgreSQL, Temporal, the two-chain devnet with its bridges (CCTP v2 and the Iris
+ * stand-in, LayerZero OFT and its relayer), the mail sink, the worker and the API.
+ */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => undefined);
   const env = options.env ?? {};
@@ -92,6 +103,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
+    // The API serves the dashboard from its build: made here when missing or older than its sources.
+    await ensureDashboardBuilt(log);
     let databaseUrl = env.DATABASE_URL;
     if (!databaseUrl) {
       log('starting PostgreSQL (embedded)…');
@@ -127,8 +140,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('deploying the bridges (CCTP v2 with its attestation service, LayerZero OFT with its relayer)…');
+    const [home, other] = devnet.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, usdc: c.tokens.USDC.address, usdt: c.tokens.USDT.address }));
+    if (!home || !other) throw new Error('the devnet bridges need two chains');
+    const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey, attestation: { port: options.ports.iris } });
+    stops.push(() => bridges.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -140,17 +158,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     const processEnv: Record<string, string> = {
       ...(await stackSecrets(options.varDir, options.persistent)),
-      ...(mailSink ? { SMTP_URL: mailSink.smtpUrl } : {}),
+      ...(mailSink ? { SMTP_URL: mailSink.smtpUrl, DEV_MAIL_SINK_URL: mailSink.url } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
       HTTP_PORT: String(options.ports.http),
+      ...(temporalUiUrl ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
       ...definedEntries(env),
     };
     const apiConfig = loadConfig(processEnv);
 
-    const knex = createKnex(databaseUrl, { max: 2 });
+    const knex = createKnex(databaseUrl, { max: 2 }, { secrets: new SecretBox(processEnv.PAYRAIL_SECRETS_KEY!) });
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
@@ -202,7 +221,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, api, publicBaseUrl, worker, stop };
+    return { info, config, env: processEnv, devnet, bridges, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -210,9 +229,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet): ChainRegistryFile {
+function devnetRegistry(devnet: Devnet, bridges: DevnetBridges): ChainRegistryFile {
   return {
-    chains: devnet.chains.map((c) => ({
+    chains: devnet.chains.map((c, i) => ({
       chainId: c.chainId,
       name: c.name,
       rpcUrl: c.rpcUrl,
@@ -222,7 +241,8 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       replaceAfterBlocks: 3,
       depositFactory: c.depositFactory,
       forwarderInitCodeHash: c.forwarderInitCodeHash,
-      bridge: c.bridge,
+      cctp: devnetCctp(bridges, i),
+      oft: { USDT: devnetOft(bridges, i) },
       tokens: {
         // 0.01 of a stablecoin: smaller payins that cannot count are held rather than refunded at a loss.
         USDC: { ...c.tokens.USDC, usdPegged: true, dustUnits: '10000' },
@@ -235,6 +255,21 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
     })),
   };
+}
+
+/** CCTP v2 on devnet chain `i`: our contracts, attested by the local Iris stand-in, fast transfers. */
+function devnetCctp(bridges: DevnetBridges, i: number): NonNullable<ChainRegistryFile['chains'][number]['cctp']> {
+  const chain = bridges.cctp.chains[i];
+  if (!chain) throw new Error(`no CCTP deployment on devnet chain ${i}`);
+  return { domain: chain.domain, tokenMessenger: chain.tokenMessenger, messageTransmitter: chain.messageTransmitter, irisBaseUrl: bridges.cctp.irisUrl, finality: 'fast', expectedSeconds: 5 };
+}
+
+/** USDT's OFT on devnet chain `i` (the lock adapter on the first chain, mint/burn on the second), relayed by ours. */
+function devnetOft(bridges: DevnetBridges, i: number): NonNullable<ChainRegistryFile['chains'][number]['oft']>[string] {
+  const chain = bridges.oft.chains[i];
+  if (!chain) throw new Error(`no OFT deployment on devnet chain ${i}`);
+  // SimpleMessageLib enforces no executor options; 200k gas covers the OFT's lzReceive (a mint or an unlock).
+  return { eid: chain.eid, oft: chain.oft, extraOptions: lzReceiveOption(200_000n), expectedSeconds: 5 };
 }
 
 /** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
@@ -264,11 +299,11 @@ function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
  * A stack that leaves nothing behind and disturbs nothing: data in a fresh temporary directory, every port free
  * (the API and mail sink bind port 0 and report where they listen). For tests and benchmarks.
  */
-export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv }): Promise<Stack> {
+export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean }): Promise<Stack> {
   return startStack({
     varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
     persistent: false,
-    worker: true,
+    worker: options.worker ?? true,
     blockTimeMs: options.blockTimeMs,
     ports: {
       http: 0,

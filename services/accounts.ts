@@ -1,12 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChainRegistry } from '../chains/registry';
 import { DomainError, invalidField } from '../domain/errors';
-import { claimLoginCodeAttempt, consumeLoginCode, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
-import { insertApiKey, insertDeveloperApp, replaceWebhookSecret } from '../db/queries/merchants';
-import type { ApiKeyRow, ApiKeyScope, MerchantAppRow } from '../db/tables';
+import { claimLoginCodeAttempts, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
+import { insertApiKey, insertDeveloperApp, replaceWebhookSecret, withDeveloperAppCount, withLiveApiKeyCount } from '../db/queries/merchants';
+import { insertDashboardSession } from '../db/queries/sessions';
+import type { ApiKeyRow, ApiKeyScope, DeveloperRow, MerchantAppRow } from '../db/tables';
 import { generateApiKey } from '../lib/api-keys';
 import { issueDeveloperToken } from '../lib/developer-tokens';
+import type { AccountLimits } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import {
   LOGIN_CODE_MAX_ATTEMPTS,
@@ -29,16 +31,21 @@ export interface AccountServiceDeps {
   rateLimiter: RateLimiter;
   apiKeyPrefix: string;
   webhookAllowPrivateNetworks: boolean;
+  accountLimits: AccountLimits;
   log: Logger;
 }
 
+const atLimit = (count: number, limit: number) => limit > 0 && count >= limit;
+
 /**
- * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells), and
- * makes every older code of that address useless.
+ * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells). Codes
+ * mailed before stay good until used or expired, so nobody can void the code a developer is about to type by
+ * asking for another one.
  */
 export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<void> {
   await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
   await deps.rateLimiter.consume('loginCodesPerEmail', email);
+  await deps.rateLimiter.consume('loginCodesGlobal', 'all');
   const id = randomUUID();
   const code = generateLoginCode();
   await insertLoginCode({ knex: deps.knex, code: { id, email, code_hash: hashLoginCode(deps.jwtSecret, id, code) }, ttlSeconds: LOGIN_CODE_TTL_SECONDS });
@@ -54,25 +61,49 @@ export async function sendLoginCode(deps: AccountServiceDeps, email: string, cli
   }
 }
 
-/** Trades a mailed code for a dashboard token; the developer is created on their first verified login. */
+/** Spends the mailed code; the developer is created on their first verified login. */
+async function verifyLoginCode(deps: AccountServiceDeps, login: { email: string; code: string }, clientIp: string): Promise<DeveloperRow> {
+  const { knex, jwtSecret } = deps;
+  return deps.rateLimiter.guardGuessable(
+    clientIp,
+    login.email,
+    async () => {
+      const live = await claimLoginCodeAttempts({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
+      const match = live.find((row) => loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash));
+      const valid = match !== undefined && (await consumeLoginCodes({ knex, email: login.email, id: match.id }));
+      return valid ? upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email }) : undefined;
+    },
+    () => new DomainError('invalid_code', 'the code is wrong, expired, already used or out of attempts; request a new one'),
+  );
+}
+
+/** Trades a mailed code for a dashboard token (API clients: `Authorization: Bearer`). */
 export async function exchangeLoginCode(
   deps: AccountServiceDeps,
   login: { email: string; code: string },
   clientIp: string,
 ): Promise<{ token: string; expiresAt: string; developerId: string }> {
-  const { knex, jwtSecret } = deps;
-  return deps.rateLimiter.guardAuthentication(
-    clientIp,
-    async () => {
-      const row = await claimLoginCodeAttempt({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
-      const valid = row !== undefined && loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash) && (await consumeLoginCode({ knex, id: row.id }));
-      if (!valid) return undefined;
-      const developer = await upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email });
-      const { token, expiresAt } = await issueDeveloperToken(jwtSecret, developer.id);
-      return { token, expiresAt: expiresAt.toISOString(), developerId: developer.id };
-    },
-    () => new DomainError('invalid_code', 'the code is wrong, expired, already used or out of attempts; request a new one'),
-  );
+  const developer = await verifyLoginCode(deps, login, clientIp);
+  const { token, expiresAt } = await issueDeveloperToken(deps.jwtSecret, developer.id);
+  return { token, expiresAt: expiresAt.toISOString(), developerId: developer.id };
+}
+
+/** A dashboard session lasts this long after login; logging out ends it earlier. */
+export const DASHBOARD_SESSION_TTL_SECONDS = 12 * 3600;
+
+/** Only the hash of a session's cookie value is stored: a database read never yields a usable cookie. */
+export const sessionIdHash = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex');
+
+/** Trades a mailed code for a browser session: the raw id goes into the cookie, its hash into the database. */
+export async function startDashboardSession(
+  deps: AccountServiceDeps,
+  login: { email: string; code: string },
+  clientIp: string,
+): Promise<{ sessionId: string; expiresAt: Date; developerId: string; email: string }> {
+  const developer = await verifyLoginCode(deps, login, clientIp);
+  const sessionId = randomBytes(32).toString('base64url');
+  const expiresAt = await insertDashboardSession({ knex: deps.knex, idHash: sessionIdHash(sessionId), developerId: developer.id, ttlSeconds: DASHBOARD_SESSION_TTL_SECONDS });
+  return { sessionId, expiresAt, developerId: developer.id, email: developer.email };
 }
 
 /** Webhooks go to `https://` only, and never to private networks unless the operator allows them (dev, tests). */
@@ -118,6 +149,7 @@ function candidateAppIds(name: string | undefined): string[] {
 export interface RegisterCommand {
   name?: string;
   webhookUrl: string;
+  keylessPayments: boolean;
   payout: { chainId: string; tokenSymbol: string; address: string };
 }
 
@@ -134,23 +166,28 @@ export async function registerApp(
   const webhookUrl = await checkWebhookUrl(deps, body.webhookUrl);
   const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
 
-  for (const appId of candidateAppIds(body.name)) {
-    const app = await insertDeveloperApp({
-      knex: deps.knex,
-      app: {
-        app_id: appId,
-        name: body.name ?? appId,
-        developer_id: developerId,
-        payout_chain_id: chainId,
-        payout_token_symbol: token.symbol,
-        payout_address: body.payout.address,
-        webhook_url: webhookUrl,
-        ...stored,
-      },
-    });
-    if (app) return { app, webhookSecret };
-  }
-  throw new Error(`no free app id after ${APP_ID_ATTEMPTS} attempts`);
+  const limit = deps.accountLimits.appsPerDeveloper;
+  return withDeveloperAppCount({ knex: deps.knex, developerId }, async (trx, apps) => {
+    if (atLimit(apps, limit)) throw new DomainError('limit_reached', `a developer may have at most ${limit} merchant apps`);
+    for (const appId of candidateAppIds(body.name)) {
+      const app = await insertDeveloperApp({
+        knex: trx,
+        app: {
+          app_id: appId,
+          name: body.name ?? appId,
+          developer_id: developerId,
+          payout_chain_id: chainId,
+          payout_token_symbol: token.symbol,
+          payout_address: body.payout.address,
+          webhook_url: webhookUrl,
+          keyless_payments: body.keylessPayments,
+          ...stored,
+        },
+      });
+      if (app) return { app, webhookSecret };
+    }
+    throw new Error(`no free app id after ${APP_ID_ATTEMPTS} attempts`);
+  });
 }
 
 export async function rotateWebhookSecret(
@@ -163,14 +200,18 @@ export async function rotateWebhookSecret(
 
 /** A new key for the app; the raw key is returned once and only its hash is kept. */
 export async function createApiKey(
-  deps: Pick<AccountServiceDeps, 'knex' | 'apiKeyPrefix'>,
+  deps: Pick<AccountServiceDeps, 'knex' | 'apiKeyPrefix' | 'accountLimits'>,
   appId: string,
   options: { name?: string; scope: ApiKeyScope },
 ): Promise<{ row: ApiKeyRow; key: string }> {
-  const { key, keyHash, keyHint } = generateApiKey(deps.apiKeyPrefix);
-  const row = await insertApiKey({
-    knex: deps.knex,
-    key: { id: randomUUID(), app_id: appId, scope: options.scope, key_hash: keyHash, key_hint: keyHint, name: options.name ?? null },
+  const limit = deps.accountLimits.apiKeysPerApp;
+  return withLiveApiKeyCount({ knex: deps.knex, appId }, async (trx, keys) => {
+    if (atLimit(keys, limit)) throw new DomainError('limit_reached', `an app may have at most ${limit} live API keys; revoke one first`);
+    const { key, keyHash, keyHint } = generateApiKey(deps.apiKeyPrefix);
+    const row = await insertApiKey({
+      knex: trx,
+      key: { id: randomUUID(), app_id: appId, scope: options.scope, key_hash: keyHash, key_hint: keyHint, name: options.name ?? null },
+    });
+    return { row, key };
   });
-  return { row, key };
 }

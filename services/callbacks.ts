@@ -3,7 +3,10 @@ import { DomainError } from '../domain/errors';
 import { callbackBody } from '../domain/order-resource';
 import type { OrderStatus } from '../domain/orders';
 import { findOrderById, insertCallbackAttempt } from '../db/queries/orders';
+import { findMerchantApp } from '../db/queries/merchants';
 import { findPaymentById } from '../db/queries/payments';
+import type { SecretBox } from '../lib/secrets';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
 import { postJson, type PostResult } from '../lib/http-client';
 import { UrlRefused, vetUrl } from '../lib/url-policy';
 import { orderPaymentUrl } from './orders';
@@ -11,7 +14,12 @@ import { orderPaymentUrl } from './orders';
 export interface CallbackServiceDeps {
   knex: Knex;
   publicBaseUrl: string;
-  /** Callbacks may target loopback and private addresses (dev and tests only). */
+  /** Opens the app's sealed webhook secret, which signs callbacks; without it callbacks go unsigned. */
+  secrets?: SecretBox;
+  /**
+   * Development and tests only: callbacks may target loopback and private addresses, and plain `http://`.
+   * Otherwise a callback goes to `https://` on a public address or nowhere.
+   */
   allowPrivateCallbackTargets: boolean;
   /** Bound on one callback's whole HTTP exchange. */
   callbackTimeoutMs: number;
@@ -21,6 +29,25 @@ export type CallbackOutcome =
   | { delivered: true; statusCode: number }
   /** `final`: the URL may never be called (policy), so trying again cannot help. */
   | { delivered: false; final: boolean; reason: string };
+
+/**
+ * The webhook signature headers (spec 6.1: HMAC-SHA256 over `timestamp.body` with the app's webhook secret), so a
+ * merchant verifies callbacks exactly like webhooks; none when the app has no secret (apps made outside the
+ * dashboard) or this process cannot open it.
+ */
+async function signature(deps: Pick<CallbackServiceDeps, 'knex' | 'secrets'>, appId: string, body: string): Promise<Record<string, string>> {
+  const sealed = (await findMerchantApp({ knex: deps.knex, appId }))?.webhook_secret_ciphertext;
+  if (!sealed || !deps.secrets) return {};
+  const timestamp = String(Date.now());
+  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: webhookSignature(deps.secrets.open(sealed), timestamp, body) };
+}
+
+/** The order's merchant_token in the clear, to send; a worker without PAYRAIL_SECRETS_KEY can't, and says so. */
+function openMerchantToken(deps: Pick<CallbackServiceDeps, 'secrets'>, sealed: string | null): string | null {
+  if (sealed === null) return null;
+  if (!deps.secrets) throw new Error('PAYRAIL_SECRETS_KEY is not configured on this worker: the merchant_token cannot be opened');
+  return deps.secrets.open(sealed);
+}
 
 /**
  * One attempt to deliver a legacy order callback (spec 6.2) to `callback_url`, logged with its status code, time
@@ -36,18 +63,26 @@ export async function deliverOrderCallback(
   if (!order.callback_url) return { delivered: false, final: true, reason: `order ${order.id} has no callback_url` };
   const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
   const body = JSON.stringify(
-    callbackBody({ order, payment, paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id), callbackId: input.callbackId, status: input.status }),
+    callbackBody({
+      order,
+      payment,
+      paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id),
+      callbackId: input.callbackId,
+      status: input.status,
+      merchantToken: openMerchantToken(deps, order.merchant_token_sealed),
+    }),
   );
   const attemptedAt = new Date();
   let result: PostResult;
   let refused = false;
   try {
-    const target = await vetUrl(order.callback_url, { schemes: ['http:', 'https:'], allowPrivateNetworks: deps.allowPrivateCallbackTargets, label: 'callback_url' });
+    const dev = deps.allowPrivateCallbackTargets;
+    const target = await vetUrl(order.callback_url, { schemes: dev ? ['http:', 'https:'] : ['https:'], allowPrivateNetworks: dev, label: 'callback_url' });
     result = await postJson({
       target,
       body,
       timeoutMs: deps.callbackTimeoutMs,
-      headers: { 'user-agent': 'Payrail-Callback/1', 'x-payrail-callback-id': input.callbackId },
+      headers: { 'user-agent': 'Payrail-Callback/1', 'x-payrail-callback-id': input.callbackId, ...(await signature(deps, order.app_id, body)) },
     });
   } catch (err) {
     if (!(err instanceof UrlRefused)) throw err;

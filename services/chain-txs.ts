@@ -12,8 +12,6 @@ import { Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import type { EvmChains } from '../chains/evm/clients';
 import {
-  bridgeBurnCall,
-  bridgeMintCall,
   broadcastRaw,
   bumpedFees,
   checkTx,
@@ -32,12 +30,12 @@ import { releaseTreasuryReservation } from '../db/queries/treasury-reservations'
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordMinedTxEntries } from './ledger';
-import { assertTransferOnTerms, type TransferRequest } from './money-terms';
+import { assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
   knex: Knex;
   chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
+  /** Hot wallet that owns the deposit factory and holds payout liquidity on every chain. */
   treasuryPrivateKey: string;
   log: Logger;
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the step returns. */
@@ -175,22 +173,12 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       return submit({ ...input, from: 'treasury', recipient: input.to }, transferCall(input.tokenAddress, input.to, input.amountUnits));
     },
 
-    /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
-    burnForBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
-      const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeBurnCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.destinationChainId, treasuryAddress);
-      return submit({ ...input, from: 'bridge-burn', tokenAddress: token.address, recipient: chain.bridge, purpose: 'bridge burn' }, call);
-    },
-
-    /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
-    mintFromBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
-      const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeMintCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.sourceChainId, treasuryAddress);
-      return submit({ ...input, from: 'bridge-mint', tokenAddress: token.address, recipient: treasuryAddress, purpose: 'bridge mint' }, call);
+    /**
+     * A bridge step from the treasury (approval, burn or send, mint), on database terms. Idempotent per intent key;
+     * the bridge refuses a second mint of one burn by its own message nonce.
+     */
+    submitBridgeStep(input: ChainTxIntent & { step: BridgeStep; call: EvmCall; purpose: string; tokenAddress: string | null; amountUnits: string | null }) {
+      return submit({ ...input, from: input.step, recipient: input.call.to }, input.call);
     },
 
     /**

@@ -23,14 +23,18 @@ export interface TransferRequest {
   intentKey: string;
   paymentId: string | null;
   chainId: number;
-  tokenAddress: string;
+  /** Null for a call that moves no token of ours by itself (a bridge approval). */
+  tokenAddress: string | null;
   recipient: string | null;
-  amountUnits: string;
-  /** The kind of call: out of the deposit address, out of the treasury, or a bridge step. */
-  from: 'deposit' | 'treasury' | 'bridge-burn' | 'bridge-mint';
+  amountUnits: string | null;
+  /** The kind of call: out of the deposit address, out of the treasury, or a bridge step from the treasury. */
+  from: 'deposit' | 'treasury' | BridgeStep;
 }
 
-const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** The bridge steps the outbox signs from the treasury, named as their intent keys begin. */
+export type BridgeStep = 'bridge-approve' | 'bridge-burn' | 'bridge-mint';
+
+const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
 
 /** Throws `TransferRefused` unless the request is exactly what the stored payment (and payin) call for. */
 export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChains }, request: TransferRequest): Promise<void> {
@@ -58,6 +62,10 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChain
       expect(request.chainId === payment.destination_chain_id && same(request.tokenAddress, payment.destination_token_address), 'token');
       expect(request.amountUnits === payment.destination_amount_units, 'amount');
       return;
+    case 'bridge-approve':
+      expect(rest.join(':') === payment.id && request.from === kind, 'intent');
+      expect(request.chainId === payment.source_chain_id, 'chain');
+      return;
     case 'bridge-burn':
     case 'bridge-mint':
       expect(rest.join(':') === payment.id && request.from === kind, 'intent');
@@ -71,7 +79,7 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChain
       // Runs of the legacy payment code return a payin from the treasury when the payout reverted.
       expect(rest.join(':') === payment.id && request.from === 'treasury', 'intent');
       expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
-      expect(BigInt(request.amountUnits) <= BigInt(payment.source_amount_units), 'amount');
+      expect(request.amountUnits !== null && BigInt(request.amountUnits) <= BigInt(payment.source_amount_units), 'amount');
       expect((await listPayins({ knex: deps.knex, paymentId: payment.id })).some((p) => p.status === 'confirmed' && same(p.sender_address, request.recipient ?? '')), 'destination');
       return;
     default:
@@ -102,7 +110,8 @@ async function assertRefundOfPayin(
     const excess = counted.reduce((sum, p) => sum + BigInt(p.amount_units), 0n) - BigInt(payment.source_amount_units);
     allowed = excess < allowed ? excess : allowed;
   }
-  if (BigInt(request.amountUnits) <= 0n || BigInt(request.amountUnits) > allowed) throw refuse(`amount above the ${allowed} units this payin allows`);
+  const amount = BigInt(request.amountUnits ?? 0);
+  if (amount <= 0n || amount > allowed) throw refuse(`amount above the ${allowed} units this payin allows`);
   const onChain = await checkPayin({
     provider: deps.chains.provider(request.chainId),
     payin: {

@@ -6,6 +6,7 @@ import { PriceUnavailable, readUsdPriceFeed } from '../chains/evm/price-feeds';
 import { DomainError, invalidField } from '../domain/errors';
 import { formatUnits, parseUnits } from '../domain/money';
 import type { OrderPaymentRef, OrderStatus } from '../domain/orders';
+import type { PricingPolicy } from '../domain/payment-plan';
 import { USD_PRICE_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
 import { USD_DECIMALS, formatRate, peggedUnitsForUsd, unitsForUsd } from '../domain/pricing';
 import { findMerchantApp } from '../db/queries/merchants';
@@ -22,6 +23,7 @@ import { findPaymentById, insertPayment } from '../db/queries/payments';
 import type { MerchantAppRow, OrderRow, PaymentRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
+import type { SecretBox } from '../lib/secrets';
 import { cancelOrderUpdate, chooseCurrencyUpdate } from '../workflows/messages';
 import type { CreatedOrderPayment } from '../workflows/types';
 import { orderWorkflowId } from '../workflows/ids';
@@ -33,10 +35,12 @@ export interface OrderServiceDeps {
   knex: Knex;
   chains: EvmChains;
   temporal: { client: Client; taskQueue: string };
-  feeBps: number;
+  pricing: PricingPolicy;
   latePayinWindowSeconds: number;
   /** Time from creation until an order without a payment expires (spec 8: 60 minutes). */
   orderTtlSeconds: number;
+  /** Seals each order's merchant_token at rest. */
+  secretBox: SecretBox;
   log: Logger;
 }
 
@@ -103,6 +107,7 @@ const orderDraft = (order: DraftOrder, currency: ServedPayCurrency, quote: Pick<
     amountUnits: quote.amountUnits,
     usdValueMicros: quote.usdValueMicros,
     orderId: null,
+    keyless: false,
     display: { title, name: title, description: order.description, currency: order.price_currency },
     metadata: { legacyOrderId: order.id, merchantOrderId: order.merchant_order_id, payCurrency: currency.code, rate: quote.rate },
     expiresAt: order.expires_at,
@@ -120,7 +125,8 @@ function payableReason(deps: OrderServiceDeps, app: MerchantAppRow, currency: Se
   const quote =
     currency.pricing.kind === 'usd_pegged'
       ? { amountUnits: peggedUnitsForUsd(usdMicros, currency.token.decimals), rate: '1' }
-      : { amountUnits: 1n, usdValueMicros: usdMicros, rate: '0' };
+      : // Unread feed: a stand-in amount beyond any minimum and fixed fee, so only the route and USD value are checked.
+        { amountUnits: 10n ** BigInt(currency.token.decimals + 18), usdValueMicros: usdMicros, rate: '0' };
   const draftOrder: DraftOrder = { id: '', title: null, merchant_order_id: null, description: null, price_currency: 'USD', expires_at: new Date() };
   try {
     preparePayment(deps, app, orderDraft(draftOrder, currency, quote), ORDER_FIELDS);
@@ -192,7 +198,7 @@ export async function createOrder(deps: OrderServiceDeps, app: MerchantAppRow, c
       success_url: command.success_url ?? null,
       mobile: command.mobile ?? false,
       fast: command.fast ?? false,
-      merchant_token: command.merchant_token ?? null,
+      merchant_token_sealed: command.merchant_token ? deps.secretBox.seal(command.merchant_token) : null,
       expires_at: new Date(Date.now() + deps.orderTtlSeconds * 1000),
     },
   });
@@ -275,7 +281,7 @@ const createdPayment = (row: PaymentRow, order: OrderRow, payCurrency: string): 
  * order already has. The order workflow then starts the payment as its child. Idempotent.
  */
 export async function createOrderPayment(
-  deps: Pick<OrderServiceDeps, 'knex' | 'chains' | 'feeBps' | 'latePayinWindowSeconds' | 'log'>,
+  deps: Pick<OrderServiceDeps, 'knex' | 'chains' | 'pricing' | 'latePayinWindowSeconds' | 'log'>,
   input: { orderId: string; payCurrency: string },
 ): Promise<CreatedOrderPayment> {
   const { knex, chains } = deps;

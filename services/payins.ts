@@ -72,7 +72,8 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
     payins.map((payin: DetectedPayin) => {
       const payment = payments.get(paymentByAddress.get(payin.to.toLowerCase())!);
       if (!payment) throw new Error(`deposit address ${payin.to} belongs to no payment`);
-      return routePayin(deps, payment, payin);
+      // Each handover heartbeats: a hundred payins in one range take longer than the heartbeat timeout under load.
+      return routePayin(deps, payment, payin).then(input.heartbeat);
     }),
   );
 

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
+import { bridgeKindFor } from '../chains/bridges/adapter';
 import type { EvmChains } from '../chains/evm/clients';
 import type { TokenConfig } from '../chains/registry';
-import { invalidField } from '../domain/errors';
+import { DomainError, invalidField } from '../domain/errors';
 import { AmountError, parseUnits } from '../domain/money';
-import type { PaymentDisplay } from '../domain/payment';
-import { planPayment, type PlanToken } from '../domain/payment-plan';
+import { conflictingRequestTerms, type PaymentDisplay, type PaymentRequestTerms } from '../domain/payment';
+import { planPayment, type PlanToken, type PricingPolicy } from '../domain/payment-plan';
 import { findPaymentByOrder, insertPayment, type NewPayment } from '../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../db/tables';
 import { ensurePaymentWorkflow } from './workflows';
@@ -15,7 +16,7 @@ export interface PaymentServiceDeps {
   knex: Knex;
   chains: EvmChains;
   temporal: { client: Client; taskQueue: string };
-  feeBps: number;
+  pricing: PricingPolicy;
   paymentTtlSeconds: number;
   latePayinWindowSeconds: number;
 }
@@ -39,6 +40,8 @@ export interface PaymentDraft {
    */
   usdValueMicros?: bigint;
   orderId: string | null;
+  /** Created without the app's key: its orderId is in the keyless namespace. */
+  keyless: boolean;
   display: PaymentDisplay;
   metadata: Record<string, unknown> | null;
   expiresAt: Date;
@@ -59,7 +62,7 @@ const planToken = (chainId: number, token: TokenConfig): PlanToken => ({ chainId
  * deposit address. Throws a DomainError naming `fields` when the merchant's wallet cannot be paid.
  */
 export function preparePayment(
-  deps: Pick<PaymentServiceDeps, 'chains' | 'feeBps' | 'latePayinWindowSeconds'>,
+  deps: Pick<PaymentServiceDeps, 'chains' | 'pricing' | 'latePayinWindowSeconds'>,
   app: MerchantAppRow,
   draft: PaymentDraft,
   fields: DraftFields = PAYMENT_FIELDS,
@@ -67,7 +70,7 @@ export function preparePayment(
   const { registry } = deps.chains;
   const destinationToken = registry.findToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
-  const bridges = Boolean(registry.chain(draft.sourceChainId).bridge && registry.findChain(app.payout_chain_id)?.bridge);
+  const bridges = bridgeKindFor(registry, draft.sourceChainId, app.payout_chain_id, draft.sourceToken.symbol) !== undefined;
   const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
   const plan = planPayment({
     source: planToken(draft.sourceChainId, draft.sourceToken),
@@ -75,7 +78,7 @@ export function preparePayment(
     amountUnits: draft.amountUnits,
     usdValueMicros: draft.usdValueMicros,
     bridgedToken: bridgedToken && planToken(app.payout_chain_id, bridgedToken),
-    feeBps: deps.feeBps,
+    pricing: deps.pricing,
     fields,
   });
   const id = randomUUID();
@@ -85,6 +88,7 @@ export function preparePayment(
       id,
       app_id: app.app_id,
       order_id: draft.orderId,
+      keyless: draft.keyless,
       type: 'exactIn',
       display: draft.display,
       metadata: draft.metadata,
@@ -107,27 +111,28 @@ export function preparePayment(
   };
 }
 
+/** How a create request reached us: with the app's API key, or keyless (appId in the body). */
+export interface CreateContext {
+  keyless: boolean;
+}
+
 /**
- * Creates the payment, or returns the existing one for a repeated `orderId`. The row is written first and the
- * workflow started second; the reconciler workflow starts any workflow a crash in between left unstarted.
+ * Creates the payment, or returns the existing one for a repeated `orderId` asking for the same terms (a different
+ * ask is refused with `idempotency_conflict` and changes nothing). Keyed and keyless creates have separate
+ * `orderId` namespaces, so a keyed create is never answered with a payment anyone could have created. The row is
+ * written first and the workflow started second; the reconciler workflow starts any workflow a crash in between
+ * left unstarted.
  */
 export async function createPayment(
   deps: PaymentServiceDeps,
   app: MerchantAppRow,
   command: CreatePaymentCommand,
+  context: CreateContext,
 ): Promise<{ payment: PaymentRow; created: boolean }> {
   const { knex, chains } = deps;
-  const ensureWorkflow = async (row: PaymentRow) => {
-    if (!row.workflow_started_at) await ensurePaymentWorkflow(deps, row);
-  };
-
-  const orderId = command.orderId ?? null;
-  if (orderId !== null) {
-    const existing = await findPaymentByOrder({ knex, appId: app.app_id, orderId });
-    if (existing) {
-      await ensureWorkflow(existing);
-      return { payment: existing, created: false };
-    }
+  const { keyless } = context;
+  if (keyless && !app.keyless_payments) {
+    throw new DomainError('keyless_payments_disabled', `${app.app_id} does not take payments created without its API key; send X-API-Key to POST {payment_api_url}`);
   }
 
   const sourceChainId = Number(command.source.chainId);
@@ -141,12 +146,11 @@ export async function createPayment(
     if (err instanceof AmountError) throw invalidField('source.amount', err.message);
     throw err;
   }
-
-  const { payment, watchUntil } = preparePayment(deps, app, {
+  const orderId = command.orderId ?? null;
+  const terms: PaymentRequestTerms = {
     sourceChainId,
-    sourceToken,
+    sourceTokenSymbol: sourceToken.symbol,
     amountUnits,
-    orderId,
     display: {
       title: command.display.title ?? command.display.name ?? null,
       name: command.display.name ?? command.display.title ?? null,
@@ -154,15 +158,41 @@ export async function createPayment(
       currency: command.display.currency ?? null,
     },
     metadata: command.metadata ?? null,
+  };
+  /** The payment already holding this orderId, if the request asks for the same; else a refusal. */
+  const existingAnswer = async (existing: PaymentRow) => {
+    const conflicts = conflictingRequestTerms(existing, terms);
+    if (conflicts.length > 0) {
+      throw new DomainError(
+        'idempotency_conflict',
+        `orderId ${orderId} already has a payment with other terms (${conflicts.join(', ')}); re-send the same request or use another orderId`,
+      );
+    }
+    if (!existing.workflow_started_at) await ensurePaymentWorkflow(deps, existing);
+    return { payment: existing, created: false };
+  };
+
+  if (orderId !== null) {
+    const existing = await findPaymentByOrder({ knex, appId: app.app_id, orderId, keyless });
+    if (existing) return existingAnswer(existing);
+  }
+
+  const { payment, watchUntil } = preparePayment(deps, app, {
+    sourceChainId,
+    sourceToken,
+    amountUnits,
+    orderId,
+    keyless,
+    display: terms.display,
+    metadata: terms.metadata,
     expiresAt: new Date(Date.now() + deps.paymentTtlSeconds * 1000),
   });
   const inserted = await insertPayment({ knex, watchUntil, payment });
   if (!inserted) {
-    // A concurrent request with the same orderId committed first: answer with its payment.
-    const winner = await findPaymentByOrder({ knex, appId: app.app_id, orderId: orderId! });
+    // A concurrent request with the same orderId committed first: its payment answers, if it asks the same.
+    const winner = await findPaymentByOrder({ knex, appId: app.app_id, orderId: orderId!, keyless });
     if (!winner) throw new Error(`payment for order ${orderId} vanished after a conflict`);
-    await ensureWorkflow(winner);
-    return { payment: winner, created: false };
+    return existingAnswer(winner);
   }
   await ensurePaymentWorkflow(deps, inserted);
   return { payment: inserted, created: true };

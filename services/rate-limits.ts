@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import { RateLimited } from '../domain/errors';
 import { incrementRateLimitCounter, readRateLimitCounter, type RateLimitWindow } from '../db/queries/rate-limits';
@@ -5,12 +6,33 @@ import type { RateLimits } from '../lib/config';
 
 export type RateLimitKind = keyof RateLimits;
 
-const refusal: Record<RateLimitKind, { bucket: string; message: string }> = {
-  authFailuresPerIp: { bucket: 'auth-failures:ip', message: 'too many failed authentication attempts from this address' },
+/** Each limit's bucket, the refusal's words, and whether its subject is a client address (bucketed by network). */
+const refusal: Record<RateLimitKind, { bucket: string; message: string; client?: true }> = {
+  authFailuresPerIp: { bucket: 'auth-failures:ip', message: 'too many failed authentication attempts from this address', client: true },
+  loginFailuresPerEmail: { bucket: 'login-failures:email', message: 'too many wrong login codes for this address' },
   loginCodesPerEmail: { bucket: 'login-codes:email', message: 'too many login codes requested for this address' },
-  loginCodesPerIp: { bucket: 'login-codes:ip', message: 'too many login codes requested from this network address' },
+  loginCodesPerIp: { bucket: 'login-codes:ip', message: 'too many login codes requested from this network address', client: true },
+  loginCodesGlobal: { bucket: 'login-codes:all', message: 'too many login codes requested; the service is busy' },
   paymentCreatesPerApp: { bucket: 'payment-creates:app', message: 'too many payments created for this app' },
+  keylessCreatesPerApp: { bucket: 'keyless-creates:app', message: 'too many keyless payments created for this app' },
+  keylessCreatesPerIp: { bucket: 'keyless-creates:ip', message: 'too many keyless payments created from this network address', client: true },
+  keylessCreatesGlobal: { bucket: 'keyless-creates:all', message: 'too many keyless payments created; the service is busy' },
 };
+
+/**
+ * The bucket a client address counts in: an IPv4 address (also when IPv6-mapped) is itself; an IPv6 address counts
+ * with its /64, the smallest block one subscriber is given, so rotating addresses inside it buys nothing.
+ */
+export function clientNetwork(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (mapped) return mapped;
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
 
 /**
  * Fixed-window limits counted in PostgreSQL (`rate_limit_counters`), so every API process shares them. A
@@ -22,11 +44,15 @@ export class RateLimiter {
     private readonly limits: RateLimits,
   ) {}
 
+  private bucket(kind: RateLimitKind, subject: string): string {
+    return `${refusal[kind].bucket}:${refusal[kind].client ? clientNetwork(subject) : subject}`;
+  }
+
   /** Counts one event for `subject`; refuses it (RateLimited) when it goes over the limit. */
   async consume(kind: RateLimitKind, subject: string): Promise<void> {
     const { limit, windowSeconds } = this.limits[kind];
     if (limit === 0) return;
-    const window = await incrementRateLimitCounter({ knex: this.knex, bucket: `${refusal[kind].bucket}:${subject}`, windowSeconds });
+    const window = await incrementRateLimitCounter({ knex: this.knex, bucket: this.bucket(kind, subject), windowSeconds });
     if (window.count > limit) throw this.refuse(kind, window);
   }
 
@@ -34,20 +60,33 @@ export class RateLimiter {
   async assertUnderLimit(kind: RateLimitKind, subject: string): Promise<void> {
     const { limit, windowSeconds } = this.limits[kind];
     if (limit === 0) return;
-    const window = await readRateLimitCounter({ knex: this.knex, bucket: `${refusal[kind].bucket}:${subject}`, windowSeconds });
+    const window = await readRateLimitCounter({ knex: this.knex, bucket: this.bucket(kind, subject), windowSeconds });
     if (window.count >= limit) throw this.refuse(kind, window);
   }
 
   /**
-   * Runs a credential check for a client IP. A client at its failure limit is refused before its credential
-   * is even looked at (else a correct guess would still be told apart from a wrong one); each failure (a check
-   * answering undefined) counts, and is answered with `failure()`.
+   * Checks an unguessable credential (an API key, a legacy token, a JWT) for a client. One that verifies always
+   * passes, whatever others sent from the same address (behind a shared proxy that is everyone); each failure
+   * counts against the client, and once over its limit failures are answered 429 instead of `failure()`.
    */
-  async guardAuthentication<T>(ip: string, check: () => Promise<T | undefined>, failure: () => Error): Promise<T> {
-    await this.assertUnderLimit('authFailuresPerIp', ip);
+  async authenticate<T>(client: string, check: () => Promise<T | undefined>, failure: () => Error): Promise<T> {
     const result = await check();
     if (result !== undefined) return result;
-    await this.consume('authFailuresPerIp', ip);
+    await this.consume('authFailuresPerIp', client);
+    throw failure();
+  }
+
+  /**
+   * Checks a guessable credential (a 6-digit login code) for `subject` from a client. Over either failure limit it is
+   * refused before it is even looked at (else a right guess would still be told apart from a wrong one); each
+   * failure counts against the client and the subject.
+   */
+  async guardGuessable<T>(client: string, subject: string, check: () => Promise<T | undefined>, failure: () => Error): Promise<T> {
+    await this.assertUnderLimit('authFailuresPerIp', client);
+    await this.assertUnderLimit('loginFailuresPerEmail', subject);
+    const result = await check();
+    if (result !== undefined) return result;
+    await Promise.all([this.consume('authFailuresPerIp', client).catch(() => undefined), this.consume('loginFailuresPerEmail', subject).catch(() => undefined)]);
     throw failure();
   }
 

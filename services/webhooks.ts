@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { webhookEnvelope, type WebhookEventType } from '../domain/webhook-events';
+import { invalidField } from '../domain/errors';
+import { webhookEnvelope, webhookTestEnvelope, type WebhookEventType } from '../domain/webhook-events';
 import { findMerchantApp } from '../db/queries/merchants';
 import { findPaymentById } from '../db/queries/payments';
 import { claimWebhookDelivery, exhaustUnfinishedWebhookDelivery, recordWebhookDeliveryOutcome } from '../db/queries/webhook-deliveries';
-import type { PaymentRow, WebhookDeliveryStatus } from '../db/tables';
+import { WEBHOOK_TEST_EVENT, type WebhookDeliveryStatus } from '../db/tables';
 import { postJson, type PostResult } from '../lib/http-client';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/secrets';
-import { vetUrl, type VettedTarget } from '../lib/url-policy';
+import { loggableUrl, vetUrl, type VettedTarget } from '../lib/url-policy';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
 import { webhookUrlPolicy } from './accounts';
 
@@ -42,7 +43,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { knex, log } = deps;
 
   /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
-  async function attempt(event: { deliveryId: string; eventType: WebhookEventType; payment: PaymentRow; url: string; sealedSecret: string }): Promise<Attempt> {
+  async function attempt(event: { url: string; sealedSecret: string; envelope: (sentAt: Date) => object }): Promise<Attempt> {
     if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
     let target: VettedTarget;
     try {
@@ -55,7 +56,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const sentAt = new Date();
     const timestamp = String(sentAt.getTime());
     // Serialised once: these exact bytes are signed and sent.
-    const body = JSON.stringify(webhookEnvelope({ ...event, sentAt }));
+    const body = JSON.stringify(event.envelope(sentAt));
     const response = await postJson({
       target,
       body,
@@ -101,7 +102,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
       let result: Attempt;
       try {
-        result = await attempt({ deliveryId, eventType, payment, url, sealedSecret });
+        result = await attempt({ url, sealedSecret, envelope: (sentAt) => webhookEnvelope({ deliveryId, eventType, payment, sentAt }) });
       } catch (err) {
         // E.g. a secret sealed under another key: still this event's one attempt.
         result = nothingSent((err as Error).message);
@@ -112,10 +113,35 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         deliveryId,
         outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
       });
-      const entry = { paymentId, eventType, deliveryId, url, statusCode: result.statusCode, error: result.error };
+      const entry = { paymentId, eventType, deliveryId, url: loggableUrl(url), statusCode: result.statusCode, error: result.error };
       if (status === 'delivered') log.info(entry, 'webhook delivered');
       else log.warn(entry, 'webhook delivery failed; it is not retried');
       return { status, deliveryId, statusCode: result.statusCode };
+    },
+
+    /**
+     * AT MOST ONCE per call: signs and POSTs a test event to the app's webhook URL with its current secret, and
+     * logs it like any delivery (event `webhook_test`, no payment). A failure is part of the result.
+     */
+    async sendTestWebhook(appId: string): Promise<{ deliveryId: string; status: Exclude<WebhookDeliveryStatus, 'pending'>; statusCode: number | null; error: string | null }> {
+      const app = await findMerchantApp({ knex, appId });
+      if (!app?.webhook_url || !app.webhook_secret_ciphertext) throw invalidField('webhookUrl', 'set a webhook URL first');
+      const { webhook_url: url, webhook_secret_ciphertext: sealedSecret } = app;
+      const deliveryId = randomUUID();
+      await claimWebhookDelivery({ knex, delivery: { delivery_id: deliveryId, app_id: appId, payment_id: null, event_type: WEBHOOK_TEST_EVENT, url } });
+      let result: Attempt;
+      try {
+        result = await attempt({ url, sealedSecret, envelope: (sentAt) => webhookTestEnvelope({ deliveryId, appId, sentAt }) });
+      } catch (err) {
+        result = nothingSent((err as Error).message);
+      }
+      const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
+      await recordWebhookDeliveryOutcome({
+        knex,
+        deliveryId,
+        outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
+      });
+      return { deliveryId, status, statusCode: result.statusCode, error: result.error };
     },
   };
 }

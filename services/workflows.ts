@@ -11,6 +11,9 @@ import { markPaymentWorkflowStarted } from '../db/queries/payments';
 import type { OrderRow, PaymentRow } from '../db/tables';
 import type { latePayinWorkflow, orderWorkflow, paymentWorkflow } from '../workflows';
 import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../workflows/ids';
+
+/** The payment's workflow id, for links to it (the dashboard's Temporal UI link). */
+export { paymentWorkflowId };
 import { chooseCurrencyUpdate, payinDetectedSignal, paymentUpdatedSignal } from '../workflows/messages';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
 import type { OrderWorkflowInput } from '../workflows/types';

@@ -6,7 +6,7 @@ import type { ActivityDeps } from '../activities';
 import { EvmChains } from '../chains/evm/clients';
 import { ChainRegistry } from '../chains/registry';
 import { createKnex } from '../db/connection';
-import { loadConfig, type AppConfig } from '../lib/config';
+import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
 import { createRegistry, createWorkerMetrics } from '../lib/metrics';
 import { registerStateGauges } from '../services/metrics';
@@ -98,7 +98,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
         }
       : undefined,
     orders: {
-      feeBps: config.feeBps,
+      pricing: pricingPolicy(config),
       publicBaseUrl: requirePublicBaseUrl(config),
       allowPrivateCallbackTargets: config.webhookAllowPrivateNetworks,
       mailer: config.smtpUrl ? new Mailer({ smtpUrl: config.smtpUrl, from: config.mailFrom }) : undefined,

@@ -17,6 +17,14 @@ const WRITE_SLOTS = 100;
 const WAIT_SLOTS = 500;
 
 /**
+ * Workflow runs kept in memory per worker process. The SDK's default grows with the heap limit; every open payment
+ * is a run, so a worker's RSS kept growing with open payments (the bench's soak: 620 MB after 7 minutes, 775 MB
+ * after 10; with this bound, 590 MB after 6 and after 10). Runs beyond it are evicted and replayed from their
+ * history when they next wake.
+ */
+const CACHED_WORKFLOWS = 250;
+
+/**
  * One worker process serves both task queues: the workflow queue (every workflow, and the short activities) and
  * its chain-waits queue (long waits), each with its own slots, so waits can never starve writes. Run as many
  * processes as load needs.
@@ -30,6 +38,7 @@ export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities(options.deps),
       maxConcurrentActivityTaskExecutions: WRITE_SLOTS,
+      maxCachedWorkflows: CACHED_WORKFLOWS,
     }),
     Worker.create({
       ...base,

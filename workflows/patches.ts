@@ -20,4 +20,10 @@ export const PATCHES = {
    * attribute (`AwaitingOperator`).
    */
   adversarialMoneyPath: 'adversarial-money-path',
+  /**
+   * Cross-chain payments bridge through the bridge adapters (CCTP v2 for USDC, LayerZero OFT for USDT): quote,
+   * approval, burn or send, attestation or delivery, mint. Runs recorded before it bridged through the DevnetBridge
+   * contract (burnForBridge / mintFromBridge, which no worker serves any more: replay only).
+   */
+  realBridges: 'real-bridges',
 } as const;

@@ -18,6 +18,7 @@ import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/p
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
+import type { RetiredBridgeActivities } from './legacy/retired-activities';
 import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal, retryChainStepSignal } from './messages';
 import { PATCHES } from './patches';
 import { AwaitingOperatorKey, PaymentStatusKey } from './search-attributes';
@@ -26,6 +27,7 @@ import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types'
 const readModel = proxyActivities<PaymentActivities>(readModelOptions);
 const chainWrites = proxyActivities<PaymentActivities>(chainWriteOptions);
 const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
+const retiredBridge = proxyActivities<RetiredBridgeActivities>(chainWriteOptions);
 
 /** How long a payout waits before it looks at the treasury again when the treasury is short. */
 const LIQUIDITY_RECHECK = '1 minute';
@@ -341,24 +343,8 @@ class PaymentRun {
       await this.landed(sweep);
       await this.transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
-      const burn = await this.chainStep(() => chainWrites.burnForBridge({
-        intentKey: intentKeys.bridgeBurn(this.paymentId),
-        paymentId: this.paymentId,
-        chainId: source.chainId,
-        tokenSymbol: source.symbol,
-        amountUnits: bridged,
-        destinationChainId: destination.chainId,
-      }));
-      await this.landed(burn);
-      const mint = await this.chainStep(() => chainWrites.mintFromBridge({
-        intentKey: intentKeys.bridgeMint(this.paymentId),
-        paymentId: this.paymentId,
-        chainId: destination.chainId,
-        tokenSymbol: source.symbol,
-        amountUnits: bridged,
-        sourceChainId: source.chainId,
-      }));
-      await this.landed(mint);
+      if (patched(PATCHES.realBridges)) await this.bridge(bridged);
+      else await this.bridgeThroughDevnetBridge(bridged);
     }
 
     // Same chain: the treasury pays from its float at once; the sweep refills it meanwhile.
@@ -394,6 +380,48 @@ class PaymentRun {
     }
     await this.landed(payout, 'finality');
     await this.transition('payment_completed');
+  }
+
+  /**
+   * Moves `amountUnits` of the payment's token from the source treasury to the destination treasury through the
+   * configured bridge. The quote is kept in the run's history, so every retried or resumed step uses the same one;
+   * every transaction is an outbox intent of the payment, so a crash never burns or mints twice.
+   */
+  private async bridge(amountUnits: string): Promise<void> {
+    const { source, destination } = this.terms;
+    const quote = await chainWrites.quoteBridge({
+      paymentId: this.paymentId, sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits,
+    });
+    log.info('bridging', { paymentId: this.paymentId, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
+    const approval = await this.chainStep(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
+    if (approval) await this.landed(approval);
+    const started = await this.landed(await this.chainStep(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
+    const arrival = await this.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash: started.txHash });
+    const finish = await this.chainStep(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
+    if (finish) await this.landed(finish);
+  }
+
+  /** Runs recorded before PATCHES.realBridges: the DevnetBridge burn and mint (replay only, no worker serves them). */
+  private async bridgeThroughDevnetBridge(amountUnits: string): Promise<void> {
+    const { source, destination } = this.terms;
+    const burn = await this.chainStep(() => retiredBridge.burnForBridge({
+      intentKey: intentKeys.bridgeBurn(this.paymentId),
+      paymentId: this.paymentId,
+      chainId: source.chainId,
+      tokenSymbol: source.symbol,
+      amountUnits,
+      destinationChainId: destination.chainId,
+    }));
+    await this.landed(burn);
+    const mint = await this.chainStep(() => retiredBridge.mintFromBridge({
+      intentKey: intentKeys.bridgeMint(this.paymentId),
+      paymentId: this.paymentId,
+      chainId: destination.chainId,
+      tokenSymbol: source.symbol,
+      amountUnits,
+      sourceChainId: source.chainId,
+    }));
+    await this.landed(mint);
   }
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */

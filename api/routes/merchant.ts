@@ -1,15 +1,18 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import type { EvmChains } from '../../chains/evm/clients';
-import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
+import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateAppSettings, updateWebhookUrl } from '../../db/queries/merchants';
 import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
 import { LOGIN_CODE_TTL_SECONDS } from '../../lib/login-codes';
 import { notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
-import { requireJwt, type DeveloperState } from '../middleware/jwt';
+import { requireDeveloper, SESSION_COOKIE, type DeveloperState } from '../middleware/jwt';
+import { dashboardDataRoutes, type DashboardDataDeps } from './dashboard-data';
 import { appIdSchema } from '../schemas/common';
 import {
   apiKeyIdSchema,
+  appUpdateBodySchema,
   createApiKeyBodySchema,
   loginCodeRequestSchema,
   registerBodySchema,
@@ -25,14 +28,19 @@ import {
   createApiKey,
   exchangeLoginCode,
   registerApp,
+  sessionIdHash,
+  startDashboardSession,
   rotateWebhookSecret,
   sendLoginCode,
   type AccountServiceDeps,
 } from '../../services/accounts';
 import { merchantStats } from '../../services/stats';
+import { createWebhookService } from '../../services/webhooks';
+import { deleteDashboardSession, findDashboardSession } from '../../db/queries/sessions';
+import { ApiError } from '../errors';
 import { parseOrThrow } from '../validation';
 
-export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & { chains: EvmChains };
+export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & DashboardDataDeps & { chains: EvmChains; webhookTimeoutMs: number };
 
 type MerchantState = ApiKeyState & DeveloperState;
 
@@ -45,7 +53,14 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
   const { knex } = deps;
   const services: AccountServiceDeps = { ...deps, registry: deps.chains.registry };
   const router = new Router<MerchantState>();
-  const developer = requireJwt(deps);
+  const developer = requireDeveloper(deps);
+  const secureCookies = deps.publicBaseUrl.startsWith('https:');
+  /** Sets (or, with an empty value, clears) the session cookie; `Secure` whenever the dashboard is served over https. */
+  const setSessionCookie = (ctx: Context, value: string, expires: Date) => {
+    // Behind a TLS-terminating proxy the socket is plain http; the public origin decides.
+    if (secureCookies) ctx.cookies.secure = true;
+    ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure: secureCookies, expires, overwrite: true });
+  };
   const adminKey = requireApiKey(deps, ['Admin']);
 
   /** The `:appId` of the path, if the logged-in developer owns it; anyone else's app is a 404. */
@@ -66,6 +81,29 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
   router.post('/auth/token', async (ctx) => {
     const login = parseOrThrow(tokenRequestSchema, ctx.request.body, 'token request');
     ctx.body = await exchangeLoginCode(services, login, ctx.ip);
+  });
+
+  /** The dashboard's login: the same code, traded for an HttpOnly session cookie instead of a token. */
+  router.post('/auth/session', async (ctx) => {
+    const login = parseOrThrow(tokenRequestSchema, ctx.request.body, 'login');
+    const session = await startDashboardSession(services, login, ctx.ip);
+    setSessionCookie(ctx, session.sessionId, session.expiresAt);
+    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() };
+  });
+
+  router.get('/auth/session', async (ctx) => {
+    const sessionId = ctx.cookies.get(SESSION_COOKIE);
+    const session = sessionId ? await findDashboardSession({ knex, idHash: sessionIdHash(sessionId) }) : undefined;
+    if (!session) throw new ApiError(401, 'session_expired', 'not logged in to the dashboard');
+    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() };
+  });
+
+  /** Logout ends the session server-side: the cookie's value is useless afterwards, also if it was copied. */
+  router.delete('/auth/session', developer, async (ctx) => {
+    const sessionId = ctx.cookies.get(SESSION_COOKIE);
+    if (sessionId) await deleteDashboardSession({ knex, idHash: sessionIdHash(sessionId) });
+    setSessionCookie(ctx, '', new Date(0));
+    ctx.status = 204;
   });
 
   router.post('/register', developer, async (ctx) => {
@@ -100,6 +138,12 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     ctx.body = toApiKeyResource(revoked);
   });
 
+  router.patch('/apps/:appId', developer, async (ctx) => {
+    const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
+    const body = parseOrThrow(appUpdateBodySchema, ctx.request.body, 'app settings');
+    ctx.body = toAppResource(await updateAppSettings({ knex, appId: app.app_id, settings: { keyless_payments: body.keylessPayments } }));
+  });
+
   router.put('/apps/:appId/webhook', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
     const { webhookUrl } = parseOrThrow(webhookUpdateBodySchema, ctx.request.body, 'webhook');
@@ -116,12 +160,25 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     };
   });
 
+  const webhooks = createWebhookService({
+    knex,
+    log: deps.log,
+    secrets: deps.secretBox,
+    webhooks: { allowPrivateNetworks: deps.webhookAllowPrivateNetworks, timeoutMs: deps.webhookTimeoutMs },
+  });
+  router.post('/apps/:appId/webhook/test', developer, async (ctx) => {
+    const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
+    ctx.body = await webhooks.sendTestWebhook(app.app_id);
+  });
+
   router.get('/me/webhook/deliveries', developer, async (ctx) => {
     const { limit } = parseOrThrow(listWebhookDeliveriesQuerySchema, ctx.query, 'query');
     const appIds = await listDeveloperAppIds({ knex, developerId: ctx.state.developer.id });
     const rows = appIds.length === 0 ? [] : await listWebhookDeliveries({ knex, appIds, limit });
     ctx.body = { data: rows.map(toWebhookDeliveryRecord) };
   });
+
+  dashboardDataRoutes(router, deps, developer, ownApp);
 
   router.get('/me/stats', adminKey, async (ctx) => {
     const { period } = parseOrThrow(statsQuerySchema, ctx.query, 'stats query');

@@ -12,17 +12,21 @@ import { createOrderBodySchema, orderIdParamSchema } from '../schemas/orders';
 import { orderResource } from '../../domain/order-resource';
 import { toCallbackAttemptResource } from '../serializers/order';
 import { createOrder, orderPaymentUrl, type OrderServiceDeps } from '../../services/orders';
+import type { RateLimiter } from '../../services/rate-limits';
 
 export interface OrderRoutesDeps extends OrderServiceDeps {
   publicBaseUrl: string;
   metrics: ApiMetrics;
+  rateLimiter: RateLimiter;
+  /** Development and tests: callbacks may go to plain `http://` (and private addresses). */
+  webhookAllowPrivateNetworks: boolean;
 }
 
 /** The legacy order interface (spec 4.3): `POST /v1/orders`, plus a read of an order and its callback log. */
 export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
   const { knex } = deps;
   const router = new Router<ApiKeyState>();
-  const token = requireLegacyToken(knex);
+  const token = requireLegacyToken(deps);
 
   const present = async (order: OrderRow) => {
     const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
@@ -31,6 +35,10 @@ export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
 
   router.post('/v1/orders', token, async (ctx) => {
     const body = parseLegacyBody(createOrderBodySchema, ctx.request.body, 'order');
+    // Callbacks carry the merchant_token and the order's state: never in clear text outside development.
+    if (body.callback_url?.startsWith('http:') && !deps.webhookAllowPrivateNetworks) {
+      throw new ApiError(400, 'invalid_request', 'invalid order: callback_url', [{ path: 'callback_url', message: 'must start with https://' }]);
+    }
     const app = await findMerchantApp({ knex, appId: ctx.state.apiKey.appId });
     if (!app) throw new ApiError(401, 'invalid_api_key', 'the API key belongs to no merchant app');
     const { order, created } = await createOrder(deps, app, body);

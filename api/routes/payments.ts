@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { findMerchantApp } from '../../db/queries/merchants';
-import { findPaymentById, findPaymentByOrder } from '../../db/queries/payments';
+import { findMerchantPaymentByOrder, findPaymentById } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import type { ApiMetrics } from '../../lib/metrics';
 import { invalidRequest, notFound } from '../errors';
-import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
+import { optionalApiKey, requireApiKey, type ApiKeyState } from '../middleware/api-key';
 import type { RateLimiter } from '../../services/rate-limits';
 import { appIdSchema } from '../schemas/common';
 import {
@@ -30,34 +30,40 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   const { knex } = deps;
   const router = new Router<ApiKeyState>();
   const anyKey = requireApiKey(deps, ['Orders', 'Admin']);
+  const optionalKey = optionalApiKey(deps, ['Orders', 'Admin']);
 
   const loadApp = async (appId: string): Promise<MerchantAppRow> => {
     const app = await findMerchantApp({ knex, appId });
     if (!app) throw notFound(`app ${appId}`);
     return app;
   };
-  const present = async (row: PaymentRow, app?: MerchantAppRow) =>
-    toPaymentResource(row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl);
+  /** `reader`: the app whose key authenticated the request, if any; only the owning app sees its private fields. */
+  const present = async (row: PaymentRow, reader: string | null, app?: MerchantAppRow) =>
+    toPaymentResource(row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl, { withMerchantFields: reader === row.app_id });
 
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');
     const app = await loadApp(ctx.state.apiKey.appId);
     await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
-    const { payment, created } = await createPayment(deps, app, body);
+    const { payment, created } = await createPayment(deps, app, body, { keyless: false });
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;
-    ctx.body = await present(payment, app);
+    ctx.body = await present(payment, ctx.state.apiKey.appId, app);
   });
 
   router.post('/payments', async (ctx) => {
     const { appId, ...body } = parseOrThrow(createPaymentByAppIdBodySchema, ctx.request.body, 'payment');
+    // Keyless creates have budgets of their own (per client, in all, per app): a flood of them never uses up the
+    // merchant's keyed creates, and one client can't use up everyone's.
+    await deps.rateLimiter.consume('keylessCreatesPerIp', ctx.ip);
+    await deps.rateLimiter.consume('keylessCreatesGlobal', 'all');
     const app = await findMerchantApp({ knex, appId });
     if (!app) throw invalidRequest('invalid payment', [{ path: 'appId', message: `no merchant app ${appId}` }]);
-    await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
-    const { payment, created } = await createPayment(deps, app, body);
+    await deps.rateLimiter.consume('keylessCreatesPerApp', app.app_id);
+    const { payment, created } = await createPayment(deps, app, body, { keyless: true });
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;
-    ctx.body = await present(payment, app);
+    ctx.body = await present(payment, null, app);
   });
 
   router.get('/payments/order/:appId/:orderId', anyKey, async (ctx) => {
@@ -65,16 +71,17 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const orderId = parseOrThrow(orderIdSchema, ctx.params.orderId, 'orderId', 'orderId');
     // A key never sees another app's payments, not even whether they exist.
     if (appId !== ctx.state.apiKey.appId) throw notFound('payment');
-    const payment = await findPaymentByOrder({ knex, appId, orderId });
+    const payment = await findMerchantPaymentByOrder({ knex, appId, orderId });
     if (!payment) throw notFound('payment');
-    ctx.body = await present(payment);
+    ctx.body = await present(payment, ctx.state.apiKey.appId);
   });
 
-  router.get('/payments/:id', async (ctx) => {
+  // The payment link's id is public (customers have it): without the owning app's key, its private fields are null.
+  router.get('/payments/:id', optionalKey, async (ctx) => {
     const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const payment = await findPaymentById({ knex, id });
     if (!payment) throw notFound('payment');
-    ctx.body = await present(payment);
+    ctx.body = await present(payment, ctx.state.apiKey?.appId ?? null);
   });
 
   return router;

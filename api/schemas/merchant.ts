@@ -32,6 +32,8 @@ export const registerBodySchema = z
   .object({
     name: text(100).optional(),
     webhookUrl: webhookUrlSchema,
+    /** Let `POST {payment_api_url}/payments` (appId in the body, no key) create payments for the app; off unless asked. */
+    keylessPayments: z.boolean().default(false),
     payout: z.object({ chainId: chainIdSchema, tokenSymbol: tokenSymbolSchema, address: payoutAddressSchema }).strict(),
   })
   .strict();
@@ -44,6 +46,12 @@ export const createApiKeyBodySchema = z
     scope: z.enum(['Orders', 'Admin'], { message: 'must be "Orders" or "Admin"' }).default('Orders'),
   })
   .strict();
+
+/** `PATCH /apps/{appId}`: the app's settings; fields left out keep their values. */
+export const appUpdateBodySchema = z
+  .object({ keylessPayments: z.boolean({ message: 'must be true or false' }).optional() })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'name at least one setting, e.g. keylessPayments' });
 
 export const webhookUpdateBodySchema = z.object({ webhookUrl: webhookUrlSchema }).strict();
 

@@ -10,6 +10,7 @@ export function toAppResource(app: MerchantAppRow) {
     developerId: app.developer_id,
     payout: { chainId: String(app.payout_chain_id), tokenSymbol: app.payout_token_symbol, address: app.payout_address },
     webhookUrl: app.webhook_url,
+    keylessPayments: app.keyless_payments,
     webhookSecretFingerprint: app.webhook_secret_fingerprint,
     webhookSecretRotatedAt: iso(app.webhook_secret_rotated_at),
     createdAt: app.created_at.toISOString(),
@@ -25,5 +26,6 @@ export function toApiKeyResource(key: ApiKeyRow) {
     hint: key.key_hint,
     createdAt: key.created_at.toISOString(),
     revokedAt: iso(key.revoked_at),
+    lastUsedAt: iso(key.last_used_at),
   };
 }

@@ -16,7 +16,7 @@ export interface DevnetToken { address: string; decimals: number }
 export interface DevnetChain {
   chainId: number; name: string; rpcUrl: string;
   tokens: { USDC: DevnetToken; USDT: DevnetToken; CUSD: DevnetToken };
-  depositFactory: string; bridge: string; forwarderInitCodeHash: string;
+  depositFactory: string; forwarderInitCodeHash: string;
   priceFeeds: { ETH_USD: string };
   /** A batch sender (several token transfers in one transaction), for tests of multisend payins. */
   multiSend: string;
@@ -24,7 +24,7 @@ export interface DevnetChain {
 export interface DevnetAccount { address: string; privateKey: string }
 export interface Devnet {
   chains: DevnetChain[];
-  /** Hardhat account #0: owns the factories and bridges, holds liquidity. */
+  /** Hardhat account #0: owns the factories and the tokens, holds liquidity. */
   treasury: DevnetAccount;
   /** Hardhat account #1: gas plus 10,000 USDC, 10,000 USDT and 10,000 CUSD on every chain. */
   customer: DevnetAccount;
@@ -165,16 +165,13 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
     const depositFactory = await deploy('DepositFactory', treasury.address);
     const usdc = await deploy('TestStablecoin', 'USD Coin', 'USDC', USD_DECIMALS);
     const usdt = await deploy('TestStablecoin', 'Tether USD', 'USDT', USD_DECIMALS);
-    const bridge = await deploy('DevnetBridge', treasury.address);
     const ethUsd = await deploy('MockPriceFeed', 8, 3000n * 10n ** 8n, 'ETH / USD');
     for (const token of [usdc, usdt]) {
-      await call('TestStablecoin', token, 'setBridge', bridge);
       await call('TestStablecoin', token, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(USD_DECIMALS));
       await call('TestStablecoin', token, 'mint', customer.address, 10_000n * 10n ** BigInt(USD_DECIMALS));
     }
     // Celo Dollar (18 decimals, as on Celo) for the legacy CUSD entry; deployed last so the addresses above never move.
     const cusd = await deploy('TestStablecoin', 'Celo Dollar', 'CUSD', CUSD_DECIMALS);
-    await call('TestStablecoin', cusd, 'setBridge', bridge);
     await call('TestStablecoin', cusd, 'mint', treasury.address, 1_000_000n * 10n ** BigInt(CUSD_DECIMALS));
     await call('TestStablecoin', cusd, 'mint', customer.address, 10_000n * 10n ** BigInt(CUSD_DECIMALS));
     // Deployed after everything above, so none of those addresses moves.
@@ -189,7 +186,6 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
         CUSD: { address: cusd, decimals: CUSD_DECIMALS },
       },
       depositFactory,
-      bridge,
       forwarderInitCodeHash: keccak256(artifact('DepositForwarder').bytecode),
       priceFeeds: { ETH_USD: ethUsd },
       multiSend,

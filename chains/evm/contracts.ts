@@ -19,15 +19,6 @@ export const depositFactoryAbi = [
   'event Swept(bytes32 indexed salt, address indexed token, address indexed to, uint256 amount)',
 ] as const;
 
-export const devnetBridgeAbi = [
-  'function burn(bytes32 transferId, address token, uint256 amount, uint256 destinationChainId, address recipient)',
-  'function mint(bytes32 transferId, address token, uint256 amount, uint256 sourceChainId, address recipient)',
-  'function burned(bytes32 transferId) view returns (bool)',
-  'function minted(bytes32 transferId) view returns (bool)',
-  'event BridgeBurn(bytes32 indexed transferId, address indexed token, uint256 amount, uint256 destinationChainId, address recipient)',
-  'event BridgeMint(bytes32 indexed transferId, address indexed token, uint256 amount, uint256 sourceChainId, address recipient)',
-] as const;
-
 export const priceFeedAbi = [
   'function decimals() view returns (uint8)',
   'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',

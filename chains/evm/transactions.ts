@@ -1,11 +1,10 @@
-import { Interface, Transaction, isError, keccak256, toUtf8Bytes, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
+import { Interface, Transaction, isError, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { ChainConfig } from '../registry';
 import { erc20Interface } from './clients';
-import { depositFactoryAbi, devnetBridgeAbi, paymentSalt } from './contracts';
+import { depositFactoryAbi, paymentSalt } from './contracts';
 
 const factoryInterface = new Interface(depositFactoryAbi);
-const bridgeInterface = new Interface(devnetBridgeAbi);
 
 /** A contract call (or plain value transfer) to sign: where, what, how much of the native coin. */
 export interface EvmCall {
@@ -23,17 +22,6 @@ export function sweepCall(chain: ChainConfig, paymentId: string, token: string, 
 export function transferCall(token: string, to: string, amountUnits: string): EvmCall {
   if (isNativeToken(token)) return { to, data: '0x', value: BigInt(amountUnits) };
   return { to: token, data: erc20Interface.encodeFunctionData('transfer', [to, amountUnits]) };
-}
-
-/** The id tying a bridge burn to its mint: one per payment, so neither can happen twice on chain. */
-export const bridgeTransferId = (paymentId: string): string => keccak256(toUtf8Bytes(`payrail:bridge:${paymentId}`));
-
-export function bridgeBurnCall(bridge: string, paymentId: string, token: string, amountUnits: string, destinationChainId: number, recipient: string): EvmCall {
-  return { to: bridge, data: bridgeInterface.encodeFunctionData('burn', [bridgeTransferId(paymentId), token, amountUnits, destinationChainId, recipient]) };
-}
-
-export function bridgeMintCall(bridge: string, paymentId: string, token: string, amountUnits: string, sourceChainId: number, recipient: string): EvmCall {
-  return { to: bridge, data: bridgeInterface.encodeFunctionData('mint', [bridgeTransferId(paymentId), token, amountUnits, sourceChainId, recipient]) };
 }
 
 /** EIP-1559 fees to sign with now: twice the node's suggestion, so a rising base fee does not strand the transaction. */

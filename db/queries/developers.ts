@@ -15,31 +15,35 @@ export async function insertLoginCode(options: {
 }
 
 /**
- * Spends one attempt on the newest code of `email` and returns it, or nothing when that code is used, expired
- * or out of attempts. Only the newest code counts, so requesting a new code invalidates every older one. The
- * row lock of the update serialises concurrent guesses, so a code is never compared more than `maxAttempts`
+ * Spends one attempt on every live code of `email` (unused, unexpired, attempts left) and returns them: a guess is
+ * compared with each. A new code does not void older ones, so asking for codes can't lock a developer out; the
+ * number of live codes is bounded by the per-address mail limit, and guesses by the per-address failure limit.
+ * The row locks of the update serialise concurrent guesses, so a code is never compared more than `maxAttempts`
  * times.
  */
-export async function claimLoginCodeAttempt(options: { knex: Knex; email: string; maxAttempts: number }): Promise<LoginCodeRow | undefined> {
+export async function claimLoginCodeAttempts(options: { knex: Knex; email: string; maxAttempts: number }): Promise<LoginCodeRow[]> {
   const { knex, email, maxAttempts } = options;
-  const [row] = await knex<LoginCodeRow>('login_codes')
-    .where('id', knex('login_codes').select('id').where({ email }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(1))
+  return knex<LoginCodeRow>('login_codes')
+    .where({ email })
     .whereNull('consumed_at')
     .where('expires_at', '>', knex.fn.now())
     .where('attempts', '<', maxAttempts)
     .increment('attempts', 1)
     .returning('*');
-  return row;
 }
 
-/** Marks the code used; false when a concurrent request used it first. */
-export async function consumeLoginCode(options: { knex: Knex; id: string }): Promise<boolean> {
-  const updated = await options
-    .knex<LoginCodeRow>('login_codes')
-    .where({ id: options.id })
-    .whereNull('consumed_at')
-    .update({ consumed_at: options.knex.fn.now() as unknown as Date });
-  return updated === 1;
+/**
+ * Uses the code `id` and, with it, every other live code of the address (a login ends them all); false when a
+ * concurrent request used it first.
+ */
+export async function consumeLoginCodes(options: { knex: Knex; email: string; id: string }): Promise<boolean> {
+  const { knex, email, id } = options;
+  return knex.transaction(async (trx) => {
+    const used = await trx<LoginCodeRow>('login_codes').where({ id }).whereNull('consumed_at').update({ consumed_at: trx.fn.now() as unknown as Date });
+    if (used !== 1) return false;
+    await trx<LoginCodeRow>('login_codes').where({ email }).whereNull('consumed_at').update({ consumed_at: trx.fn.now() as unknown as Date });
+    return true;
+  });
 }
 
 /** Drops codes that expired over a day ago (kept that long for support questions). */

@@ -6,7 +6,7 @@ export async function findMerchantApp(options: { knex: Knex; appId: string }): P
 }
 
 export type NewMerchantApp = Pick<MerchantAppRow, 'app_id' | 'name' | 'payout_chain_id' | 'payout_token_symbol' | 'payout_address'> &
-  Partial<Pick<MerchantAppRow, 'developer_id' | 'webhook_url'>>;
+  Partial<Pick<MerchantAppRow, 'developer_id' | 'webhook_url' | 'keyless_payments'>>;
 
 export async function upsertMerchantApp(options: { knex: Knex; app: NewMerchantApp }): Promise<void> {
   await options.knex<MerchantAppRow>('merchant_apps').insert(options.app).onConflict('app_id').merge();
@@ -29,6 +29,27 @@ export async function insertDeveloperApp(options: {
   return row;
 }
 
+/**
+ * Runs `body` while holding the developer's row lock, after counting their apps: creations for one developer are
+ * serialised, so a cap on apps holds under concurrent requests.
+ */
+export async function withDeveloperAppCount<T>(options: { knex: Knex; developerId: string }, body: (trx: Knex.Transaction, apps: number) => Promise<T>): Promise<T> {
+  return options.knex.transaction(async (trx) => {
+    await trx('developers').where({ id: options.developerId }).forUpdate().first('id');
+    const [row] = await trx<MerchantAppRow>('merchant_apps').where({ developer_id: options.developerId }).count<Array<{ count: string }>>({ count: '*' });
+    return body(trx, Number(row?.count ?? 0));
+  });
+}
+
+/** Like withDeveloperAppCount, for the live (unrevoked) API keys of an app, under the app's row lock. */
+export async function withLiveApiKeyCount<T>(options: { knex: Knex; appId: string }, body: (trx: Knex.Transaction, keys: number) => Promise<T>): Promise<T> {
+  return options.knex.transaction(async (trx) => {
+    await trx('merchant_apps').where({ app_id: options.appId }).forUpdate().first('app_id');
+    const [row] = await trx<ApiKeyRow>('api_keys').where({ app_id: options.appId }).whereNull('revoked_at').count<Array<{ count: string }>>({ count: '*' });
+    return body(trx, Number(row?.count ?? 0));
+  });
+}
+
 export async function listDeveloperApps(options: { knex: Knex; developerId: string }): Promise<MerchantAppRow[]> {
   return options.knex<MerchantAppRow>('merchant_apps').where({ developer_id: options.developerId }).orderBy(['created_at', 'app_id']);
 }
@@ -44,6 +65,12 @@ export async function updateWebhookUrl(options: { knex: Knex; appId: string; web
     .where({ app_id: options.appId })
     .update({ webhook_url: options.webhookUrl })
     .returning('*');
+  return row!;
+}
+
+/** Changes the app's settings (those the merchant may change themselves). */
+export async function updateAppSettings(options: { knex: Knex; appId: string; settings: Partial<Pick<MerchantAppRow, 'keyless_payments'>> }): Promise<MerchantAppRow> {
+  const [row] = await options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).update(options.settings).returning('*');
   return row!;
 }
 
@@ -66,7 +93,7 @@ export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: str
   return options.knex<ApiKeyRow>('api_keys').where({ key_hash: options.keyHash }).whereNull('revoked_at').first();
 }
 
-export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at'> }): Promise<ApiKeyRow> {
+export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at' | 'last_used_at'> }): Promise<ApiKeyRow> {
   const [row] = await options.knex<ApiKeyRow>('api_keys').insert(options.key).returning('*');
   return row!;
 }
@@ -89,4 +116,13 @@ export async function revokeApiKey(options: { knex: Knex; appId: string; keyId: 
 export async function listDeveloperAppIds(options: { knex: Knex; developerId: string }): Promise<string[]> {
   const rows = await options.knex<MerchantAppRow>('merchant_apps').select('app_id').where({ developer_id: options.developerId }).orderBy('app_id');
   return rows.map((row) => row.app_id);
+}
+
+/** Notes that the key was just used; written at most once a minute per key, so busy keys cost no write per request. */
+export async function touchApiKey(options: { knex: Knex; keyId: string }): Promise<void> {
+  const { knex, keyId } = options;
+  await knex<ApiKeyRow>('api_keys')
+    .where({ id: keyId })
+    .where((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', knex.raw(`now() - interval '1 minute'`)))
+    .update({ last_used_at: knex.fn.now() as unknown as Date });
 }

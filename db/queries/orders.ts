@@ -125,3 +125,14 @@ export async function insertCallbackAttempt(options: {
 export async function listCallbackAttempts(options: { knex: Knex; orderId: string }): Promise<OrderCallbackAttemptRow[]> {
   return options.knex<OrderCallbackAttemptRow>('order_callback_attempts').where({ order_id: options.orderId }).orderBy('id');
 }
+
+/** One page of an app's legacy orders, newest first, after the order `afterId` (keyset). */
+export async function listAppOrders(options: { knex: Knex; appId: string; afterId?: string; limit: number }): Promise<OrderRow[]> {
+  const { knex, appId, afterId, limit } = options;
+  const query = knex<OrderRow>('orders').where('app_id', appId);
+  if (afterId) query.whereRaw('(created_at, id) < (select created_at, id from orders where id = ? and app_id = ?)', [afterId, appId]);
+  return query.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]).limit(limit);
+}

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RELAXED_COMMIT } from '../connection';
 import type { PaymentTransition } from '../../domain/payment';
 import type { DepositAddressRow, PaymentRow } from '../tables';
 
@@ -18,8 +19,9 @@ export type NewPayment = Omit<
 >;
 
 /**
- * Inserts the payment and its deposit address in one transaction. Returns null when `(app_id, order_id)` already
- * exists; concurrent inserts of the same order wait on the unique index, so exactly one wins.
+ * Inserts the payment and its deposit address in one statement (one round trip, atomic like a transaction). Returns
+ * null when `(app_id, keyless, order_id)` already exists; concurrent inserts of the same order wait on the unique index, so
+ * exactly one wins, and the loser inserts no deposit address.
  */
 export async function insertPayment(options: {
   knex: Knex;
@@ -27,21 +29,20 @@ export async function insertPayment(options: {
   watchUntil: Date;
 }): Promise<PaymentRow | null> {
   const { knex, payment, watchUntil } = options;
-  return knex.transaction(async (trx) => {
-    const [row] = await trx<PaymentRow>('payments')
-      .insert({ ...payment, display: JSON.stringify(payment.display) as never, metadata: toJsonb(payment.metadata) })
-      .onConflict(['app_id', 'order_id'])
-      .ignore()
-      .returning('*');
-    if (!row) return null;
-    await trx<DepositAddressRow>('deposit_addresses').insert({
-      chain_id: payment.source_chain_id,
-      address: payment.deposit_address.toLowerCase(),
-      payment_id: payment.id,
-      watch_until: watchUntil,
-    });
-    return row;
-  });
+  const insert = knex<PaymentRow>('payments')
+    .insert({ ...payment, display: JSON.stringify(payment.display) as never, metadata: toJsonb(payment.metadata) })
+    .onConflict(['app_id', 'keyless', 'order_id'])
+    .ignore()
+    .returning('*')
+    .toSQL();
+  const { rows } = await knex.raw<{ rows: PaymentRow[] }>(
+    `with inserted as (${insert.sql}),
+     watched as (insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+                 select source_chain_id, lower(deposit_address), id, ? from inserted)
+     select * from inserted`,
+    [...insert.bindings, watchUntil],
+  );
+  return rows[0] ?? null;
 }
 
 const toJsonb = (value: Record<string, unknown> | null) => (value === null ? null : (JSON.stringify(value) as never));
@@ -50,20 +51,28 @@ export async function findPaymentById(options: { knex: Knex; id: string }): Prom
   return options.knex<PaymentRow>('payments').where({ id: options.id }).first();
 }
 
+/** The payment of an order id in one namespace (keyed or keyless creates). */
 export async function findPaymentByOrder(options: {
   knex: Knex;
   appId: string;
   orderId: string;
+  keyless: boolean;
 }): Promise<PaymentRow | undefined> {
-  return options.knex<PaymentRow>('payments').where({ app_id: options.appId, order_id: options.orderId }).first();
+  return options.knex<PaymentRow>('payments').where({ app_id: options.appId, order_id: options.orderId, keyless: options.keyless }).first();
 }
 
-export async function markPaymentWorkflowStarted(options: { knex: Knex; id: string }): Promise<void> {
-  await options
+/** The merchant's view of an order id: the keyed payment when there is one, else the keyless one. */
+export async function findMerchantPaymentByOrder(options: { knex: Knex; appId: string; orderId: string }): Promise<PaymentRow | undefined> {
+  return options
     .knex<PaymentRow>('payments')
-    .where({ id: options.id })
-    .whereNull('workflow_started_at')
-    .update({ workflow_started_at: options.knex.fn.now() as unknown as Date });
+    .where({ app_id: options.appId, order_id: options.orderId })
+    .orderBy('keyless', 'asc')
+    .first();
+}
+
+/** A relaxed commit: lost in a database crash, the reconciler finds the payment and ensures its workflow again. */
+export async function markPaymentWorkflowStarted(options: { knex: Knex; id: string }): Promise<void> {
+  await options.knex.raw(`update payments set workflow_started_at = now() from ${RELAXED_COMMIT} where id = ? and workflow_started_at is null`, [options.id]);
 }
 
 export async function listPaymentsWithoutWorkflow(options: {
@@ -97,9 +106,16 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_tx_hash = transition.payout.txHash;
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
-  const query = knex('payments').where({ id: transition.paymentId });
-  if (transition.sequence !== undefined) query.where('status_sequence', '<', transition.sequence);
-  await query.update(patch);
+  await knex.transaction(async (trx) => {
+    const before = await trx<PaymentRow>('payments').select('status').where({ id: transition.paymentId }).forUpdate().first();
+    const query = trx('payments').where({ id: transition.paymentId });
+    if (transition.sequence !== undefined) query.where('status_sequence', '<', transition.sequence);
+    const applied = await query.update(patch);
+    // The dashboard's timeline: every status the payment entered, when it entered it.
+    if (applied === 1 && before?.status !== transition.status) {
+      await trx('payment_status_events').insert({ payment_id: transition.paymentId, status: transition.status });
+    }
+  });
 }
 
 /** Keeps the deposit address watched for `windowMs` from now (never shortens an existing watch). */
@@ -128,4 +144,55 @@ export async function findWatchedDepositAddresses(options: {
 export async function findPaymentsByIds(options: { knex: Knex; ids: string[] }): Promise<PaymentRow[]> {
   if (options.ids.length === 0) return [];
   return options.knex<PaymentRow>('payments').whereIn('id', options.ids);
+}
+
+/** A filter of one app's payments, as the dashboard's list asks for it. */
+export interface PaymentListFilter {
+  appId: string;
+  status?: string;
+  /** A payment id or the merchant's `orderId` (exact). */
+  search?: { paymentId?: string; orderId: string };
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+/**
+ * One page of an app's payments, newest first, after the payment `afterId` (keyset on `(created_at, id)`, served
+ * by `payments_app_created_idx`: as fast on the 1,000th page as on the first).
+ */
+export async function listAppPayments(options: { knex: Knex; filter: PaymentListFilter; afterId?: string; limit: number }): Promise<PaymentRow[]> {
+  const { knex, filter, afterId, limit } = options;
+  const query = knex<PaymentRow>('payments').where('app_id', filter.appId);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.search) {
+    const { paymentId, orderId } = filter.search;
+    query.where((q) => {
+      void q.where('order_id', orderId);
+      if (paymentId) void q.orWhere('id', paymentId);
+    });
+  }
+  if (filter.createdFrom) query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) query.where('created_at', '<', filter.createdBefore);
+  if (afterId) {
+    query.whereRaw('(created_at, id) < (select created_at, id from payments where id = ? and app_id = ?)', [afterId, filter.appId]);
+  }
+  return query.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]).limit(limit);
+}
+
+/** An app's payments changed at or after `since`, oldest change first (the live view's poll). */
+export async function listAppPaymentsChangedSince(options: { knex: Knex; appId: string; since: Date; limit: number }): Promise<PaymentRow[]> {
+  return options
+    .knex<PaymentRow>('payments')
+    .where('app_id', options.appId)
+    .where('updated_at', '>=', options.since)
+    .orderBy('updated_at')
+    .limit(options.limit);
+}
+
+/** Every status the payment entered after its creation, in order. */
+export async function listPaymentStatusEvents(options: { knex: Knex; paymentId: string }): Promise<Array<{ status: PaymentRow['status']; at: Date }>> {
+  return options.knex('payment_status_events').select('status', 'at').where({ payment_id: options.paymentId }).orderBy('id');
 }

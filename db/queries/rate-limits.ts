@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RELAXED_COMMIT } from '../connection';
 
 export interface RateLimitWindow {
   /** Events counted in the current window. */
@@ -11,10 +12,13 @@ export interface RateLimitWindow {
 const WINDOW_START = 'to_timestamp(floor(extract(epoch from now()) / :window) * :window)';
 const RETRY_AFTER = 'greatest(1, ceil(extract(epoch from window_start + make_interval(secs => :window) - now())))::int';
 
-/** Counts one event in `bucket`'s current window (one atomic upsert, safe across processes). */
+/**
+ * Counts one event in `bucket`'s current window (one atomic upsert, safe across processes). A relaxed commit: every
+ * create of one app updates the same row, so waiting for the flush under its lock would serialise them.
+ */
 export async function incrementRateLimitCounter(options: { knex: Knex; bucket: string; windowSeconds: number }): Promise<RateLimitWindow> {
   const { rows } = await options.knex.raw<{ rows: Array<{ count: number; retry_after: number }> }>(
-    `insert into rate_limit_counters (bucket, window_start, count) values (:bucket, ${WINDOW_START}, 1)
+    `insert into rate_limit_counters (bucket, window_start, count) select :bucket, ${WINDOW_START}, 1 from ${RELAXED_COMMIT}
      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
      returning count, ${RETRY_AFTER} as retry_after`,
     { bucket: options.bucket, window: options.windowSeconds },

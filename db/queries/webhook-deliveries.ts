@@ -56,3 +56,25 @@ export async function listWebhookDeliveries(options: { knex: Knex; appIds: strin
     ])
     .limit(options.limit);
 }
+
+/** One page of an app's finished deliveries, newest first, after the delivery `afterId` (keyset). */
+export async function listAppWebhookDeliveries(options: {
+  knex: Knex;
+  appId: string;
+  filter: { status?: string; eventType?: string; paymentId?: string };
+  afterId?: string;
+  limit: number;
+}): Promise<WebhookDeliveryRow[]> {
+  const { knex, appId, filter, afterId, limit } = options;
+  const query = knex<WebhookDeliveryRow>('webhook_deliveries').where('app_id', appId).whereNot({ status: 'pending' });
+  if (filter.status) query.where('status', filter.status);
+  if (filter.eventType) query.where('event_type', filter.eventType);
+  if (filter.paymentId) query.where('payment_id', filter.paymentId);
+  if (afterId) {
+    query.whereRaw('(created_at, delivery_id) < (select created_at, delivery_id from webhook_deliveries where delivery_id = ? and app_id = ?)', [afterId, appId]);
+  }
+  return query.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'delivery_id', order: 'desc' },
+  ]).limit(limit);
+}

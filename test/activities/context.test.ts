@@ -15,12 +15,13 @@ import { createWatcherActivities } from '../../activities/watcher';
 import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
-import { findChainCursor } from '../../db/queries/chain-cursors';
+import { advanceChainCursor, findChainCursor } from '../../db/queries/chain-cursors';
 import { createLogger } from '../../lib/logger';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
+import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -46,7 +47,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       log: createLogger('silent', 'test'),
       metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
       webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
-      orders: { feeBps: 50, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
+      orders: { pricing: { feeBps: 50, fixedFees: [], minimums: [] }, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
     };
   });
   after(async () => services?.close());
@@ -127,11 +128,49 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
   });
 
+  it('a CCTP transfer step by step: awaitBridgeArrival heartbeats while Iris is away, returns the attestation once it is back, and the mint lands', async () => {
+    const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '42161', amount: '2' }));
+    const writes = createActivities(deps);
+    const waits = createChainWaitActivities(deps);
+    const step = <R>(work: () => Promise<R>) => inContext(new MockActivityEnvironment(), work);
+    const landed = async (tx: { intentKey: string } | null) => {
+      assert.ok(tx);
+      const result = await step(() => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'confirmations' }));
+      assert.equal(result.succeeded, true, tx.intentKey);
+      return result;
+    };
+    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: '2000000' }));
+    assert.equal(quote.kind, 'cctp');
+    await landed(await step(() => writes.approveBridge({ paymentId: payment.id, quote })));
+    await stack.bridges.attestationService.stop();
+    let arrival: ReturnType<typeof waits.awaitBridgeArrival> | undefined;
+    try {
+      const burn = await landed(await step(() => writes.startBridge({ paymentId: payment.id, quote })));
+      const env = new MockActivityEnvironment();
+      const details: unknown[] = [];
+      env.on('heartbeat', (detail: unknown) => details.push(detail));
+      arrival = inContext(env, () => waits.awaitBridgeArrival({ paymentId: payment.id, quote, startTxHash: burn.txHash }));
+      await eventually('heartbeats naming the unreachable attestation service', 30_000, () =>
+        Promise.resolve(details.some((d) => typeof d === 'string' && d.includes('fetch failed')) || undefined));
+    } finally {
+      await stack.bridges.attestationService.start();
+    }
+    const attested = await arrival;
+    assert.equal(attested.state, 'attested');
+    const mint = await landed(await step(() => writes.finishBridge({ paymentId: payment.id, quote, arrival: attested })));
+    const again = await step(() => writes.finishBridge({ paymentId: payment.id, quote, arrival: attested }));
+    assert.equal(again?.txHash, mint.txHash, 'a retried finish re-broadcasts the one signed mint');
+  });
+
   it('scanChain heartbeats between its reads and moves the chain cursor', async () => {
     const env = new MockActivityEnvironment();
     let heartbeats = 0;
     env.on('heartbeat', () => heartbeats++);
     const watcher = createWatcherActivities(deps);
+    // The stack's own watcher keeps the cursor at the head: step it back, so this scan has blocks to read.
+    const cursor = (await findChainCursor({ knex: services.knex, chainId: 42161 }))!;
+    const back = await providerFor(stack.info, 42161).getBlock(Math.max(0, cursor.blockNumber - 60));
+    await advanceChainCursor({ knex: services.knex, chainId: 42161, from: cursor, to: { blockNumber: back!.number, blockHash: back!.hash! } });
     const result = await inContext(env, () => watcher.scanChain({ chainId: 42161, maxBlocks: 50 }));
     assert.ok(heartbeats >= 2, `heartbeats: ${heartbeats}`);
     assert.ok(result.range);

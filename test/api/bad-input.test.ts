@@ -428,11 +428,11 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
     // One real order per app, so "exists but belongs to someone else" is tested, not just "does not exist".
     ctx.otherOrderId = uniqueOrderId('other-app-order');
     ctx.demoOrderId = uniqueOrderId('demo-app-order');
-    for (const [appId, orderId] of [
-      [ctx.other.appId, ctx.otherOrderId],
-      [ctx.demo.appId, ctx.demoOrderId],
+    for (const [key, orderId] of [
+      [ctx.other.ordersKey, ctx.otherOrderId],
+      [ctx.demo.ordersKey, ctx.demoOrderId],
     ] as const) {
-      const res = await request(`${ctx.api}/payments`, { body: { ...baseBody(), orderId, appId } });
+      const res = await request(ctx.api, { headers: { 'x-api-key': key }, body: { ...baseBody(), orderId } });
       assert.equal(res.status, 201, res.text);
     }
 

@@ -8,18 +8,20 @@ import { feeFor } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { MerchantAppIdKey, OrderIdKey, PaymentStatusKey, SourceChainIdKey } from '../../workflows/search-attributes';
-import { paymentBody } from '../support/api';
+import { getPayment, paymentBody } from '../support/api';
 import { request, type HttpResult } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { countPayments, createMerchant, listWorkflows, uniqueOrderId } from './helpers';
+import { assertErrorEnvelope, countPayments, createMerchant, listWorkflows, uniqueOrderId } from './helpers';
 
 const CONCURRENCY = 50;
 
 /**
- * Spec 4.1 rule 1 and ARCHITECTURE §3 Idempotency: `(appId, orderId)` is unique; a re-send, also under concurrent
- * requests, returns the existing payment; there is never a row without a workflow nor a workflow without a row.
+ * Spec 4.1 rule 1 and ARCHITECTURE §3 Idempotency: `(appId, orderId)` is unique per create form (keyed creates and
+ * keyless creates are separate namespaces); a re-send of the same terms, also under concurrent requests, returns the
+ * existing payment; other terms get 409 `idempotency_conflict`; there is never a row without a workflow nor a
+ * workflow without a row.
  */
 describe('payment service: idempotent create on (appId, orderId)', function () {
   this.timeout(120_000);
@@ -59,6 +61,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
         id,
         app_id: demo.appId,
         order_id: orderId,
+        keyless: false,
         type: 'exactIn',
         display: { title: 'Orphaned payment', name: 'Orphaned payment', description: null, currency: 'USD' },
         metadata: null,
@@ -88,9 +91,12 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     return { id, orderId, insertedAt: Date.now() };
   }
 
-  /** Exactly one row and one workflow for the order, and the workflow is the payment's, running, searchable. */
-  async function assertExactlyOne(appId: string, orderId: string, id: string): Promise<void> {
-    assert.equal(await countPayments(services.knex, { app_id: appId, order_id: orderId }), 1, 'exactly one payments row');
+  /**
+   * Exactly one row (in the payment's namespace) and one workflow for the order, and the workflow is the payment's,
+   * running, searchable.
+   */
+  async function assertExactlyOne(appId: string, orderId: string, id: string, keyless = false): Promise<void> {
+    assert.equal(await countPayments(services.knex, { app_id: appId, order_id: orderId, keyless }), 1, 'exactly one payments row');
     const [deposits] = await services.knex('deposit_addresses').where({ payment_id: id }).count<Array<{ count: string }>>({ count: '*' });
     assert.equal(Number(deposits?.count), 1, 'exactly one deposit address');
     const row = await eventually('workflow_started_at to be recorded', 10_000, async () => {
@@ -105,18 +111,15 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     assert.equal(description.type, 'paymentWorkflow');
     assert.equal(description.status.name, 'RUNNING');
 
-    // Visibility is eventually consistent: wait until the order shows up, then make sure it shows up once.
+    // Visibility is eventually consistent: wait until the order shows up, then make sure this payment's shows up once.
+    const query = `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`;
     const byOrder = await eventually('the OrderId search attribute to be visible', 15_000, async () => {
-      const found = await listWorkflows(services.client, `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`);
+      const found = (await listWorkflows(services.client, query)).filter((wf) => wf.workflowId === paymentWorkflowId(id));
       return found.length > 0 ? found : undefined;
     });
     await delay(300);
-    const again = await listWorkflows(services.client, `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`);
-    assert.deepEqual(
-      again.map((wf) => wf.workflowId),
-      [paymentWorkflowId(id)],
-      'exactly one workflow carries this (MerchantAppId, OrderId)',
-    );
+    const again = (await listWorkflows(services.client, query)).filter((wf) => wf.workflowId === paymentWorkflowId(id));
+    assert.equal(again.length, 1, 'exactly one run of the payment carries this (MerchantAppId, OrderId)');
     const wf = byOrder[0]!;
     assert.equal(wf.type, 'paymentWorkflow');
     assert.equal(wf.typedSearchAttributes.get(OrderIdKey), orderId);
@@ -159,20 +162,51 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => request(`${api}/payments`, { body })));
     const payment = assertOneCreated(results);
     assert.equal(payment.orderId, orderId);
-    await assertExactlyOne(demo.appId, orderId, payment.id);
+    assert.equal(payment.keyless, true);
+    await assertExactlyOne(demo.appId, orderId, payment.id, true);
   });
 
-  it('both create forms and both key scopes, concurrently, with one orderId: still one payment', async () => {
+  it('both create forms and both key scopes, concurrently, with one orderId: one keyed and one keyless payment, never mixed', async () => {
     const orderId = uniqueOrderId('idem-mixed');
     const body = paymentBody({ orderId, amount: '3' });
+    const keyless = (i: number) => i % 3 === 0;
     const results = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, i) => {
-        if (i % 3 === 0) return request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
+        if (keyless(i)) return request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
         return request(api, { headers: { 'x-api-key': i % 3 === 1 ? demo.ordersKey : demo.adminKey }, body });
       }),
     );
-    const payment = assertOneCreated(results);
-    await assertExactlyOne(demo.appId, orderId, payment.id);
+    const keyed = assertOneCreated(results.filter((_, i) => !keyless(i)));
+    const unkeyed = assertOneCreated(results.filter((_, i) => keyless(i)));
+    assert.equal(keyed.keyless, false);
+    assert.equal(unkeyed.keyless, true);
+    assert.notEqual(keyed.id, unkeyed.id);
+    assert.notEqual(keyed.source.receiverAddress, unkeyed.source.receiverAddress);
+    await assertExactlyOne(demo.appId, orderId, keyed.id);
+    await assertExactlyOne(demo.appId, orderId, unkeyed.id, true);
+  });
+
+  it(`${CONCURRENCY} concurrent keyed creates of one orderId with two different amounts: one 201, the same terms 200, the others 409`, async () => {
+    const orderId = uniqueOrderId('idem-race');
+    const bodies = [paymentBody({ orderId, amount: '11' }), paymentBody({ orderId, amount: '12' })];
+    const results = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, i) => request(api, { headers: { 'x-api-key': demo.ordersKey }, body: bodies[i % 2] })),
+    );
+    const created = results.filter((r) => r.status === 201);
+    assert.equal(created.length, 1, `one 201 among ${results.map((r) => r.status).join(',')}`);
+    const winner = created[0]!.body as PaymentResource;
+    for (const [i, r] of results.entries()) {
+      if (r === created[0]) continue;
+      const sameTerms = bodies[i % 2]!.source.amount === winner.source.amount;
+      if (sameTerms) {
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(r.body, winner);
+      } else {
+        assert.equal(r.status, 409, r.text);
+        assert.equal(assertErrorEnvelope(r).error, 'idempotency_conflict');
+      }
+    }
+    await assertExactlyOne(demo.appId, orderId, winner.id);
   });
 
   it('a re-send later returns 200 with the same payment, whatever the form, and creates nothing', async () => {
@@ -187,20 +221,40 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     await delay(500);
     const viaKey = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body });
     const viaAdminKey = await request(api, { headers: { 'x-api-key': demo.adminKey }, body });
-    const viaAppId = await request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
-    for (const res of [viaKey, viaAdminKey, viaAppId]) {
+    // The same amount spelt otherwise, and the token symbol in lower case, are the same terms.
+    const respelt = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '42.000', tokenSymbol: 'usdc' }) });
+    for (const res of [viaKey, viaAdminKey, respelt]) {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, created);
     }
-    // The existing order wins over a changed body: it is returned unchanged and nothing new is created.
-    const changed = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '43', chainId: '8453' }) });
-    assert.equal(changed.status, 200, changed.text);
-    assert.equal((changed.body as PaymentResource).id, created.id);
-    assert.equal((changed.body as PaymentResource).source.amount, '42');
-    assert.equal((changed.body as PaymentResource).source.chainId, '42161');
-
+    // Other terms: 409 idempotency_conflict naming what differs, and nothing changes.
+    for (const [label, changed, field] of [
+      ['amount', paymentBody({ orderId, amount: '43' }), 'source.amount'],
+      ['chain', paymentBody({ orderId, amount: '42', chainId: '8453' }), 'source.chainId'],
+      ['token', paymentBody({ orderId, amount: '42', tokenSymbol: 'USDT' }), 'source.tokenSymbol'],
+      ['display', { ...body, display: { ...body.display, name: 'Another order' } }, 'display'],
+      ['metadata', { ...body, metadata: { cart: 'other' } }, 'metadata'],
+    ] as const) {
+      const res = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: changed });
+      assert.equal(res.status, 409, `${label}: ${res.text}`);
+      const error = assertErrorEnvelope(res, label);
+      assert.equal(error.error, 'idempotency_conflict', label);
+      assert.match(error.message, new RegExp(field.replace('.', '\\.')), `${label}: the message names ${field}`);
+    }
     assert.equal(await countPayments(services.knex), rowsBefore, 'no new payments row');
+    assert.deepEqual(await getPayment(api, created.id, demo.ordersKey), created, 'the payment is unchanged');
     await assertExactlyOne(demo.appId, orderId, created.id);
+  });
+
+  it('metadata is compared as JSON: the same object with its keys in another order is the same request', async () => {
+    const orderId = uniqueOrderId('idem-metadata');
+    const first = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [1, 2], d: null } } } });
+    assert.equal(first.status, 201, first.text);
+    const again = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { b: { d: null, c: [1, 2] }, a: 1 } } });
+    assert.equal(again.status, 200, again.text);
+    assert.equal((again.body as PaymentResource).id, (first.body as PaymentResource).id);
+    const reordered = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [2, 1], d: null } } } });
+    assert.equal(reordered.status, 409, 'array order is part of the value');
   });
 
   it('the same orderId in two merchant apps is two payments (uniqueness is per app)', async () => {
@@ -253,7 +307,10 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const read = await request(`${api}/payments/${orphan.id}`);
     assert.equal(read.status, 200, read.text);
     assert.equal((read.body as PaymentResource).status, 'payment_unpaid');
-    const resend = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId: orphan.orderId, amount: '25' }) });
+    const resend = await request(api, {
+      headers: { 'x-api-key': demo.ordersKey },
+      body: { ...paymentBody({ orderId: orphan.orderId, amount: '25' }), display: { title: 'Orphaned payment', name: 'Orphaned payment', currency: 'USD' } },
+    });
     assert.equal(resend.status, 200, resend.text);
     assert.equal((resend.body as PaymentResource).id, orphan.id);
     await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);

@@ -22,6 +22,7 @@ const PAYMENT_KEYS = [
   'display',
   'expiresAt',
   'id',
+  'keyless',
   'merchant',
   'metadata',
   'orderId',
@@ -74,8 +75,9 @@ describe('payment service: reading payments', function () {
     return res.body as PaymentResource;
   }
 
-  async function readById(id: string): Promise<PaymentResource> {
-    const res = await request(`${api}/payments/${id}`);
+  /** Read with the owning app's key: every field (without one, the merchant's fields are null; test/attacks). */
+  async function readById(id: string, key: string): Promise<PaymentResource> {
+    const res = await request(`${api}/payments/${id}`, { headers: { 'x-api-key': key } });
     assert.equal(res.status, 200, res.text);
     assert.match(res.contentType ?? '', /^application\/json\b/);
     return res.body as PaymentResource;
@@ -91,7 +93,7 @@ describe('payment service: reading payments', function () {
     assert.deepEqual(keysOf(p.display), DISPLAY_KEYS);
     assert.deepEqual(keysOf(p.source), SOURCE_KEYS);
     assert.deepEqual(keysOf(p.destination), DESTINATION_KEYS);
-    assert.deepEqual(keysOf(p.merchant), ['appId', 'name']);
+    if (p.merchant !== null) assert.deepEqual(keysOf(p.merchant), ['appId', 'name']);
 
     assert.match(p.id, UUID);
     assert.match(p.appId, /^(merchant|wallet)_[a-z0-9][a-z0-9-]*$/);
@@ -118,8 +120,9 @@ describe('payment service: reading payments', function () {
     }
     assert.equal(typeof p.paymentLink, 'string');
     assert.equal(p.paymentLink, `${stack.publicBaseUrl}/pay/${p.id}`);
-    assert.equal(p.merchant.appId, p.appId);
-    assert.equal(typeof p.merchant.name, 'string');
+    assert.equal(p.merchant?.appId, p.appId);
+    assert.equal(typeof p.merchant?.name, 'string');
+    assert.equal(typeof p.keyless, 'boolean');
   }
 
   /** fee = floor(amount × 50 / 10000); payout = amount − fee (both USDC, 6 decimals). */
@@ -141,9 +144,10 @@ describe('payment service: reading payments', function () {
       source: { chainId: '42161', tokenSymbol: 'usdc', amount: '12.345678' },
       metadata,
     });
-    const p = await readById(created.id);
+    const p = await readById(created.id, demo.ordersKey);
     assertSchema(p);
     assert.deepEqual(p, created, 'the create response is the read');
+    assert.equal(p.keyless, false);
 
     assert.equal(p.appId, demo.appId);
     assert.equal(p.orderId, orderId);
@@ -181,7 +185,7 @@ describe('payment service: reading payments', function () {
 
   it('a minimal create (name only, no orderId, no metadata) still reads with every field, nulls included', async () => {
     const created = await create(demo.ordersKey, { display: { name: 'Minimal' }, source: { chainId: '8453', tokenSymbol: 'USDT', amount: '5' } });
-    const p = await readById(created.id);
+    const p = await readById(created.id, demo.ordersKey);
     assertSchema(p);
     assert.equal(p.type, 'exactIn', 'type defaults to exactIn');
     assert.equal(p.orderId, null);
@@ -196,13 +200,14 @@ describe('payment service: reading payments', function () {
   });
 
   it('source.fee and destination.amount follow FEE_BPS=50 for many amounts, on both chains', async () => {
-    const amounts = ['10', '0.01', '0.000001', '0.000199', '0.0002', '1234.5678', '999.999999', '10.500000', '1000000'];
+    // At or above the minimum payment (1 USDC by default; below it: test/attacks/pricing.test.ts).
+    const amounts = ['10', '1', '1.000001', '1.000199', '1.0002', '1234.5678', '999.999999', '10.500000', '1000000'];
     for (const chainId of ['42161', '8453']) {
       const created = await Promise.all(
         amounts.map((amount) => create(demo.ordersKey, { display: { title: `fee ${amount}` }, source: { chainId, tokenSymbol: 'USDC', amount } })),
       );
       for (const [i, c] of created.entries()) {
-        const p = await readById(c.id);
+        const p = await readById(c.id, demo.ordersKey);
         assertSchema(p);
         assertFee(p);
         assert.equal(parseUnits(p.source.amount, 6), parseUnits(amounts[i]!, 6), 'the amount read is the amount sent');
@@ -212,7 +217,7 @@ describe('payment service: reading payments', function () {
   });
 
   it('the webhook fields come from the merchant app', async () => {
-    const p = await readById((await create(other.ordersKey, { display: { name: 'Hooked' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '2' } })).id);
+    const p = await readById((await create(other.ordersKey, { display: { name: 'Hooked' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '2' } })).id, other.ordersKey);
     assertSchema(p);
     assert.equal(p.webhookUrl, 'https://merchant.example/webhooks/payrail');
     assert.equal(p.webhookSecretSource, 'merchant_app');
@@ -222,7 +227,7 @@ describe('payment service: reading payments', function () {
   it('GET /payments/order/:appId/:orderId works with an Orders key and with an Admin key', async () => {
     const orderId = uniqueOrderId('read-by-order');
     const created = await create(demo.adminKey, { orderId, display: { name: 'By order' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '3.5' } });
-    const byId = await readById(created.id);
+    const byId = await readById(created.id, demo.ordersKey);
     for (const key of [demo.ordersKey, demo.adminKey]) {
       const res = await readByOrder(key, demo.appId, orderId);
       assert.equal(res.status, 200, res.text);

@@ -132,7 +132,7 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     assert.deepEqual(after, payment, 'the completed payment is unchanged, field for field');
   });
 
-  it('cross chain: pays on Arbitrum, bridges, and pays out on Base', async () => {
+  it('cross chain: pays on Arbitrum, bridges through CCTP v2, and pays out on Base', async () => {
     const amount = '40';
     const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
     const created = await createPayment(api, key, paymentBody({ orderId: `cross-${randomUUID()}`, chainId: '42161', amount }));
@@ -145,9 +145,13 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     const expected = units(amount) - feeOf(units(amount));
     assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - before, expected);
     await assertPayoutOnChain(payment.destination.txHash!, expected);
-    const bridged = await services.knex('chain_txs').where({ payment_id: created.id }).whereIn('purpose', ['bridge burn', 'bridge mint']);
-    assert.equal(bridged.length, 2, 'one burn on Arbitrum and one mint on Base');
-    assert.ok(bridged.every((tx: { status: string }) => tx.status === 'confirmed'));
+    // USDC goes through CCTP v2: approval and burn on Arbitrum, the mint (receiveMessage) on Base.
+    const bridged = await services.knex('chain_txs').where({ payment_id: created.id }).where('purpose', 'like', 'bridge %').orderBy('created_at');
+    assert.deepEqual(bridged.map((tx: { purpose: string; chain_id: number; status: string }) => [tx.purpose, tx.chain_id, tx.status]), [
+      ['bridge approve', 42161, 'confirmed'],
+      ['bridge burn', 42161, 'confirmed'],
+      ['bridge mint', 8453, 'confirmed'],
+    ]);
   });
 
   it('payins of the payment token add up: 4 then 6 USDC pay a payment of 10', async () => {

@@ -119,7 +119,8 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     it('accepts the boundaries: 200-character title, 800-character description, lower-case codes, a decimal string', async () => {
       const res = await post({
         ...valid(),
-        price_amount: '0.000001',
+        // The smallest price with six decimals above the 1 USDC minimum payment.
+        price_amount: '1.000001',
         price_currency: 'usd',
         pay_currency: 'usdc_base',
         title: long(200),
@@ -131,7 +132,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       });
       assert.equal(res.status, 201, res.text);
       const { order } = res.body as OrderCreated;
-      assert.equal(order.price_amount, '0.000001');
+      assert.equal(order.price_amount, '1.000001');
       assert.equal(order.price_currency, 'USD');
       assert.equal(order.pay_currency, 'USDC_BASE');
       assert.equal(order.title, long(200));

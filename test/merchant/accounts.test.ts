@@ -90,7 +90,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal(orders.scope, 'Orders');
     assert.equal(admin.scope, 'Admin');
     for (const key of [orders, admin]) assert.match(key.key, /^pr_live_[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'name', 'revokedAt', 'scope']);
+    assert.deepEqual(Object.keys(admin).sort(), ['createdAt', 'hint', 'id', 'key', 'lastUsedAt', 'name', 'revokedAt', 'scope']);
 
     const listed = await request(`${api}/apps/${app.appId}/keys`, { headers: bearer(alice.token) });
     assert.equal(listed.status, 200, listed.text);
@@ -177,7 +177,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal((updated.body as { webhookUrl: string }).webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
     const after = (await createPayment(key.key)).body as PaymentResource;
     assert.equal(after.webhookUrl, 'https://127.0.0.1:9444/v2/hooks');
-    const reread = await request(`${paymentApi}/payments/${before.id}`);
+    const reread = await request(`${paymentApi}/payments/${before.id}`, { headers: { 'x-api-key': key.key } });
     assert.equal((reread.body as PaymentResource).webhookUrl, app.webhookUrl, 'an existing payment keeps its URL');
 
     const rotated = await request(`${api}/apps/${app.appId}/webhook/rotate`, { method: 'POST', headers: bearer(alice.token) });

@@ -10,7 +10,7 @@ import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, uniqueClientIp, uniqueEmail } from './helpers';
+import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, registerBody, uniqueClientIp, uniqueEmail } from './helpers';
 
 const LIMIT = 3;
 const DAY = 86_400;
@@ -37,6 +37,7 @@ describe('merchant service: rate limits shared by API processes', function () {
         loginCodesPerEmail: { limit: LIMIT, windowSeconds: DAY },
         loginCodesPerIp: { limit: LIMIT * 2, windowSeconds: DAY },
         paymentCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
+        keylessCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
       },
     };
     a = await startExtraApi(stack, services, overrides);
@@ -48,31 +49,34 @@ describe('merchant service: rate limits shared by API processes', function () {
     await services?.close();
   });
 
-  it('counts failed API keys, JWTs and login codes per client IP on every process, then refuses even good credentials', async () => {
+  it('counts failed API keys, legacy tokens, JWTs and login codes per client on every process; then refuses failures, never a good key', async () => {
     const ip = uniqueClientIp();
     const from = (headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': `203.0.113.9, ${ip}` });
     const demoKey = stack.info.demoMerchant.adminKey;
     const failures = [
       () => request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_wrong' }) }),
       () => request(`${b.merchantApiUrl}/apps`, { headers: from(bearer('not.a.token')) }),
-      () => request(`${a.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '123456' } }),
+      () => request(`${a.origin}/v1/orders`, { headers: from({ token: 'pr_live_wrong' }), body: { price_amount: 5 } }),
     ];
     for (const fail of failures) assert.equal((await fail()).status, 401);
 
     for (const [label, res] of [
       ['a bad key on B', await request(`${b.paymentApiUrl}`, { headers: from({ 'x-api-key': 'pr_live_wrong' }), body: paymentBody() })],
-      ['a good key on A', await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) })],
+      ['a bad legacy token on A', await request(`${a.origin}/v1/orders`, { headers: from({ token: 'pr_live_wrong' }), body: { price_amount: 5 } })],
       ['a code guess on B', await request(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321' } })],
     ] as const) {
       assertRateLimited(res, label);
     }
-    const blocked = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
+    const blocked = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_still-wrong' }) });
     assert.match((blocked.body as { message: string }).message, /failed authentication/);
     assert.ok(Number(blocked.headers.get('retry-after')) <= DAY);
+    // A key that verifies is never refused for the failures of others at the same address.
+    const good = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
+    assert.equal(good.status, 200, good.text);
 
     // Other clients are unaffected, and a spoofed left-most X-Forwarded-For entry does not pick the bucket.
-    const other = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-api-key': demoKey, 'x-forwarded-for': `${ip}, ${uniqueClientIp()}` } });
-    assert.equal(other.status, 200, other.text);
+    const other = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-api-key': 'pr_live_wrong', 'x-forwarded-for': `${ip}, ${uniqueClientIp()}` } });
+    assert.equal(other.status, 401, other.text);
     // A missing key is not a guess and does not count.
     assert.equal((await request(`${b.merchantApiUrl}/me/stats?period=today`, { headers: { 'x-forwarded-for': uniqueClientIp() } })).status, 401);
   });
@@ -96,19 +100,23 @@ describe('merchant service: rate limits shared by API processes', function () {
     assert.match((refused.body as { message: string }).message, /network address/);
   });
 
-  it('limits payment creation per app over both create forms and both processes', async () => {
+  it('limits payment creation per app and create form (keyless creates have their own bucket) across processes', async () => {
     const session = await login(a.merchantApiUrl, stack.info.mailSinkUrl!);
-    const { appId } = await register(a.merchantApiUrl, session.token);
+    const { appId } = await register(a.merchantApiUrl, session.token, registerBody({ keylessPayments: true }));
     const { key } = await createKey(a.merchantApiUrl, session.token, appId);
     const withKey = (api: ExtraApi) => request(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
-    const byAppId = (api: ExtraApi) => request(`${api.paymentApiUrl}/payments`, { body: { ...paymentBody({ orderId: uniqueOrderId('burst') }), appId } });
+    const byAppId = (api: ExtraApi) =>
+      request(`${api.paymentApiUrl}/payments`, { headers: { 'x-forwarded-for': uniqueClientIp() }, body: { ...paymentBody({ orderId: uniqueOrderId('burst') }), appId } });
 
-    for (const res of [await withKey(a), await byAppId(b), await withKey(b)]) assert.equal(res.status, 201, res.text);
-    const refused = await byAppId(a);
+    for (const res of [await byAppId(a), await byAppId(b), await byAppId(a)]) assert.equal(res.status, 201, res.text);
+    const refused = await byAppId(b);
     assertRateLimited(refused, 'fourth payment by appId');
-    assert.match(assertErrorEnvelope(refused).message, /payments created for this app/);
-    assertRateLimited(await withKey(b), 'fifth payment with the key');
-    assert.equal(await services.knex('payments').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), LIMIT);
+    assert.match(assertErrorEnvelope(refused).message, /keyless payments created for this app/);
+    for (const res of [await withKey(a), await withKey(b), await withKey(a)]) assert.equal(res.status, 201, `keyed creates keep their budget: ${res.text}`);
+    const refusedKeyed = await withKey(b);
+    assertRateLimited(refusedKeyed, 'fourth payment with the key');
+    assert.match(assertErrorEnvelope(refusedKeyed).message, /payments created for this app/);
+    assert.equal(await services.knex('payments').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), 2 * LIMIT);
 
     const demo = await request(a.paymentApiUrl, { headers: { 'x-api-key': stack.info.demoMerchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
     assert.equal(demo.status, 201, 'another app is unaffected');

@@ -67,6 +67,14 @@ export const LEGACY_SCENARIOS: HistoryScenario[] = [
   legacyPayment('same-chain-webhook-events', 'payment_completed', ['recordPaymentTransition', 'recordPayin', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'transferFromTreasury', 'extendDepositWatch']),
   legacyPayment('underpaid-bounced', 'payment_refunded', [...V1_SETTLED, 'extendDepositWatch']),
   {
+    name: 'payment-cross-chain-completed',
+    workflowType: 'paymentWorkflow',
+    marker: 'replay_payment_cross_chain_completed',
+    ending: { result: 'payment_completed' },
+    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'burnForBridge', 'mintFromBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+    legacy: 'the bridging step before PATCHES.realBridges (DevnetBridge burn and mint)',
+  },
+  {
     name: 'legacy-order-expired',
     workflowType: 'orderWorkflow',
     marker: '"currencyOptions":["USDC_ARB","ETH_BASE"]',
@@ -161,11 +169,14 @@ export const RECORDINGS: Recording[] = [
     activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
-    name: 'payment-cross-chain-completed',
+    name: 'payment-cross-chain-bridged-completed',
     terms: { crossChain: true },
-    drive: (signal) => signal(detectedPayin({ tx: 'v2-cross' })),
+    drive: (signal) => signal(detectedPayin({ tx: 'v2-cross-bridged' })),
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'burnForBridge', 'mintFromBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+    activities: [
+      'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
+      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+    ],
   }),
   paymentRecording({
     name: 'payment-expired',

@@ -18,8 +18,9 @@ export async function createPayment(paymentApiUrl: string, apiKey: string, body:
   return res.body;
 }
 
-export async function getPayment(paymentApiUrl: string, id: string): Promise<PaymentResource> {
-  const res = await request<PaymentResource>(`${paymentApiUrl}/payments/${id}`);
+/** `GET /payments/{id}`; with the owning app's key the merchant's fields are filled in, without it they are null. */
+export async function getPayment(paymentApiUrl: string, id: string, apiKey?: string): Promise<PaymentResource> {
+  const res = await request<PaymentResource>(`${paymentApiUrl}/payments/${id}`, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
   if (res.status !== 200) throw new Error(`get payment ${id}: HTTP ${res.status} ${res.text}`);
   return res.body;
 }

@@ -7,7 +7,7 @@ import { apiDeps } from '../../api/server';
 import { EvmChains } from '../../chains/evm/clients';
 import { ChainRegistry } from '../../chains/registry';
 import { createKnex } from '../../db/connection';
-import type { AppConfig, RateLimits } from '../../lib/config';
+import type { AccountLimits, AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
 
@@ -46,6 +46,9 @@ export interface ExtraApiOverrides {
   /** `warn` by default; a test that provokes an error on purpose may silence it. */
   logLevel?: AppConfig['logLevel'];
   rateLimits?: Partial<RateLimits>;
+  accountLimits?: Partial<AccountLimits>;
+  /** Fixed fees and minimum payments; the stack's when left out. */
+  pricing?: Partial<Pick<AppConfig, 'fixedFees' | 'minimums'>>;
 }
 
 export interface ExtraApi {
@@ -71,6 +74,8 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
     webhookAllowPrivateNetworks: overrides.webhookAllowPrivateNetworks ?? base.webhookAllowPrivateNetworks,
     smtpUrl: overrides.smtpUrl ?? base.smtpUrl,
     rateLimits: { ...base.rateLimits, ...overrides.rateLimits },
+    accountLimits: { ...base.accountLimits, ...overrides.accountLimits },
+    ...overrides.pricing,
   };
   const log = createLogger(overrides.logLevel ?? 'warn', 'test-api');
   const app = createApp(

@@ -6,6 +6,9 @@ let running: Promise<Stack> | undefined;
 export const TEST_STACK_ENV = {
   LOG_LEVEL: 'warn',
   FEE_BPS: '50',
+  // Fees by basis points only, so the tests' figures stay simple; test/attacks/pricing.test.ts runs an API with
+  // fixed fees. The default minimum payments apply.
+  PAYMENT_FIXED_FEES: '',
   PAYMENT_TTL_SECONDS: '900',
   LATE_PAYIN_WINDOW_SECONDS: '600',
   // Test webhook receivers listen on 127.0.0.1.
@@ -14,6 +17,7 @@ export const TEST_STACK_ENV = {
   // API instances with low limits and distinct forwarded client IPs.
   RATE_LIMIT_AUTH_FAILURES_PER_IP: '100000',
   RATE_LIMIT_LOGIN_CODES_PER_IP: '100000',
+  RATE_LIMIT_KEYLESS_CREATES_PER_IP: '100000',
 } as const;
 
 /**

@@ -12,7 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Workflow } from '@temporalio/common';
 import type { AllActivities } from '../../activities';
-import type { ChainTxResult } from '../../domain/chain-txs';
+import { intentKeys, type ChainTxResult } from '../../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
 import { paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
 import type { WebhookEventType } from '../../domain/webhook-events';
@@ -35,6 +35,7 @@ export const DEPOSIT_ADDRESS = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9';
 export const MERCHANT_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 export const CUSTOMER_ADDRESS = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 export const OTHER_SENDER_ADDRESS = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+export const TREASURY_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /** 10 USDC (6 decimals) required; 0.05 USDC fee; the merchant gets the rest. */
 export const REQUIRED_UNITS = '10000000';
@@ -117,7 +118,7 @@ export const txHashOf = (intentKey: string): string => hash(`tx:${intentKey}`);
 type Activities = AllActivities;
 type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
 export type ActivityCall = { [K in keyof Activities]: { name: K; input: Input<K> } }[keyof Activities];
-export const CHAIN_WRITES = ['sweepDeposit', 'transferFromTreasury', 'burnForBridge', 'mintFromBridge'] as const;
+export const CHAIN_WRITES = ['sweepDeposit', 'transferFromTreasury', 'approveBridge', 'startBridge', 'finishBridge'] as const;
 export type ChainWriteName = (typeof CHAIN_WRITES)[number];
 
 class Gate {
@@ -288,15 +289,31 @@ export class FakeActivities {
       if (this.revertingEstimates-- > 0) throw ApplicationFailure.nonRetryable(`the call of ${input.intentKey} would revert`, 'EstimateReverted');
       return this.submitted(input.intentKey);
     },
-    burnForBridge: async (input) => {
-      this.record({ name: 'burnForBridge', input });
+    quoteBridge: async (input) => {
+      this.record({ name: 'quoteBridge', input });
       await Promise.resolve();
-      return this.submitted(input.intentKey);
+      const { sourceChainId, destinationChainId, tokenSymbol, amountUnits } = input;
+      return { kind: 'cctp', sourceChainId, destinationChainId, tokenSymbol, amountUnits, recipient: TREASURY_ADDRESS, maxFeeUnits: '1100', nativeFeeWei: '0', expectedSeconds: 60, params: { minFinalityThreshold: '1000' } };
     },
-    mintFromBridge: async (input) => {
-      this.record({ name: 'mintFromBridge', input });
+    approveBridge: async (input) => {
+      this.record({ name: 'approveBridge', input });
       await Promise.resolve();
-      return this.submitted(input.intentKey);
+      return this.submitted(intentKeys.bridgeApprove(input.paymentId));
+    },
+    startBridge: async (input) => {
+      this.record({ name: 'startBridge', input });
+      await Promise.resolve();
+      return this.submitted(intentKeys.bridgeBurn(input.paymentId));
+    },
+    awaitBridgeArrival: async (input) => {
+      this.record({ name: 'awaitBridgeArrival', input });
+      await Promise.resolve();
+      return { state: 'attested', message: hash(`message:${input.startTxHash}`), attestation: hash(`attestation:${input.startTxHash}`) };
+    },
+    finishBridge: async (input) => {
+      this.record({ name: 'finishBridge', input });
+      await Promise.resolve();
+      return this.submitted(intentKeys.bridgeMint(input.paymentId));
     },
     reservePayoutFunds: async (input) => {
       this.record({ name: 'reservePayoutFunds', input });

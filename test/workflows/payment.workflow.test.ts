@@ -120,7 +120,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
   });
 
-  it('cross chain: sweeps, bridges amount − fee (burn, then mint), then pays out on the destination chain', async () => {
+  it('cross chain: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
     const { result, fakes, paymentId } = await pay({ crossChain: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-a' })));
     assert.equal(result, 'payment_completed');
     assert.deepEqual(fakes.statuses(), [
@@ -132,18 +132,30 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       'payment_completed',
     ]);
     const bridged = (BigInt(REQUIRED_UNITS) - 50000n).toString();
+    assert.deepEqual(fakes.callsOf('quoteBridge'), [
+      { paymentId, sourceChainId: SOURCE_CHAIN_ID, destinationChainId: DESTINATION_CHAIN_ID, tokenSymbol: 'USDC', amountUnits: bridged },
+    ]);
     assert.deepEqual(
-      fakes.chainWrites().map((w) => [w.name, w.input.chainId, w.input.amountUnits]),
-      [
-        ['sweepDeposit', SOURCE_CHAIN_ID, REQUIRED_UNITS],
-        ['burnForBridge', SOURCE_CHAIN_ID, bridged],
-        ['mintFromBridge', DESTINATION_CHAIN_ID, bridged],
-        ['transferFromTreasury', DESTINATION_CHAIN_ID, PAYOUT_UNITS],
-      ],
+      fakes.chainWrites().map((w) => w.name),
+      ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'transferFromTreasury'],
     );
-    const sweepLanded = fakes.calls.findIndex((c) => c.name === 'awaitChainTx' && c.input.intentKey === intentKeys.sweep(paymentId));
-    const burn = fakes.calls.findIndex((c) => c.name === 'burnForBridge');
-    assert.ok(sweepLanded >= 0 && sweepLanded < burn, 'the sweep landed before the bridge burns');
+    // Each bridge step waits for the one before it: approval mined, burn mined, attestation, mint mined.
+    const order = (name: string, intentKey?: string) =>
+      fakes.calls.findIndex((c) => c.name === name && (intentKey === undefined || (c.input as { intentKey?: string }).intentKey === intentKey));
+    const steps = [
+      order('awaitChainTx', intentKeys.sweep(paymentId)),
+      order('approveBridge'),
+      order('awaitChainTx', intentKeys.bridgeApprove(paymentId)),
+      order('startBridge'),
+      order('awaitChainTx', intentKeys.bridgeBurn(paymentId)),
+      order('awaitBridgeArrival'),
+      order('finishBridge'),
+      order('awaitChainTx', intentKeys.bridgeMint(paymentId)),
+      order('transferFromTreasury'),
+    ];
+    assert.ok(steps.every((s) => s >= 0), `every step ran: ${steps.join(', ')}`);
+    assert.deepEqual(steps, [...steps].sort((a, b) => a - b), 'the bridge steps ran in order');
+    assert.equal(fakes.callsOf('awaitBridgeArrival')[0]!.startTxHash, txHashOf(intentKeys.bridgeBurn(paymentId)));
     assert.equal(fakes.callsOf('transferFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
   });
 

@@ -17,6 +17,7 @@ import { readModelOptions } from '../activity-options';
 import { payinDetectedSignal, paymentStateQuery } from '../messages';
 import { PATCHES } from '../patches';
 import { PaymentStatusKey } from '../search-attributes';
+import type { RetiredBridgeActivities } from './retired-activities';
 import type { PaymentState } from '../types';
 
 /**
@@ -42,7 +43,7 @@ const readModel = proxyActivities<PaymentActivities>(readModelOptions);
  * Signing and broadcasting: each call is keyed by an intent, so a retry re-broadcasts the same transaction.
  * Short timeout: a worker that dies mid-call is replaced by a retry within seconds.
  */
-const chainWrites = proxyActivities<PaymentActivities>({
+const chainWrites = proxyActivities<PaymentActivities & RetiredBridgeActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

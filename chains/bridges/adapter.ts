@@ -1,0 +1,163 @@
+import type { Provider } from 'ethers';
+import type { BridgeArrival, BridgeKind, BridgeQuote } from '../../domain/bridges';
+import type { ChainRegistry } from '../registry';
+import {
+  buildCctpApprove, buildDepositForBurn, buildReceiveMessage, CCTP_FINALITY_THRESHOLD, fetchCctpAttestation, quoteCctpFee,
+  type CctpRoute, type FetchLike,
+} from './cctp';
+import { buildOftApprove, buildOftSend, findOftDelivery, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute } from './oft';
+import { addressToBytes32, type TxRequest } from './tx';
+
+/**
+ * One bridge between two chains for one token, in the four steps of the payment's bridging: quote, start (burn or
+ * send, after an approval when the bridge pulls the token), wait (one `check` per poll) and finish (mint or
+ * receive). Calls come back unsigned: the caller signs each as an intent of the sign-once outbox, so every step
+ * can be resumed after a crash. Everything a later step needs is in the quote.
+ */
+export interface BridgeAdapter {
+  readonly kind: BridgeKind;
+  quote(amount: bigint): Promise<BridgeQuote>;
+  /** The approval the start needs when the bridge pulls the token from the treasury, else null. */
+  approval(quote: BridgeQuote): Promise<TxRequest | null>;
+  /** The burn (CCTP depositForBurn) or send (OFT send) on the source chain. */
+  start(quote: BridgeQuote): TxRequest;
+  /** Where the transfer started by `startTxHash` is now. Network failures throw (the caller's retries decide). */
+  check(quote: BridgeQuote, startTxHash: string): Promise<BridgeArrival>;
+  /** The destination call that completes an attested transfer (CCTP receiveMessage); null once delivered (OFT). */
+  finish(quote: BridgeQuote, arrival: Exclude<BridgeArrival, { state: 'pending' }>): TxRequest | null;
+}
+
+export interface BridgeAdapterDeps {
+  registry: ChainRegistry;
+  provider(chainId: number): Provider;
+  /** Receives on the destination, pays fees on the source, and alone may mint (CCTP destinationCaller). */
+  treasuryAddress: string;
+  fetch?: FetchLike;
+}
+
+/** LayerZero's fee may rise between quote and send: pay this much more; the endpoint refunds what it doesn't use. */
+const NATIVE_FEE_HEADROOM_BPS = 2_000n;
+/** CCTP moves USDC only; every other bridged token goes through its OFT. */
+const CCTP_TOKEN = 'USDC';
+
+function cctpRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number): CctpRoute | undefined {
+  const [source, destination] = [registry.findChain(sourceChainId), registry.findChain(destinationChainId)];
+  const [from, to] = [source?.cctp, destination?.cctp];
+  const [usdcFrom, usdcTo] = [source?.tokens[CCTP_TOKEN], destination?.tokens[CCTP_TOKEN]];
+  if (!from || !to || !usdcFrom || !usdcTo) return undefined;
+  return {
+    source: { domain: from.domain, tokenMessenger: from.tokenMessenger, messageTransmitter: from.messageTransmitter, usdc: usdcFrom.address },
+    destination: { domain: to.domain, tokenMessenger: to.tokenMessenger, messageTransmitter: to.messageTransmitter, usdc: usdcTo.address },
+    irisBaseUrl: from.irisBaseUrl,
+    finality: from.finality,
+  };
+}
+
+function oftRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string): OftRoute | undefined {
+  const [source, destination] = [registry.findChain(sourceChainId), registry.findChain(destinationChainId)];
+  const [from, to] = [source?.oft[symbol], destination?.oft[symbol]];
+  const [tokenFrom, tokenTo] = [source?.tokens[symbol], destination?.tokens[symbol]];
+  if (!from || !to || !tokenFrom || !tokenTo) return undefined;
+  return {
+    source: { eid: from.eid, oft: from.oft, token: tokenFrom.address },
+    destination: { eid: to.eid, oft: to.oft, token: tokenTo.address },
+    extraOptions: from.extraOptions,
+  };
+}
+
+function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
+  const expectedSeconds = deps.registry.chain(base.sourceChainId).cctp?.expectedSeconds ?? 0;
+  return {
+    kind: 'cctp',
+    async quote(amount) {
+      const fee = await quoteCctpFee(route, amount, { fetch: deps.fetch });
+      return {
+        ...base, kind: 'cctp', amountUnits: amount.toString(), maxFeeUnits: fee.maxFee.toString(), nativeFeeWei: '0', expectedSeconds,
+        params: { minFinalityThreshold: String(fee.finalityThreshold) },
+      };
+    },
+    approval: (quote) => Promise.resolve(buildCctpApprove(route, BigInt(quote.amountUnits))),
+    start(quote) {
+      // Minted to the treasury, and only the treasury may mint: the one receiveMessage is Payrail's own outbox intent.
+      const finality = Number(quote.params.minFinalityThreshold) <= CCTP_FINALITY_THRESHOLD.fast ? 'fast' : 'standard';
+      return buildDepositForBurn({ ...route, finality }, {
+        amount: BigInt(quote.amountUnits), mintRecipient: quote.recipient, maxFee: BigInt(quote.maxFeeUnits), destinationCaller: deps.treasuryAddress,
+      });
+    },
+    async check(_quote, startTxHash) {
+      const attestation = await fetchCctpAttestation(route, { txHash: startTxHash, messageIndex: 0 }, { fetch: deps.fetch });
+      if (attestation.status === 'pending') return { state: 'pending', detail: `Iris: ${attestation.irisStatus ?? 'not seen yet'}` };
+      return { state: 'attested', message: attestation.message, attestation: attestation.attestation };
+    },
+    finish(_quote, arrival) {
+      if (arrival.state !== 'attested') throw new Error(`a CCTP transfer is finished from its attestation, not from ${arrival.state}`);
+      return buildReceiveMessage(route, arrival);
+    },
+  };
+}
+
+function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
+  const source = deps.provider(base.sourceChainId);
+  const destination = deps.provider(base.destinationChainId);
+  const expectedSeconds = deps.registry.chain(base.sourceChainId).oft[base.tokenSymbol]?.expectedSeconds ?? 0;
+  const sendParam = (quote: BridgeQuote) => ({
+    dstEid: route.destination.eid,
+    to: addressToBytes32(quote.recipient),
+    amountLD: BigInt(quote.amountUnits),
+    minAmountLD: BigInt(quote.amountUnits) - BigInt(quote.maxFeeUnits),
+    extraOptions: route.extraOptions ?? '0x',
+    composeMsg: '0x',
+    oftCmd: '0x',
+  });
+  return {
+    kind: 'oft',
+    async quote(amount) {
+      const [quoted, destinationBlock] = await Promise.all([quoteOftSend(route, source, base.recipient, amount), destination.getBlockNumber()]);
+      const nativeFee = quoted.fee.nativeFee + (quoted.fee.nativeFee * NATIVE_FEE_HEADROOM_BPS) / 10_000n;
+      return {
+        ...base, kind: 'oft', amountUnits: amount.toString(), maxFeeUnits: (amount - quoted.amountReceivedLD).toString(), nativeFeeWei: nativeFee.toString(),
+        expectedSeconds,
+        // Delivery is looked for from here on: a block of the destination from before the send.
+        params: { destinationFromBlock: String(destinationBlock) },
+      };
+    },
+    async approval(quote) {
+      return (await oftApprovalRequired(route, source)) ? buildOftApprove(route, BigInt(quote.amountUnits)) : null;
+    },
+    start(quote) {
+      return buildOftSend(route, { sendParam: sendParam(quote), fee: { nativeFee: BigInt(quote.nativeFeeWei), lzTokenFee: 0n } }, deps.treasuryAddress);
+    },
+    async check(quote, startTxHash) {
+      const receipt = await source.getTransactionReceipt(startTxHash);
+      if (!receipt) throw new Error(`the OFT send ${startTxHash} has no receipt`);
+      const { guid } = parseOftSentReceipt(route, receipt);
+      const delivery = await findOftDelivery(route, destination, guid, Number(quote.params.destinationFromBlock));
+      if (!delivery.delivered) return { state: 'pending', detail: `LayerZero message ${guid} not delivered yet` };
+      return { state: 'delivered', txHash: delivery.txHash, receivedUnits: delivery.amountReceivedLD.toString() };
+    },
+    finish: () => null,
+  };
+}
+
+function routeFor(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string) {
+  const cctp = symbol === CCTP_TOKEN ? cctpRoute(registry, sourceChainId, destinationChainId) : undefined;
+  if (cctp) return { kind: 'cctp' as const, route: cctp };
+  const oft = oftRoute(registry, sourceChainId, destinationChainId, symbol);
+  return oft && { kind: 'oft' as const, route: oft };
+}
+
+/**
+ * The bridge for `symbol` from one chain to another, as configured (`cctp` / `oft` of chains.json): CCTP for USDC
+ * when both chains have it, else the token's OFT on both chains; undefined when neither connects them.
+ */
+export function bridgeAdapterFor(deps: BridgeAdapterDeps, sourceChainId: number, destinationChainId: number, symbol: string): BridgeAdapter | undefined {
+  const found = routeFor(deps.registry, sourceChainId, destinationChainId, symbol);
+  if (!found) return undefined;
+  const base = { sourceChainId, destinationChainId, tokenSymbol: symbol, recipient: deps.treasuryAddress };
+  return found.kind === 'cctp' ? cctpAdapter(deps, found.route, base) : oftAdapter(deps, found.route, base);
+}
+
+/** Which bridge connects the chains for `symbol`, if any (for planning a payment: reads no chain). */
+export function bridgeKindFor(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string): BridgeKind | undefined {
+  return sourceChainId === destinationChainId ? undefined : routeFor(registry, sourceChainId, destinationChainId, symbol)?.kind;
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import { Client, Connection } from '@temporalio/client';
+import Koa from 'koa';
+import { createKnex } from '../../db/connection';
+import type { Stack } from '../stack';
+import { percentile, type Figure } from './report';
+
+export const CONCURRENCY = 16;
+/** Each handler runs this long per round; rounds alternate the handlers so drift in the shared machine's load hits all. */
+const ROUND_MS = 6_000;
+const ROUNDS = 2;
+/** The floor's workflows go to a queue no worker polls: their cost is the start alone. */
+const FLOOR_TASK_QUEUE = 'bench-floor';
+
+interface LoadResult {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** `CONCURRENCY` clients POST back to back for `durationMs`; every answer must be a 201. */
+async function drive(url: string, headers: Record<string, string>, body: () => unknown, durationMs: number): Promise<{ count: number; elapsedMs: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  const deadline = t0 + durationMs;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const start = performance.now();
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body()) });
+        const text = await res.text();
+        if (res.status !== 201) throw new Error(`POST ${url}: HTTP ${res.status} ${text}`);
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  return { count: latencies.length, elapsedMs: performance.now() - t0, latencies };
+}
+
+/**
+ * The floor: bare Koa handlers against the same PostgreSQL and Temporal as Payrail, in the same process (so they share
+ * its CPU): one that inserts a row, and one that inserts a row and starts a workflow.
+ */
+async function startFloorServer(stack: Stack): Promise<{ url: string; stop(): Promise<void> }> {
+  const knex = createKnex(stack.env.DATABASE_URL!, { max: 20 });
+  await knex.schema.createTable('bench_floor_rows', (t) => {
+    t.uuid('id').primary();
+    t.jsonb('body').notNullable();
+    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+  });
+  const connection = await Connection.connect({ address: stack.info.temporalAddress });
+  const client = new Client({ connection });
+  const insert = async (body: unknown) => {
+    const id = randomUUID();
+    await knex('bench_floor_rows').insert({ id, body: JSON.stringify(body) });
+    return id;
+  };
+  const router = new Router();
+  router.post('/insert', async (ctx) => {
+    ctx.status = 201;
+    ctx.body = { id: await insert(ctx.request.body) };
+  });
+  router.post('/insert-start', async (ctx) => {
+    const id = await insert(ctx.request.body);
+    await client.workflow.start('benchFloorWorkflow', { workflowId: `bench-floor-${id}`, taskQueue: FLOOR_TASK_QUEUE, args: [id] });
+    ctx.status = 201;
+    ctx.body = { id };
+  });
+  const app = new Koa().use(bodyParser()).use(router.routes());
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await Promise.all([knex.destroy(), connection.close()]);
+    },
+  };
+}
+
+export function createBody(sourceChainId: number, amount = '1.25'): unknown {
+  return {
+    type: 'exactIn',
+    orderId: `bench-${randomUUID()}`,
+    display: { name: 'bench' },
+    source: { chainId: String(sourceChainId), tokenSymbol: 'USDC', amount },
+  };
+}
+
+/** Payrail's create next to the two floors, at CONCURRENCY clients, alternating in rounds. */
+export async function benchCreate(stack: Stack, log: (line: string) => void): Promise<Figure[]> {
+  const floor = await startFloorServer(stack);
+  try {
+    const handlers = {
+      insert: { url: `${floor.url}/insert`, headers: {} },
+      insertStart: { url: `${floor.url}/insert-start`, headers: {} },
+      payrail: { url: stack.info.paymentApiUrl, headers: { 'x-api-key': stack.info.demoMerchant.ordersKey } },
+    };
+    const body = () => createBody(42161);
+    const samples = { insert: [] as number[], insertStart: [] as number[], payrail: [] as number[] };
+    const totals = { insert: { count: 0, ms: 0 }, insertStart: { count: 0, ms: 0 }, payrail: { count: 0, ms: 0 } };
+    // Warm-up: connections, pools, JIT.
+    for (const h of Object.values(handlers)) await drive(h.url, h.headers, body, 1_000);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of Object.keys(handlers) as Array<keyof typeof handlers>) {
+        const r = await drive(handlers[name].url, handlers[name].headers, body, ROUND_MS);
+        samples[name].push(...r.latencies);
+        totals[name].count += r.count;
+        totals[name].ms += r.elapsedMs;
+      }
+    }
+    const result = (name: keyof typeof handlers): LoadResult => ({
+      perSecond: totals[name].count / (totals[name].ms / 1000),
+      p50: percentile(samples[name], 50),
+      p99: percentile(samples[name], 99),
+    });
+    const [insert, insertStart, payrail] = [result('insert'), result('insertStart'), result('payrail')];
+    for (const [name, r] of Object.entries({ 'floor: insert': insert, 'floor: insert + start': insertStart, 'Payrail create': payrail })) {
+      log(`${name.padEnd(24)} ${r.perSecond.toFixed(1).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms`);
+    }
+    return [
+      {
+        name: `create throughput, ${CONCURRENCY} clients`,
+        value: payrail.perSecond,
+        unit: '/s',
+        against: { name: 'insert + start', value: insertStart.perSecond, unit: '/s' },
+        target: { kind: 'ratio', atLeast: 0.8 },
+      },
+      {
+        name: `create p99, ${CONCURRENCY} clients`,
+        value: payrail.p99,
+        unit: 'ms',
+        against: { name: 'insert + start', value: insertStart.p99, unit: 'ms' },
+        target: { kind: 'ratio', atMost: 1.5 },
+      },
+      {
+        name: 'insert + start throughput (Temporal floor)',
+        value: insertStart.perSecond,
+        unit: '/s',
+        against: { name: 'insert alone', value: insert.perSecond, unit: '/s' },
+        target: { kind: 'ratio' },
+      },
+    ];
+  } finally {
+    await floor.stop();
+  }
+}

@@ -1,0 +1,233 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Contract, JsonRpcProvider, Wallet, parseUnits, type TransactionReceipt } from 'ethers';
+import type { Knex } from 'knex';
+import { devnetRpc } from '../../chains/devnet/devnet';
+import { erc20Abi } from '../../chains/evm/contracts';
+import { ChainRegistry } from '../../chains/registry';
+import type { PaymentStatus } from '../../domain/payment';
+import type { Stack } from '../stack';
+import { CONCURRENCY, createBody } from './create';
+import { percentile, type Figure } from './report';
+
+/** Same chain as the demo merchant's payout wallet: no bridge, the treasury pays from its float. */
+export const SETTLEMENT_CHAIN_ID = 8453;
+const CHAIN_ID = SETTLEMENT_CHAIN_ID;
+const POLL_MS = 100;
+const SETTLE_TIMEOUT_MS = 5 * 60_000;
+const PAYMENT_AMOUNT = '1.25';
+
+const RANK: Partial<Record<PaymentStatus, number>> = {
+  payment_started: 1,
+  payment_payin_completed: 2,
+  payment_payout_started: 3,
+  payment_completed: 4,
+};
+const STARTED = 1;
+const COMPLETED = 4;
+
+/** When this process first saw each block of the chain (wall clock, comparable with PostgreSQL's now()). */
+class BlockClock {
+  private readonly seen = new Map<number, number>();
+  private last = -1;
+  private stopped = false;
+  readonly done: Promise<void>;
+
+  constructor(private readonly provider: JsonRpcProvider) {
+    this.done = this.poll();
+  }
+
+  private async poll(): Promise<void> {
+    while (!this.stopped) {
+      const head = await this.provider.getBlockNumber();
+      const now = Date.now();
+      for (let n = Math.max(this.last + 1, head - 50); n <= head; n++) this.seen.set(n, now);
+      this.last = Math.max(this.last, head);
+      await delay(POLL_MS);
+    }
+  }
+
+  at(block: number): number {
+    const t = this.seen.get(block);
+    if (t === undefined) throw new Error(`block ${block} was never seen`);
+    return t;
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.done;
+  }
+}
+
+interface Settled {
+  id: string;
+  minedAt: number;
+  startedAt: number;
+  completedAt: number;
+  confirmedAt: number;
+  payoutBroadcastAt: number;
+}
+
+/** The devnet customer paying deposit addresses 1.25 USDC each, without waiting for blocks (it counts its own nonces). */
+export async function customerPayer(stack: Stack, provider: JsonRpcProvider): Promise<{ pay(to: string): Promise<string> }> {
+  const chain = stack.info.chains.find((c) => c.chainId === CHAIN_ID)!;
+  const wallet = new Wallet(stack.info.customer.privateKey, provider);
+  const usdc = new Contract(chain.tokens.USDC.address, erc20Abi, provider);
+  const transfer = (to: string) => usdc.interface.encodeFunctionData('transfer', [to, parseUnits(PAYMENT_AMOUNT, 6)]);
+  // A transfer to a fresh address costs more gas than the estimate for one to self would say.
+  const template = await wallet.populateTransaction({ to: chain.tokens.USDC.address, data: transfer(wallet.address), gasLimit: 100_000n });
+  let nonce = template.nonce!;
+  // Sent in nonce order: a node refuses a nonce above the next one while it mines every transaction at once.
+  let sent: Promise<unknown> = Promise.resolve();
+  return {
+    pay(to) {
+      const signed = wallet.signTransaction({ ...template, nonce: nonce++, data: transfer(to) });
+      const hash = sent.then(async () => (await provider.send('eth_sendRawTransaction', [await signed])) as string);
+      sent = hash.catch(() => undefined);
+      return hash;
+    },
+  };
+}
+
+/** Creates `count` payments, pays them all at once from the devnet customer, and times each one's way to payment_completed. */
+async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provider: JsonRpcProvider, confirmations: number, count: number): Promise<Settled[]> {
+  const ids: string[] = [];
+  const addresses = new Map<string, string>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(count, CONCURRENCY) }, async () => {
+      while (next < count) {
+        next++;
+        const res = await fetch(stack.info.paymentApiUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': stack.info.demoMerchant.ordersKey },
+          body: JSON.stringify(createBody(CHAIN_ID, PAYMENT_AMOUNT)),
+        });
+        const created = (await res.json()) as { id: string; source: { receiverAddress: string; amount: string } };
+        if (res.status !== 201) throw new Error(`create: HTTP ${res.status} ${JSON.stringify(created)}`);
+        ids.push(created.id);
+        addresses.set(created.id, created.source.receiverAddress);
+      }
+    }),
+  );
+
+  // Every transfer broadcast together, with consecutive nonces: they land in the same few blocks.
+  const customer = await customerPayer(stack, provider);
+  const hashes = await Promise.all(ids.map((id) => customer.pay(addresses.get(id)!)));
+
+  const receipts = new Map<string, TransactionReceipt>();
+  const reached = new Map<string, Map<number, number>>(ids.map((id) => [id, new Map()]));
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    const now = Date.now();
+    const rows = await knex('payments').whereIn('id', ids).select<Array<{ id: string; status: PaymentStatus }>>('id', 'status');
+    for (const row of rows) {
+      const rank = RANK[row.status] ?? 0;
+      const seen = reached.get(row.id)!;
+      for (let r = 1; r <= rank; r++) if (!seen.has(r)) seen.set(r, now);
+    }
+    await Promise.all(
+      ids.map(async (id, i) => {
+        if (receipts.has(id)) return;
+        const receipt = await provider.getTransactionReceipt(hashes[i]!);
+        if (receipt) receipts.set(id, receipt);
+      }),
+    );
+    if ([...reached.values()].every((s) => s.has(COMPLETED))) break;
+    // The figures then say how many made it; a payment that did not counts as never completed.
+    if (Date.now() > deadline && receipts.size === count) break;
+    await delay(POLL_MS);
+  }
+
+  const payouts = new Map(
+    (await knex('chain_txs').whereIn('intent_key', ids.map((id) => `payout:${id}`)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
+      r.payment_id,
+      r.created_at.getTime(),
+    ]),
+  );
+  return ids.map((id) => {
+    const receipt = receipts.get(id);
+    if (!receipt) throw new Error(`no receipt for the payin of ${id}`);
+    const seen = reached.get(id)!;
+    return {
+      id,
+      minedAt: clock.at(receipt.blockNumber),
+      startedAt: seen.get(STARTED) ?? Number.NaN,
+      completedAt: seen.get(COMPLETED) ?? Number.NaN,
+      confirmedAt: clock.at(receipt.blockNumber + confirmations - 1),
+      payoutBroadcastAt: payouts.get(id) ?? Number.NaN,
+    };
+  });
+}
+
+/**
+ * One payment paid, then 100 paid in the same few blocks, on the devnet: the time from the payin mined to
+ * payment_completed, payments settled per second, and the latency of each step.
+ */
+export async function benchSettlement(stack: Stack, knex: Knex, options: { blockTimeMs: number; batch: number }, log: (line: string) => void): Promise<Figure[]> {
+  const { batch } = options;
+  const chain = stack.info.chains.find((c) => c.chainId === CHAIN_ID)!;
+  const registry = ChainRegistry.fromFile(stack.config.chainsFile).chain(CHAIN_ID);
+  const provider = new JsonRpcProvider(chain.rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
+  // Blocks at the block time only, as on a live chain (the devnet otherwise mines every transaction at once).
+  await devnetRpc(chain.rpcUrl, 'evm_setAutomine', [false]);
+  const clock = new BlockClock(provider);
+  try {
+    const [single] = await payAndSettle(stack, knex, clock, provider, registry.confirmations, 1);
+    const singleMs = single!.completedAt - single!.minedAt;
+    log(`one payment: payin mined → payment_completed ${singleMs.toFixed(0)} ms`);
+
+    const many = await payAndSettle(stack, knex, clock, provider, registry.confirmations, batch);
+    const completed = many.filter((s) => !Number.isNaN(s.completedAt));
+    const firstMined = Math.min(...many.map((s) => s.minedAt));
+    const lastCompleted = Math.max(...completed.map((s) => s.completedAt));
+    const latencies = completed.map((s) => s.completedAt - s.minedAt);
+    const slowest = completed.length < batch ? Number.POSITIVE_INFINITY : Math.max(...latencies);
+    const perSecond = completed.length / ((lastCompleted - firstMined) / 1000);
+    log(
+      `${batch} payments: mined in ${new Set(many.map((s) => s.minedAt)).size} block(s); ${completed.length} completed within ${SETTLE_TIMEOUT_MS / 1000} s; ` +
+        `mined → completed p50 ${percentile(latencies, 50).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ${perSecond.toFixed(1)} payments/s`,
+    );
+
+    const all = [single!, ...many];
+    const step = (f: (s: Settled) => number) => all.map(f).filter((v) => !Number.isNaN(v));
+    const toStarted = step((s) => s.startedAt - s.minedAt);
+    const toPayout = step((s) => s.payoutBroadcastAt - s.confirmedAt);
+    log(`step: payin mined → payment_started      p50 ${percentile(toStarted, 50).toFixed(0)} ms, p99 ${percentile(toStarted, 99).toFixed(0)} ms`);
+    log(`step: payin confirmed → payout broadcast  p50 ${percentile(toPayout, 50).toFixed(0)} ms, p99 ${percentile(toPayout, 99).toFixed(0)} ms`);
+
+    return [
+      {
+        name: `${batch} payments: slowest mined → completed`,
+        value: slowest,
+        unit: 'ms',
+        against: { name: 'one payment', value: singleMs, unit: 'ms' },
+        target: { kind: 'ratio', atMost: 2 },
+      },
+      {
+        name: `${batch} payments settled per second`,
+        value: perSecond,
+        unit: '/s',
+        against: { name: 'one payment', value: 1000 / singleMs, unit: '/s' },
+        target: { kind: 'ratio' },
+      },
+      {
+        name: 'payin mined → payment_started, p99',
+        value: percentile(toStarted, 99),
+        unit: 'ms',
+        against: { name: 'block time + scan interval', value: options.blockTimeMs + registry.pollIntervalMs, unit: 'ms' },
+        target: { kind: 'ratio', atMost: 1 },
+      },
+      {
+        name: 'payin confirmed → payout broadcast, p99',
+        value: percentile(toPayout, 99),
+        unit: 'ms',
+        against: { name: 'bound', value: 1000, unit: 'ms' },
+        target: { kind: 'ratio', atMost: 1 },
+      },
+    ];
+  } finally {
+    await clock.stop();
+    await devnetRpc(chain.rpcUrl, 'evm_setAutomine', [true]);
+    provider.destroy();
+  }
+}

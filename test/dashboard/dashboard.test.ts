@@ -1,0 +1,270 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Wallet } from 'ethers';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { PaymentResource } from '../../api/serializers/payment';
+import type { Stack } from '../../scripts/stack';
+import { uniqueOrderId } from '../api/helpers';
+import { bearer, login, uniqueEmail } from '../merchant/helpers';
+import { createPayment, paymentBody } from '../support/api';
+import { customerTransfer } from '../support/chain';
+import { request } from '../support/http';
+import { sinkMessages } from '../support/mail';
+import { eventually } from '../support/poll';
+import { getStack } from '../support/stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Every page the flow reaches is kept here as a screenshot (test artifacts; var/ is git-ignored). */
+const SCREENSHOT_DIR = path.resolve(process.env.PAYRAIL_SCREENSHOT_DIR ?? 'var/screenshots/dashboard');
+
+/**
+ * The merchant dashboard in headless Chromium on the real stack: a new merchant logs in with the mailed code,
+ * registers an app, makes keys, takes a payment that is paid on the devnet and watched live to completion, and
+ * manages keys and webhook settings; a second developer sees none of it.
+ */
+describe('merchant dashboard in Chromium', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let browser: BrowserContext;
+  let profileDir: string;
+  let page: Page;
+  let base: string;
+  const email = uniqueEmail('dash');
+  const pageErrors: string[] = [];
+  let appId: string;
+  let ordersKey: string;
+  let payment: PaymentResource;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    base = stack.publicBaseUrl;
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    profileDir = await mkdtemp(path.join(tmpdir(), 'payrail-dashboard-'));
+    browser = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      viewport: { width: 1100, height: 800 },
+    });
+    page = await browser.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await browser?.close();
+    if (profileDir) await rm(profileDir, { recursive: true, force: true });
+  });
+
+  afterEach(() => assert.deepEqual(pageErrors.splice(0), [], 'no script errors on the pages'));
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  const nav = (name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name });
+
+  async function loginInBrowser(address: string): Promise<void> {
+    const before = (await sinkMessages(stack.info.mailSinkUrl!, address)).length;
+    await page.goto(`${base}/dashboard/`);
+    await page.getByRole('heading', { name: 'Log in to Payrail' }).waitFor();
+    // Keyboard only: the field, the address, Enter.
+    await page.getByLabel('E-mail').focus();
+    await page.keyboard.type(address);
+    await page.keyboard.press('Enter');
+    const mail = await eventually('the login e-mail', 15_000, async () => (await sinkMessages(stack.info.mailSinkUrl!, address))[before]);
+    const code = /\b(\d{6})\b/.exec(mail.text)![1]!;
+    await page.getByLabel('Login code').fill(code);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+  }
+
+  it('serves the app under a strict CSP, hashed assets cached for good, any /dashboard path answered by the app', async () => {
+    const res = await fetch(`${base}/dashboard/payments/whatever`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.doesNotMatch(res.headers.get('content-security-policy') ?? '', /unsafe-inline/);
+    const html = await res.text();
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(script, html);
+    const asset = await fetch(`${base}${script}`);
+    assert.equal(asset.status, 200);
+    assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+    assert.equal((await fetch(`${base}/dashboard/assets/nope.js`)).status, 404);
+  });
+
+  it('logs in with the code from the mail sink, the login page naming the sink in dev', async () => {
+    await page.goto(`${base}/dashboard/`);
+    await page.getByText('Development stack: e-mails are caught by the mail sink').waitFor();
+    await shot('login');
+    await loginInBrowser(email);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const cookies = await browser.cookies(base);
+    const session = cookies.find((c) => c.name === 'payrail_session');
+    assert.ok(session?.httpOnly, 'HttpOnly session cookie');
+    assert.equal(session?.sameSite, 'Strict');
+    assert.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read the session');
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
+  });
+
+  it('registers an app (payout chain, token, validated wallet) and shows its ids and secret fingerprint', async () => {
+    await nav('Apps & keys').click();
+    await page.getByRole('heading', { name: 'Register an app' }).waitFor();
+    await page.getByLabel('App name').fill('Dashboard Coffee');
+    await page.getByLabel('Payout chain').selectOption('8453');
+    await page.getByLabel('Payout token').selectOption('USDC');
+    await page.getByLabel('Payout wallet address').fill(Wallet.createRandom().address);
+    // A receiver that is never there: deliveries are attempted, fail, and are logged.
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill('https://127.0.0.1:9/payrail');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    await page.getByText('Webhook secret — copy it now').waitFor();
+    appId = (await page.getByTestId('app-id').textContent())!;
+    assert.match(appId, /^merchant_dashboard-coffee/);
+    const secret = (await page.getByTestId('shown-once').textContent())!;
+    assert.equal(await page.getByTestId('fingerprint').textContent(), `sha256:${createHash('sha256').update(secret).digest('hex')}`);
+  });
+
+  it('creates an Orders and an Admin key, each shown once, then only by its prefix', async () => {
+    await page.getByLabel('Key name').fill('shop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('New Orders key — copy it now').waitFor();
+    const keysSection = page.getByRole('region', { name: 'API keys' });
+    ordersKey = (await keysSection.getByTestId('shown-once').textContent())!;
+    assert.match(ordersKey, /^pr_/);
+    await page.getByLabel('Key name').fill('reports');
+    await page.getByLabel('Scope').selectOption('Admin');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('New Admin key — copy it now').waitFor();
+    const keys = page.getByRole('table', { name: 'API keys' });
+    await keys.getByRole('row').nth(2).waitFor();
+    const listed = await keys.textContent();
+    assert.ok(!listed!.includes(ordersKey), 'the list never shows a full key');
+    assert.ok(!(await page.content()).includes(ordersKey), 'the Orders key is gone from the page once the next is shown');
+    assert.match(listed!, /shop.*Orders.*pr_/s);
+    assert.match(listed!, /reports.*Admin/s);
+    await shot('apps');
+  });
+
+  it('shows a payment created through the API reach payment_completed live, without reloading', async () => {
+    payment = await createPayment(stack.info.paymentApiUrl, ordersKey, paymentBody({ orderId: uniqueOrderId('dash'), chainId: '8453', amount: '3' }));
+    await nav('Payments').click();
+    const row = page.locator(`tr[data-payment-id="${payment.id}"]`);
+    await row.waitFor();
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '3');
+    await row.locator('[data-status="payment_completed"]').waitFor({ timeout: 120_000 });
+    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'the page was never reloaded');
+    await shot('payments');
+  });
+
+  it("opens the payment's page: timeline, transaction hashes, webhook deliveries, workflow link", async () => {
+    await page.locator(`tr[data-payment-id="${payment.id}"]`).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const statuses = await page.getByRole('list', { name: 'Status timeline' }).locator('li').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')));
+    assert.equal(statuses[0], 'payment_unpaid');
+    assert.equal(statuses[statuses.length - 1], 'payment_completed');
+    assert.ok(statuses.includes('payment_payin_completed'), statuses.join(' → '));
+    const read = (await request<PaymentResource>(`${stack.info.paymentApiUrl}/payments/${payment.id}`)).body;
+    assert.equal(await page.getByTestId('payin-tx').textContent(), read.source.txHash);
+    assert.equal(await page.getByTestId('payout-tx').textContent(), read.destination.txHash);
+    const deliveries = page.getByRole('table', { name: 'Webhook deliveries of this payment' });
+    await eventually('both webhook deliveries on the page', 30_000, async () => ((await deliveries.locator('tbody tr').count()) === 2 ? true : undefined));
+    assert.match((await deliveries.textContent())!, /payment_payin_completed.*exhausted/s);
+    if (stack.info.temporalUiUrl) {
+      assert.equal(
+        await page.getByRole('link', { name: 'Open in Temporal UI' }).getAttribute('href'),
+        `${stack.info.temporalUiUrl}/namespaces/${stack.config.temporal.namespace}/workflows/payment-${payment.id}`,
+      );
+    }
+    await shot('payment');
+  });
+
+  it('lists the deliveries with filters, and draws the payment in the overview chart', async () => {
+    await nav('Deliveries').click();
+    const table = page.getByRole('table', { name: 'Webhook deliveries' });
+    await table.waitFor();
+    await page.getByLabel('Event').selectOption('payment_payout_completed');
+    await eventually('the filtered deliveries', 10_000, async () => ((await table.locator('tbody tr').count()) === 1 ? true : undefined));
+    await shot('deliveries');
+
+    await nav('Overview').click();
+    await page.getByTestId('count-today').filter({ hasText: '1' }).waitFor();
+    const chart = page.getByRole('img', { name: 'Daily volume and payment count' });
+    const today = new Date().toISOString().slice(0, 10);
+    assert.equal(await chart.locator(`rect[data-date="${today}"]`).getAttribute('data-count'), '1');
+    assert.ok(Number(await chart.locator(`rect[data-date="${today}"]`).getAttribute('height')) > 0, 'a bar is drawn for today');
+    await shot('overview');
+
+    await nav('Legacy orders').click();
+    await page.getByText('No legacy orders.').waitFor();
+    await shot('orders');
+  });
+
+  it('revokes the Orders key after a confirmation; the API refuses it at once', async () => {
+    await nav('Apps & keys').click();
+    await page.getByRole('button', { name: 'Revoke shop' }).click();
+    await page.getByRole('button', { name: 'Confirm revoke' }).click();
+    await page.getByRole('table', { name: 'API keys' }).getByText(/revoked/).waitFor();
+    const res = await request(stack.info.paymentApiUrl, { headers: { 'x-api-key': ordersKey }, body: paymentBody({ orderId: uniqueOrderId('revoked'), chainId: '8453' }) });
+    assert.equal(res.status, 401, res.text);
+  });
+
+  it('refuses an http:// webhook URL next to the field, rotates the secret to a new fingerprint, sends a logged test event', async () => {
+    const field = page.getByRole('textbox', { name: 'Webhook URL' }).first();
+    await field.fill('http://example.com/hooks');
+    await page.getByRole('button', { name: 'Save webhook URL' }).click();
+    await page.locator('#webhook-url-error').filter({ hasText: /https/ }).waitFor();
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+
+    const before = await page.getByTestId('fingerprint').textContent();
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
+    await page.getByText('New webhook secret — copy it now').waitFor();
+    const secret = (await page.getByRole('region', { name: 'Webhook' }).getByTestId('shown-once').textContent())!;
+    const expected = `sha256:${createHash('sha256').update(secret).digest('hex')}`;
+    await page.getByTestId('fingerprint').filter({ hasText: expected }).waitFor();
+    assert.notEqual(before, expected);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByTestId('test-result').filter({ hasText: 'Test event failed' }).waitFor();
+    await nav('Deliveries').click();
+    await page.getByLabel('Event').selectOption('webhook_test');
+    await page.getByRole('table', { name: 'Webhook deliveries' }).getByText('test event').waitFor();
+    await nav('Apps & keys').click();
+  });
+
+  it('works at phone width', async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await nav('Payments').click();
+    await page.locator(`tr[data-payment-id="${payment.id}"]`).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling of the page (${overflow}px)`);
+    await shot('payments-phone');
+    await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  it('logs out: the session ends server-side and the pages are closed', async () => {
+    const cookie = (await browser.cookies(base)).find((c) => c.name === 'payrail_session')!;
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('heading', { name: 'Log in to Payrail' }).waitFor();
+    await page.goto(`${base}/dashboard/payments`);
+    await page.getByRole('heading', { name: 'Log in to Payrail' }).waitFor();
+    const res = await request(`${stack.info.merchantApiUrl}/apps`, { headers: { cookie: `payrail_session=${cookie.value}` } });
+    assert.equal(res.status, 401, 'the old cookie no longer opens anything');
+  });
+
+  it("never shows a second developer the first one's apps, payments or deliveries", async () => {
+    const other = uniqueEmail('other');
+    await loginInBrowser(other);
+    await page.getByText('Register an app first').waitFor();
+    assert.equal(await page.getByLabel('App').count(), 0, 'no app to choose');
+    await page.goto(`${base}/dashboard/payments/${payment.id}?app=${appId}`);
+    await page.getByText('Register an app first').waitFor();
+    assert.ok(!(await page.content()).includes(payment.source.receiverAddress));
+
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!, uniqueEmail('other-api'));
+    for (const p of [`/apps/${appId}/payments`, `/apps/${appId}/payments/${payment.id}`, `/apps/${appId}/deliveries`]) {
+      assert.equal((await request(`${stack.info.merchantApiUrl}${p}`, { headers: bearer(session.token) })).status, 404, p);
+    }
+  });
+});

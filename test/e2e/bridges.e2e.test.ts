@@ -1,0 +1,213 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { concat, Interface, keccak256, parseUnits, Wallet } from 'ethers';
+import { fetchCctpAttestation, buildReceiveMessage, MESSAGE_TRANSMITTER_V2_ABI, TOKEN_MESSENGER_V2_ABI, type CctpRoute } from '../../chains/bridges/cctp';
+import type { ChainTxRow } from '../../db/tables';
+import type { PaymentStatus } from '../../domain/payment';
+import type { Stack } from '../../scripts/stack';
+import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
+import { eventually } from '../support/poll';
+import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+import { exited, spawnWorker } from '../support/worker';
+
+/** FEE_BPS=50 in the test stack. */
+const payoutOf = (amount: string) => parseUnits(amount, 6) - (parseUnits(amount, 6) * 50n) / 10_000n;
+const transmitter = new Interface(MESSAGE_TRANSMITTER_V2_ABI);
+const messenger = new Interface(TOKEN_MESSENGER_V2_ABI);
+const [SOURCE, DESTINATION] = [42161, 8453];
+
+describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet', function () {
+  this.timeout(240_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let key: string;
+  let merchant: string;
+  const children: ChildProcess[] = [];
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.paymentApiUrl;
+    key = stack.info.demoMerchant.ordersKey;
+    merchant = stack.info.demoMerchant.payout.address;
+  });
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await stack?.bridges.attestationService.start();
+    await services?.close();
+  });
+
+  const cctpRoute = (): CctpRoute => {
+    const [source, destination] = stack.bridges.cctp.chains;
+    return { source, destination, irisBaseUrl: stack.bridges.cctp.irisUrl, finality: 'fast' };
+  };
+  const bridgeTxs = (paymentId: string) =>
+    services.knex<ChainTxRow>('chain_txs').where({ payment_id: paymentId }).where('purpose', 'like', 'bridge %').orderBy('created_at');
+
+  /** Pays `amount` of `symbol` on Arbitrum to a new payment paid out in USDC on Base; returns it once completed. */
+  async function payAcross(symbol: 'USDC' | 'USDT', amount: string, paymentApiUrl = api) {
+    const created = await createPayment(paymentApiUrl, key, paymentBody({ orderId: `bridge-${randomUUID()}`, chainId: String(SOURCE), tokenSymbol: symbol, amount }));
+    assert.equal(created.destination.chainId, String(DESTINATION));
+    const before = await tokenBalance(stack.info, DESTINATION, 'USDC', merchant);
+    await customerTransfer(stack.info, SOURCE, symbol, created.source.receiverAddress, amount);
+    return { created, before, paidAt: Date.now() };
+  }
+
+  async function assertMerchantPaid(before: bigint, amount: string) {
+    assert.equal((await tokenBalance(stack.info, DESTINATION, 'USDC', merchant)) - before, payoutOf(amount));
+  }
+
+  /** CCTP messages received (minted) on the destination since `fromBlock`. */
+  async function receivedMessages(fromBlock: number) {
+    const [, destination] = stack.bridges.cctp.chains;
+    return providerFor(stack.info, DESTINATION).getLogs({
+      address: destination.messageTransmitter, fromBlock, toBlock: 'latest', topics: [transmitter.getEvent('MessageReceived')!.topicHash],
+    });
+  }
+
+  /** One USDC payment through CCTP to completion, shared by the tests that look at its burn. */
+  let cctpPayment: Promise<{ paymentId: string; before: bigint; mintsFrom: number; seconds: number }> | undefined;
+  const paidThroughCctp = () =>
+    (cctpPayment ??= (async () => {
+      const mintsFrom = await providerFor(stack.info, DESTINATION).getBlockNumber();
+      const { created, before, paidAt } = await payAcross('USDC', '40');
+      await waitForStatus(api, created.id, 'payment_completed', 180_000);
+      return { paymentId: created.id, before, mintsFrom, seconds: (Date.now() - paidAt) / 1000 };
+    })());
+  const cctpBurnTx = async () => {
+    const burn = (await bridgeTxs((await paidThroughCctp()).paymentId)).find((t) => t.purpose === 'bridge burn');
+    assert.ok(burn, 'the CCTP payment burned');
+    return burn.tx_hash;
+  };
+
+  it('USDC: burned on Arbitrum, attested by Iris, minted to the treasury on Base, the merchant paid, completed', async () => {
+    const { paymentId, before, mintsFrom, seconds } = await paidThroughCctp();
+    console.log(`      CCTP v2: payin mined → payment_completed in ${seconds.toFixed(1)} s`);
+    await assertMerchantPaid(before, '40');
+    const created = { id: paymentId };
+
+    const txs = await bridgeTxs(created.id);
+    assert.deepEqual(txs.map((t) => [t.purpose, t.chain_id, t.status]), [
+      ['bridge approve', SOURCE, 'confirmed'],
+      ['bridge burn', SOURCE, 'confirmed'],
+      ['bridge mint', DESTINATION, 'confirmed'],
+    ]);
+    const bridged = payoutOf('40');
+    const burnReceipt = await providerFor(stack.info, SOURCE).getTransactionReceipt(txs[1]!.tx_hash);
+    const burn = burnReceipt!.logs.map((l) => messenger.parseLog(l)).find((e) => e?.name === 'DepositForBurn');
+    assert.equal(burn?.args.amount, bridged);
+    assert.equal(burn?.args.minFinalityThreshold, 1000n, 'a fast transfer, as configured');
+    const mintReceipt = await providerFor(stack.info, DESTINATION).getTransactionReceipt(txs[2]!.tx_hash);
+    const minted = mintReceipt!.logs.map((l) => messenger.parseLog(l)).find((e) => e?.name === 'MintAndWithdraw');
+    assert.equal(minted?.args.mintRecipient, stack.devnet.treasury.address, 'minted to the destination treasury');
+    assert.equal((minted?.args.amount as bigint) + (minted?.args.feeCollected as bigint), bridged);
+    assert.ok((minted?.args.feeCollected as bigint) <= (burn?.args.maxFee as bigint), 'the fee stayed within maxFee');
+    assert.equal((await receivedMessages(mintsFrom)).length, 1, 'one message received on Base');
+  });
+
+  it('the destination refuses the same CCTP message a second time (nonce used)', async () => {
+    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 });
+    if (attested.status !== 'complete') return assert.fail('Iris has no attestation for the burn');
+    const replay = buildReceiveMessage(cctpRoute(), attested);
+    // From the treasury, the message's only allowed caller, so the nonce check is what refuses it.
+    await assert.rejects(
+      providerFor(stack.info, DESTINATION).call({ ...replay, from: stack.devnet.treasury.address }),
+      /Nonce already used/,
+    );
+  });
+
+  it('the destination refuses a CCTP message with a forged attestation', async () => {
+    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 });
+    if (attested.status !== 'complete') return assert.fail('Iris has no attestation for the burn');
+    // A fresh message (another nonce) signed by keys that are not the devnet's attesters.
+    const forgedMessage = concat([attested.message.slice(0, 2 + 12 * 2), keccak256('0x01'), `0x${attested.message.slice(2 + 44 * 2)}`]);
+    const forgers = [Wallet.createRandom(), Wallet.createRandom()].sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
+    const forged = concat(forgers.map((w) => w.signingKey.sign(keccak256(forgedMessage)).serialized));
+    await assert.rejects(
+      providerFor(stack.info, DESTINATION).call({ ...buildReceiveMessage(cctpRoute(), { message: forgedMessage, attestation: forged }), from: stack.devnet.treasury.address }),
+      /Invalid signature: not attester/,
+    );
+  });
+
+  it('USDT: sent through the OFT (locked on Arbitrum, minted on Base), delivered by LayerZero, the merchant paid, completed', async () => {
+    const [, baseOft] = stack.bridges.oft.chains;
+    const treasuryUsdtBefore = await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnet.treasury.address);
+    const { created, before, paidAt } = await payAcross('USDT', '15');
+    await waitForStatus(api, created.id, 'payment_completed', 180_000);
+    console.log(`      LayerZero OFT: payin mined → payment_completed in ${((Date.now() - paidAt) / 1000).toFixed(1)} s`);
+    await assertMerchantPaid(before, '15');
+
+    const txs = await bridgeTxs(created.id);
+    assert.deepEqual(txs.map((t) => [t.purpose, t.chain_id, t.status]), [
+      ['bridge approve', SOURCE, 'confirmed'],
+      ['bridge send', SOURCE, 'confirmed'],
+    ]);
+    assert.equal(
+      (await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnet.treasury.address)) - treasuryUsdtBefore,
+      payoutOf('15'),
+      `the OFT (${baseOft.oft}) delivered the bridged USDT to the treasury on Base`,
+    );
+  });
+
+  it('waits in payment_bridging while the attestation service is down, and completes once it is back', async () => {
+    const { created, before } = await payAcross('USDC', '12');
+    // Iris goes away once it has quoted (the approval is signed then), before the burn can be attested.
+    await eventually('the bridge approval', 120_000, async () => (await bridgeTxs(created.id)).find((t) => t.purpose === 'bridge approve'));
+    await stack.bridges.attestationService.stop();
+    try {
+      await eventually('the burn to be mined', 60_000, async () =>
+        (await bridgeTxs(created.id)).find((t) => t.purpose === 'bridge burn' && t.status === 'confirmed'));
+      // The burn is on chain and nothing can attest it: the payment stays where it is for as long as Iris is away.
+      const statuses = new Set<PaymentStatus>();
+      const watchUntil = Date.now() + 8_000;
+      while (Date.now() < watchUntil) {
+        statuses.add((await getPayment(api, created.id)).status);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.deepEqual([...statuses], ['payment_bridging']);
+      assert.equal((await bridgeTxs(created.id)).filter((t) => t.purpose === 'bridge mint').length, 0);
+    } finally {
+      await stack.bridges.attestationService.start();
+    }
+    await waitForStatus(api, created.id, 'payment_completed', 180_000);
+    await assertMerchantPaid(before, '12');
+    assert.deepEqual((await bridgeTxs(created.id)).map((t) => t.purpose), ['bridge approve', 'bridge burn', 'bridge mint']);
+  });
+
+  it('a worker killed right after broadcasting the burn: the restarted worker mints once, the payment completes', async () => {
+    const taskQueue = `bridge-crash-${randomUUID()}`;
+    const extra = await startExtraApi(stack, services, { taskQueue });
+    try {
+      const doomed = spawnWorker(stack, taskQueue, { PAYRAIL_FAULT_CRASH_AFTER_BROADCAST: 'bridge burn' });
+      children.push(doomed);
+      const burnsFrom = await providerFor(stack.info, SOURCE).getBlockNumber();
+      const mintsFrom = await providerFor(stack.info, DESTINATION).getBlockNumber();
+      const { created, before } = await payAcross('USDC', '9', extra.paymentApiUrl);
+
+      assert.equal(await exited(doomed), 'SIGKILL', 'the worker died right after broadcasting the burn');
+      assert.equal((await getPayment(extra.paymentApiUrl, created.id)).status, 'payment_bridging');
+      assert.deepEqual((await bridgeTxs(created.id)).map((t) => t.purpose), ['bridge approve', 'bridge burn']);
+
+      children.push(spawnWorker(stack, taskQueue));
+      await waitForStatus(extra.paymentApiUrl, created.id, 'payment_completed', 180_000);
+      await assertMerchantPaid(before, '9');
+
+      const txs = await bridgeTxs(created.id);
+      assert.deepEqual(txs.map((t) => t.purpose), ['bridge approve', 'bridge burn', 'bridge mint']);
+      const [source] = stack.bridges.cctp.chains;
+      const burns = await providerFor(stack.info, SOURCE).getLogs({
+        address: source.tokenMessenger, fromBlock: burnsFrom, toBlock: 'latest', topics: [messenger.getEvent('DepositForBurn')!.topicHash],
+      });
+      assert.deepEqual(burns.map((l) => l.transactionHash), [txs[1]!.tx_hash], 'exactly one burn on Arbitrum');
+      const mints = await receivedMessages(mintsFrom);
+      assert.deepEqual(mints.map((l) => l.transactionHash), [txs[2]!.tx_hash], 'exactly one mint on Base');
+    } finally {
+      await extra.close();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { getAddress, Interface, type Provider } from 'ethers';
+import { bridgeAdapterFor, bridgeKindFor } from '../../chains/bridges/adapter';
+import { TOKEN_MESSENGER_V2_ABI } from '../../chains/bridges/cctp';
+import { OFT_ABI } from '../../chains/bridges/oft';
+import { addressToBytes32 } from '../../chains/bridges/tx';
+import { ChainRegistry, chainRegistrySchema, type ChainRegistryFile } from '../../chains/registry';
+import type { BridgeQuote } from '../../domain/bridges';
+
+const addr = (n: number) => getAddress(`0x${n.toString(16).padStart(40, '0')}`);
+const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+
+function registry(opts: { cctpOn?: number[] } = {}): ChainRegistry {
+  const chain = (chainId: number, n: number): ChainRegistryFile['chains'][number] => ({
+    chainId,
+    name: `chain ${chainId}`,
+    rpcUrl: 'http://127.0.0.1:1',
+    confirmations: 2,
+    finalityDepth: 4,
+    depositFactory: addr(1),
+    forwarderInitCodeHash: `0x${'11'.repeat(32)}`,
+    tokens: { USDC: { address: addr(n + 1), decimals: 6 }, USDT: { address: addr(n + 2), decimals: 6 }, CUSD: { address: addr(n + 3), decimals: 18 } },
+    ...((opts.cctpOn ?? [42161, 8453]).includes(chainId)
+      ? { cctp: { domain: n, tokenMessenger: addr(n + 4), messageTransmitter: addr(n + 5), irisBaseUrl: 'https://iris.invalid', finality: 'standard' as const } }
+      : {}),
+    oft: { USDT: { eid: 30_000 + n, oft: addr(n + 6) } },
+  });
+  return new ChainRegistry(chainRegistrySchema.parse({ chains: [chain(42161, 3), chain(8453, 6)] }).chains);
+}
+
+const noChain = (): Provider => {
+  throw new Error('no chain in this test');
+};
+
+describe('bridge adapters: which bridge, and the calls they sign', () => {
+  it('picks CCTP for USDC, the OFT for USDT, nothing for a token without a bridge or within one chain', () => {
+    assert.equal(bridgeKindFor(registry(), 42161, 8453, 'USDC'), 'cctp');
+    assert.equal(bridgeKindFor(registry(), 8453, 42161, 'USDT'), 'oft');
+    assert.equal(bridgeKindFor(registry(), 42161, 8453, 'CUSD'), undefined);
+    assert.equal(bridgeKindFor(registry(), 42161, 42161, 'USDC'), undefined);
+    assert.equal(bridgeKindFor(registry({ cctpOn: [42161] }), 42161, 8453, 'USDC'), undefined, 'CCTP on one side only');
+  });
+
+  it('CCTP burns from the quote: mintRecipient and destinationCaller are the treasury, maxFee and finality as quoted', () => {
+    const adapter = bridgeAdapterFor({ registry: registry(), provider: noChain, treasuryAddress: TREASURY }, 42161, 8453, 'USDC')!;
+    const quote: BridgeQuote = {
+      kind: 'cctp', sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: '39800000', recipient: TREASURY,
+      maxFeeUnits: '4400', nativeFeeWei: '0', expectedSeconds: 60, params: { minFinalityThreshold: '1000' },
+    };
+    const call = adapter.start(quote);
+    assert.equal(call.to, addr(3 + 4));
+    const [amount, domain, mintRecipient, burnToken, destinationCaller, maxFee, threshold] = new Interface(TOKEN_MESSENGER_V2_ABI).decodeFunctionData('depositForBurn', call.data);
+    assert.deepEqual(
+      [amount, domain, mintRecipient, burnToken, destinationCaller, maxFee, threshold],
+      [39_800_000n, 6n, addressToBytes32(TREASURY), addr(3 + 1), addressToBytes32(TREASURY), 4_400n, 1000n],
+    );
+  });
+
+  it('an OFT send pays the quoted native fee and refuses to deliver less than the quote', () => {
+    const adapter = bridgeAdapterFor({ registry: registry(), provider: () => ({}) as Provider, treasuryAddress: TREASURY }, 8453, 42161, 'USDT')!;
+    const quote: BridgeQuote = {
+      kind: 'oft', sourceChainId: 8453, destinationChainId: 42161, tokenSymbol: 'USDT', amountUnits: '15000000', recipient: TREASURY,
+      maxFeeUnits: '0', nativeFeeWei: '120', expectedSeconds: 180, params: { destinationFromBlock: '10' },
+    };
+    const call = adapter.start(quote);
+    assert.equal(call.to, addr(6 + 6));
+    assert.equal(call.value, 120n);
+    const [sendParam, fee, refundAddress] = new Interface(OFT_ABI).decodeFunctionData('send', call.data) as unknown as [
+      { dstEid: bigint; to: string; amountLD: bigint; minAmountLD: bigint }, { nativeFee: bigint; lzTokenFee: bigint }, string,
+    ];
+    assert.deepEqual([sendParam.dstEid, sendParam.to, sendParam.amountLD, sendParam.minAmountLD], [30_003n, addressToBytes32(TREASURY), 15_000_000n, 15_000_000n]);
+    assert.deepEqual([fee.nativeFee, fee.lzTokenFee, refundAddress], [120n, 0n, TREASURY]);
+    assert.equal(adapter.finish(quote, { state: 'delivered', txHash: `0x${'ab'.repeat(32)}`, receivedUnits: '15000000' }), null, 'LayerZero delivers');
+  });
+});

@@ -1,0 +1,268 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiFailure, api, type ApiKey, type App } from '../api';
+import { CopyButton, ErrorNote, when } from '../format';
+import type { PageProps } from '../main';
+
+const value = (e: Event) => (e.target as HTMLInputElement).value;
+
+/** A secret shown once: a copy button and the warning that it will not be shown again. */
+function ShownOnce(props: { label: string; secret: string; extra?: string }) {
+  return (
+    <div class="once" role="status">
+      <p>
+        <strong>{props.label}</strong> — copy it now: it is shown only once and cannot be retrieved later.
+      </p>
+      <p>
+        <code class="mono secret" data-testid="shown-once">{props.secret}</code> <CopyButton text={props.secret} label={`Copy ${props.label}`} />
+      </p>
+      {props.extra && <p>{props.extra}</p>}
+    </div>
+  );
+}
+
+function RegisterForm(props: PageProps & { onRegistered: (app: App) => void }) {
+  const chains = props.config.chains;
+  const [form, setForm] = useState({ name: '', chainId: chains[0]?.chainId ?? '', tokenSymbol: chains[0]?.tokens[0] ?? '', address: '', webhookUrl: '' });
+  const [error, setError] = useState<ApiFailure | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const tokens = chains.find((c) => c.chainId === form.chainId)?.tokens ?? [];
+  const fieldError = (path: string) => error?.fieldMessage(path);
+  return (
+    <section aria-labelledby="h-register">
+      <h2 id="h-register">Register an app</h2>
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setError(null);
+          api<App & { webhookSecret: string }>('/register', {
+            body: { name: form.name || undefined, webhookUrl: form.webhookUrl, payout: { chainId: form.chainId, tokenSymbol: form.tokenSymbol, address: form.address } },
+          }).then(
+            (app) => {
+              setSecret(app.webhookSecret);
+              props.onRegistered(app);
+            },
+            (err: ApiFailure) => setError(err),
+          );
+        }}
+      >
+        <label>
+          App name
+          <input value={form.name} maxLength={100} onInput={(e) => setForm({ ...form, name: value(e) })} />
+        </label>
+        <label>
+          Payout chain
+          <select value={form.chainId} onChange={(e) => setForm({ ...form, chainId: value(e), tokenSymbol: chains.find((c) => c.chainId === value(e))?.tokens[0] ?? '' })}>
+            {chains.map((c) => (
+              <option key={c.chainId} value={c.chainId}>{c.name} ({c.chainId})</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Payout token
+          <select value={form.tokenSymbol} onChange={(e) => setForm({ ...form, tokenSymbol: value(e) })}>
+            {tokens.map((t) => (
+              <option key={t} value={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Payout wallet address
+          <input required value={form.address} pattern="0x[0-9a-fA-F]{40}" placeholder="0x…" aria-invalid={Boolean(fieldError('address'))} onInput={(e) => setForm({ ...form, address: value(e) })} />
+          {fieldError('address') && <span class="field-error">{fieldError('address')}</span>}
+        </label>
+        <label>
+          Webhook URL
+          <input required type="url" value={form.webhookUrl} placeholder="https://" aria-invalid={Boolean(fieldError('webhookUrl'))} onInput={(e) => setForm({ ...form, webhookUrl: value(e) })} />
+          {fieldError('webhookUrl') && <span class="field-error">{fieldError('webhookUrl')}</span>}
+        </label>
+        <button type="submit">Register app</button>
+      </form>
+      {error && !error.details.length && <ErrorNote error={error} />}
+      {secret && <ShownOnce label="Webhook secret" secret={secret} />}
+    </section>
+  );
+}
+
+function Keys({ app }: { app: App }) {
+  const [keys, setKeys] = useState<ApiKey[]>([]);
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<'Orders' | 'Admin'>('Orders');
+  const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () => api<{ data: ApiKey[] }>(`/apps/${app.appId}/keys`).then((r) => setKeys(r.data), setError);
+  useEffect(() => {
+    setCreated(null);
+    void load();
+  }, [app.appId]);
+  return (
+    <section aria-labelledby="h-keys">
+      <h2 id="h-keys">API keys</h2>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          api<ApiKey & { key: string }>(`/apps/${app.appId}/keys`, { body: { name: name || undefined, scope } }).then((key) => {
+            setCreated(key);
+            setName('');
+            void load();
+          }, setError);
+        }}
+      >
+        <label>
+          Key name
+          <input value={name} maxLength={100} onInput={(e) => setName(value(e))} />
+        </label>
+        <label>
+          Scope
+          <select value={scope} onChange={(e) => setScope(value(e) as 'Orders' | 'Admin')}>
+            <option value="Orders">Orders (create payments)</option>
+            <option value="Admin">Admin (statistics, all reads)</option>
+          </select>
+        </label>
+        <button type="submit">Create key</button>
+      </form>
+      <ErrorNote error={error} />
+      {created && <ShownOnce label={`New ${created.scope} key`} secret={created.key} />}
+      <div class="table-wrap">
+        <table aria-label="API keys">
+          <thead>
+            <tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id} data-key-id={k.id}>
+                <td>{k.name ?? '—'}</td>
+                <td>{k.scope}</td>
+                <td class="mono">{k.hint}</td>
+                <td>{when(k.createdAt)}</td>
+                <td>{when(k.lastUsedAt)}</td>
+                <td>
+                  {k.revokedAt ? (
+                    `revoked ${when(k.revokedAt)}`
+                  ) : confirming === k.id ? (
+                    <span role="group" aria-label={`Confirm revoking ${k.name ?? k.hint}`}>
+                      Revoke for good?{' '}
+                      <button type="button" class="danger" onClick={() => void api(`/apps/${app.appId}/keys/${k.id}`, { method: 'DELETE' }).then(load, setError).finally(() => setConfirming(null))}>
+                        Confirm revoke
+                      </button>{' '}
+                      <button type="button" onClick={() => setConfirming(null)}>Cancel</button>
+                    </span>
+                  ) : (
+                    <button type="button" onClick={() => setConfirming(k.id)} aria-label={`Revoke ${k.name ?? k.hint}`}>Revoke</button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> }) {
+  const [url, setUrl] = useState(app.webhookUrl ?? '');
+  const [error, setError] = useState<ApiFailure | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [testResult, setTestResult] = useState<string | null>(null);
+  const [rotated, setRotated] = useState<{ webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string } | null>(null);
+  useEffect(() => {
+    setUrl(app.webhookUrl ?? '');
+    setRotated(null);
+  }, [app.appId]);
+  const urlError = error?.fieldMessage('webhookUrl');
+  return (
+    <section aria-labelledby="h-webhook">
+      <h2 id="h-webhook">Webhook</h2>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setError(null);
+          setSaved(false);
+          api<App>(`/apps/${app.appId}/webhook`, { method: 'PUT', body: { webhookUrl: url } }).then(
+            () => {
+              setSaved(true);
+              void onChanged();
+            },
+            (err: ApiFailure) => setError(err),
+          );
+        }}
+      >
+        <label>
+          Webhook URL
+          <input value={url} aria-invalid={Boolean(urlError)} aria-describedby="webhook-url-error" onInput={(e) => setUrl(value(e))} />
+        </label>
+        <button type="submit">Save webhook URL</button>
+        <span id="webhook-url-error" class="field-error" role="alert">{urlError ?? (error && !urlError ? error.message : '')}</span>
+        {saved && <span role="status">Saved.</span>}
+      </form>
+      <dl>
+        <dt>Secret fingerprint</dt>
+        <dd class="mono" data-testid="fingerprint">{app.webhookSecretFingerprint ?? '—'}</dd>
+        <dt>Secret rotated</dt>
+        <dd>{when(app.webhookSecretRotatedAt)}</dd>
+      </dl>
+      <button
+        type="button"
+        onClick={() =>
+          void api<{ webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }>(`/apps/${app.appId}/webhook/rotate`, { method: 'POST' }).then((r) => {
+            setRotated(r);
+            void onChanged();
+          })
+        }
+      >
+        Rotate webhook secret
+      </button>
+      <button
+        type="button"
+        onClick={() => {
+          setTestResult(null);
+          api<{ status: string; statusCode: number | null; error: string | null }>(`/apps/${app.appId}/webhook/test`, { method: 'POST' }).then(
+            (r) => setTestResult(r.status === 'delivered' ? `Test event delivered (HTTP ${r.statusCode}).` : `Test event failed: ${r.statusCode ? `HTTP ${r.statusCode}` : (r.error ?? 'no answer')}. It is in the delivery log.`),
+            (err: Error) => setTestResult(err.message),
+          );
+        }}
+      >
+        Send test event
+      </button>
+      <p role="status" data-testid="test-result">{testResult}</p>
+      {rotated && <ShownOnce label="New webhook secret" secret={rotated.webhookSecret} extra={`Fingerprint ${rotated.webhookSecretFingerprint}, rotated ${when(rotated.webhookSecretRotatedAt)}. The old secret stops working now.`} />}
+    </section>
+  );
+}
+
+export function AppsPage(props: PageProps & { onSelect: (appId: string) => void }) {
+  const { app } = props;
+  return (
+    <>
+      <h1>Apps &amp; keys</h1>
+      {app && (
+        <>
+          <section aria-labelledby="h-app">
+            <h2 id="h-app">{app.name}</h2>
+            <dl>
+              <dt>App id</dt>
+              <dd class="mono" data-testid="app-id">{app.appId}</dd>
+              <dt>Developer id</dt>
+              <dd class="mono">{app.developerId}</dd>
+              <dt>Payout</dt>
+              <dd>{app.payout.tokenSymbol} on chain {app.payout.chainId} to <span class="mono">{app.payout.address}</span></dd>
+            </dl>
+          </section>
+          <Keys app={app} />
+          <Webhook app={app} onChanged={props.reloadApps} />
+        </>
+      )}
+      <RegisterForm
+        {...props}
+        onRegistered={(registered) => {
+          props.onSelect(registered.appId);
+          void props.reloadApps();
+        }}
+      />
+    </>
+  );
+}

@@ -1,0 +1,252 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, PAYMENT_STATUSES, type Payment, type PaymentDetail } from '../api';
+import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
+import type { PageProps } from '../main';
+import { Link } from '../router';
+
+/** How often an open page asks what changed: one indexed query per app, cheap enough every couple of seconds. */
+const POLL_MS = 2000;
+
+interface Filters {
+  status: string;
+  q: string;
+  from: string;
+  to: string;
+}
+
+const queryString = (f: Filters, cursor?: string) => {
+  const q = new URLSearchParams();
+  if (f.status) q.set('status', f.status);
+  if (f.q.trim()) q.set('q', f.q.trim());
+  if (f.from) q.set('from', f.from);
+  if (f.to) q.set('to', f.to);
+  if (cursor) q.set('cursor', cursor);
+  return q.toString();
+};
+
+export function PaymentsPage({ app, config }: PageProps) {
+  const [filters, setFilters] = useState<Filters>({ status: '', q: '', from: '', to: '' });
+  const [draft, setDraft] = useState<Filters>(filters);
+  const [rows, setRows] = useState<Payment[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const since = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (!app) return;
+    setRows(null);
+    since.current = new Date().toISOString();
+    api<{ data: Payment[]; nextCursor: string | null }>(`/apps/${app.appId}/payments?${queryString(filters)}`).then((page) => {
+      setRows(page.data);
+      setNext(page.nextCursor);
+    }, setError);
+  }, [app?.appId, filters]);
+
+  // Live statuses: merge what changed since the last poll into the rows on screen.
+  useEffect(() => {
+    if (!app) return;
+    const timer = setInterval(() => {
+      const from = since.current;
+      if (!from) return;
+      api<{ data: Payment[] }>(`/apps/${app.appId}/payments/changes?since=${encodeURIComponent(from)}`).then(({ data }) => {
+        if (data.length === 0) return;
+        since.current = data[data.length - 1]!.updatedAt;
+        const changed = new Map(data.map((p) => [p.id, p]));
+        setRows((current) => {
+          if (!current) return current;
+          const shown = new Set(current.map((p) => p.id));
+          const unfiltered = !filters.status && !filters.q && !filters.from && !filters.to;
+          const fresh = unfiltered ? data.filter((p) => !shown.has(p.id) && (current.length === 0 || p.createdAt >= current[0]!.createdAt)).reverse() : [];
+          return [...fresh, ...current.map((p) => changed.get(p.id) ?? p)];
+        });
+      }, () => undefined);
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [app?.appId, filters]);
+
+  if (!app) return <><h1>Payments</h1><NoApp /></>;
+  const field = (name: keyof Filters) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
+  return (
+    <>
+      <h1>Payments of {app.name}</h1>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Filter payments"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilters(draft);
+        }}
+      >
+        <label>
+          Status
+          <select value={draft.status} onChange={field('status')}>
+            <option value="">Any</option>
+            {PAYMENT_STATUSES.map((s) => (
+              <option key={s} value={s}>{statusLabel(s)}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Order or payment id
+          <input type="search" value={draft.q} onInput={field('q')} />
+        </label>
+        <label>
+          Created from
+          <input type="date" value={draft.from} onInput={field('from')} />
+        </label>
+        <label>
+          Created before
+          <input type="date" value={draft.to} onInput={field('to')} />
+        </label>
+        <button type="submit">Apply filters</button>
+      </form>
+      <ErrorNote error={error} />
+      {rows === null ? (
+        <p>Loading…</p>
+      ) : rows.length === 0 ? (
+        <p>No payments match.</p>
+      ) : (
+        <div class="table-wrap">
+          <table aria-label="Payments">
+            <thead>
+              <tr>
+                <th scope="col">Payment</th>
+                <th scope="col">Order</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((p) => (
+                <tr key={p.id} data-payment-id={p.id}>
+                  <td>
+                    <Link href={`/payments/${p.id}?app=${app.appId}`} class="mono">{p.id.slice(0, 8)}</Link>
+                  </td>
+                  <td>{p.orderId ?? '—'}</td>
+                  <td>
+                    {p.source.amount} {p.source.tokenSymbol} <small>on {chainName(config, p.source.chainId)}</small>
+                  </td>
+                  <td>
+                    <StatusBadge status={p.status} />
+                  </td>
+                  <td>{when(p.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <button
+          type="button"
+          onClick={() =>
+            void api<{ data: Payment[]; nextCursor: string | null }>(`/apps/${app.appId}/payments?${queryString(filters, next)}`).then((page) => {
+              setRows([...(rows ?? []), ...page.data]);
+              setNext(page.nextCursor);
+            }, setError)
+          }
+        >
+          Load more
+        </button>
+      )}
+    </>
+  );
+}
+
+export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId: string }) {
+  const [detail, setDetail] = useState<PaymentDetail | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (!app) return;
+    const load = () => api<PaymentDetail>(`/apps/${app.appId}/payments/${paymentId}`).then(setDetail, setError);
+    void load();
+    const timer = setInterval(() => void load(), POLL_MS);
+    return () => clearInterval(timer);
+  }, [app?.appId, paymentId]);
+  if (!app) return <NoApp />;
+  if (!detail) return <><h1>Payment</h1><ErrorNote error={error} />{!error && <p>Loading…</p>}</>;
+  const { payment: p, timeline, links, deliveries } = detail;
+  return (
+    <>
+      <p><Link href={`/payments?app=${app.appId}`}>← All payments</Link></p>
+      <h1>
+        Payment <span class="mono">{p.id}</span> <StatusBadge status={p.status} />
+      </h1>
+      <div class="cards">
+        <section class="card" aria-labelledby="h-amounts">
+          <h2 id="h-amounts">Amounts</h2>
+          <dl>
+            <dt>Order</dt>
+            <dd>{p.orderId ?? '—'}</dd>
+            <dt>Customer pays</dt>
+            <dd>{p.source.amount} {p.source.tokenSymbol} on {chainName(config, p.source.chainId)}</dd>
+            <dt>Fee</dt>
+            <dd>{p.source.fee} {p.source.tokenSymbol}</dd>
+            <dt>Received</dt>
+            <dd>{p.source.amountReceived ? `${p.source.amountReceived} ${p.source.tokenSymbol}` : '—'}</dd>
+            <dt>Paid out</dt>
+            <dd>{p.destination.amount} {p.destination.tokenSymbol} on {chainName(config, p.destination.chainId)}</dd>
+            <dt>Expires</dt>
+            <dd>{when(p.expiresAt)}</dd>
+          </dl>
+        </section>
+        <section class="card" aria-labelledby="h-addresses">
+          <h2 id="h-addresses">Addresses and transactions</h2>
+          <dl>
+            <dt>Deposit address</dt>
+            <dd class="mono">{p.source.receiverAddress}</dd>
+            <dt>Sender</dt>
+            <dd class="mono">{p.source.senderAddress ?? '—'}</dd>
+            <dt>Payin transaction</dt>
+            <dd data-testid="payin-tx"><TxHash hash={p.source.txHash} link={links.payinTx} /></dd>
+            <dt>Payout wallet</dt>
+            <dd class="mono">{p.destination.receiverAddress}</dd>
+            <dt>Payout transaction</dt>
+            <dd data-testid="payout-tx"><TxHash hash={p.destination.txHash} link={links.payoutTx} /></dd>
+            <dt>Workflow</dt>
+            <dd>{links.workflow ? <a href={links.workflow} target="_blank" rel="noreferrer">Open in Temporal UI</a> : <code>payment-{p.id}</code>}</dd>
+            <dt>Payment page</dt>
+            <dd><a href={detail.paymentLink} target="_blank" rel="noreferrer">{detail.paymentLink}</a></dd>
+          </dl>
+        </section>
+      </div>
+      <section aria-labelledby="h-timeline">
+        <h2 id="h-timeline">Timeline</h2>
+        <ol class="timeline" aria-label="Status timeline">
+          {timeline.map((t, i) => (
+            <li key={i} data-status={t.status}>
+              <StatusBadge status={t.status} /> <time dateTime={t.at}>{when(t.at)}</time>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <section aria-labelledby="h-deliveries">
+        <h2 id="h-deliveries">Webhook deliveries</h2>
+        {deliveries.length === 0 ? (
+          <p>No deliveries yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table aria-label="Webhook deliveries of this payment">
+              <thead>
+                <tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">HTTP</th><th scope="col">Response</th><th scope="col">Sent</th></tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => (
+                  <tr key={d.deliveryId}>
+                    <td>{d.eventType}</td>
+                    <td>{d.status}</td>
+                    <td>{d.statusCode ?? '—'}</td>
+                    <td class="preview">{d.responsePreview ?? ''}</td>
+                    <td>{when(d.deliveredAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
