@@ -1,6 +1,7 @@
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, createChainWaitActivities, type ActivityDeps } from '../activities';
 import { chainWaitsTaskQueue } from '../workflows/activity-options';
+import { logContextInterceptor } from './log-context';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -30,7 +31,12 @@ const CACHED_WORKFLOWS = 250;
  * processes as load needs.
  */
 export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
-  const base = { connection: options.connection, namespace: options.namespace, shutdownGraceTime: options.shutdownGraceSeconds * 1000 };
+  const base = {
+    connection: options.connection,
+    namespace: options.namespace,
+    shutdownGraceTime: options.shutdownGraceSeconds * 1000,
+    interceptors: { activity: [logContextInterceptor(options.deps.log)] },
+  };
   return Promise.all([
     Worker.create({
       ...base,

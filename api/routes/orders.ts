@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { orderLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById, listCallbackAttempts } from '../../db/queries/orders';
 import { findPaymentById } from '../../db/queries/payments';
@@ -26,6 +27,7 @@ export interface OrderRoutesDeps extends OrderServiceDeps {
 export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
   const { knex } = deps;
   const router = new Router<ApiKeyState>();
+  router.param('id', orderLogParam);
   const token = requireLegacyToken(deps);
 
   const present = async (order: OrderRow) => {

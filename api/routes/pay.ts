@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { orderLogParam, paymentLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById } from '../../db/queries/orders';
 import { findPaymentById } from '../../db/queries/payments';
@@ -23,6 +24,8 @@ const ASSETS: Record<string, string> = { 'pay.css': 'text/css; charset=utf-8', '
 export function payRoutes(deps: OrderServiceDeps): Router {
   const { knex, chains } = deps;
   const router = new Router();
+  router.param('orderId', orderLogParam);
+  router.param('id', paymentLogParam);
   const assets = new Map(Object.entries(ASSETS).map(([file, type]) => [file, { type, body: readFileSync(path.join(WEB_DIR, file)) }]));
 
   const merchantName = async (appId: string) => (await findMerchantApp({ knex, appId }))?.name ?? appId;

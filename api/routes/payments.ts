@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
+import { paymentLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findMerchantPaymentByOrder, findPaymentById } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
@@ -29,6 +30,7 @@ export interface PaymentRoutesDeps extends PaymentServiceDeps {
 export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   const { knex } = deps;
   const router = new Router<ApiKeyState>();
+  router.param('id', paymentLogParam);
   const anyKey = requireApiKey(deps, ['Orders', 'Admin']);
   const optionalKey = optionalApiKey(deps, ['Orders', 'Admin']);
 
