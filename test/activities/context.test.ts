@@ -139,7 +139,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       assert.equal(result.succeeded, true, tx.intentKey);
       return result;
     };
-    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: '2000000' }));
+    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: parseUnits(payment.destination.amount, 6).toString() }));
     assert.equal(quote.kind, 'cctp');
     await landed(await step(() => writes.approveBridge({ paymentId: payment.id, quote })));
     await stack.bridges.attestationService.stop();

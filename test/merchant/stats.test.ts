@@ -55,7 +55,7 @@ describe('merchant service: GET /me/stats', function () {
 
   it('counts the payments paid out on the devnet, per UTC day, in USDC', async () => {
     const paymentApi = stack.info.paymentApiUrl;
-    const amounts = ['10', '2.5', '0.333333'];
+    const amounts = ['10', '2.5', '1.333333'];
     const paid = await Promise.all(amounts.map((amount) => createPayment(paymentApi, ordersKey, paymentBody({ orderId: uniqueOrderId('stats'), chainId: '8453', amount }))));
     // Neither an unpaid payment nor another app's payment counts.
     await createPayment(paymentApi, ordersKey, paymentBody({ orderId: uniqueOrderId('unpaid'), chainId: '8453', amount: '99' }));
@@ -65,7 +65,7 @@ describe('merchant service: GET /me/stats', function () {
 
     const volume = settled.reduce((sum, p) => sum + usdc(p.source.amount), 0n);
     const net = settled.reduce((sum, p) => sum + usdc(p.destination.amount), 0n);
-    assert.equal(formatUnits(volume, 6), '12.833333');
+    assert.equal(formatUnits(volume, 6), '13.833333');
     assert.equal(net, volume - settled.reduce((sum, p) => sum + usdc(p.source.fee), 0n), 'net = volume − fees');
 
     for (const [period, days] of [['today', 1], ['7d', 7], ['30d', 30]] as const) {
@@ -96,8 +96,8 @@ describe('merchant service: GET /me/stats', function () {
     }
     const month = (await stats('30d')).body as Stats;
     assert.equal(month.paymentCount, 3);
-    assert.equal(month.volumeUsdc, '12.833333');
-    assert.equal(month.avgOrderUsdc, '4.277777', 'the average is rounded down to USDC base units');
+    assert.equal(month.volumeUsdc, '13.833333');
+    assert.equal(month.avgOrderUsdc, '4.611111', 'the average is rounded down to USDC base units');
   });
 
   it('wants an Admin key: an Orders key gets 403 scope_insufficient', async () => {
