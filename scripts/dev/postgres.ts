@@ -38,6 +38,8 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgresHandle {
   databaseUrl: string;
   stop(): Promise<void>;
+  /** A fast shutdown (clients are disconnected) and a start on the same data and port: the chaos suite's outage. */
+  restart(): Promise<void>;
 }
 
 const SUPERUSER = 'postgres';
@@ -67,18 +69,20 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const password = await ensureCluster(dataDir, binDir, user);
   await removeStalePidFile(dataDir);
 
-  const proc = await supervise({
-    command: path.join(binDir, 'postgres'),
-    args: ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    env: childEnv(),
-    cwd: dataDir,
-    user,
-    // SIGTERM would be a "smart" shutdown that waits for every client (e.g. a test's pool) to disconnect.
-    stopSignal: 'SIGINT',
-    graceMs: STOP_GRACE_MS,
-    logFile: opts.logFile,
-  });
+  const launch = () =>
+    supervise({
+      command: path.join(binDir, 'postgres'),
+      args: ['-D', dataDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      env: childEnv(),
+      cwd: dataDir,
+      user,
+      // SIGTERM would be a "smart" shutdown that waits for every client (e.g. a test's pool) to disconnect.
+      stopSignal: 'SIGINT',
+      graceMs: STOP_GRACE_MS,
+      logFile: opts.logFile,
+    });
   const connection: ConnectionConfig = { host: '127.0.0.1', port: opts.port, user: SUPERUSER, password };
+  let proc = await launch();
   try {
     await waitUntilReady(connection, dataDir, proc);
     await createDatabaseIfAbsent(connection, database);
@@ -89,6 +93,11 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   return {
     databaseUrl: `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${encodeURIComponent(database)}`,
     stop: () => proc.stop(),
+    restart: async () => {
+      await proc.stop();
+      proc = await launch();
+      await waitUntilReady(connection, dataDir, proc);
+    },
   };
 }
 
