@@ -50,6 +50,9 @@ export class EstimateReverted extends Error {
   }
 }
 
+/** Earlier transactions the node lacks that one broadcast re-sends at most; later broadcasts and polls send the rest. */
+const REBROADCAST_PER_CALL = 4;
+
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
 export function createChainTxService(deps: ChainTxServiceDeps) {
@@ -104,12 +107,19 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   }
 
   /**
-   * Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined. Those are
-   * best effort: one that the node refuses never keeps this one from going out (its own wait replaces or re-plans it).
+   * Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined: only those the
+   * node lacks (at or past its pending nonce for the key, which counts the key's transactions it holds without a gap:
+   * a send that failed or one the node dropped), the lowest `REBROADCAST_PER_CALL` of them. Re-sending every earlier
+   * one on every call made n transactions in flight cost O(n²) node calls. Those are best effort: one that the node
+   * refuses never keeps this one from going out (its own wait replaces or re-plans it).
    */
   async function broadcast(row: ChainTxRow): Promise<void> {
     const provider = chains.provider(row.chain_id);
-    for (const earlier of await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })) {
+    const nodeNonce = await provider.getTransactionCount(row.signer, 'pending');
+    const missing = nodeNonce < Number(row.nonce)
+      ? await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: nodeNonce, limit: REBROADCAST_PER_CALL })
+      : [];
+    for (const earlier of missing) {
       await broadcastRaw(provider, earlier.raw_tx, earlier.tx_hash).catch((err: unknown) =>
         log.warn({ intentKey: earlier.intent_key, txHash: earlier.tx_hash, error: String(err) }, 'an earlier transaction could not be re-broadcast'),
       );
@@ -200,7 +210,8 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         else if (minedNonce === Number(row.nonce)) await unstick(intentKey, false, head);
         else {
           // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
-          const blocker = (await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })).find((t) => Number(t.nonce) === minedNonce);
+          const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
+          const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
           if (blocker) await unstick(blocker.intent_key, false, head);
           else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
         }

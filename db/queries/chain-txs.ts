@@ -88,18 +88,25 @@ export async function markChainTxMined(options: {
     });
 }
 
-/** Signed transactions of the signer with lower nonces that are not yet seen mined: re-broadcast them first. */
+/**
+ * Signed transactions of the signer with nonces from `fromNonce` up to below `nonce` that are not yet seen mined,
+ * lowest first, at most `limit`: the ones that may hold `nonce` back.
+ */
 export async function listUnminedBefore(options: {
   knex: Knex;
   chainId: number;
   signer: string;
   nonce: string;
+  fromNonce: number;
+  limit: number;
 }): Promise<ChainTxRow[]> {
   return options
     .knex<ChainTxRow>('chain_txs')
     .where({ chain_id: options.chainId, signer: options.signer, status: 'signed' })
     .where('nonce', '<', options.nonce)
-    .orderBy('nonce');
+    .where('nonce', '>=', String(options.fromNonce))
+    .orderBy('nonce')
+    .limit(options.limit);
 }
 
 /** Forgets the nonce counters of chains whose state was reset (the devnet starts from block 0 on every run). */
