@@ -6,10 +6,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   address,
+  airdropFactory,
   appendTransactionMessageInstructions,
+  assertIsTransactionWithBlockhashLifetime,
   compileTransactionMessage,
   createKeyPairSignerFromBytes,
   createSolanaRpc,
+  createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
   getAddressDecoder,
@@ -19,6 +22,7 @@ import {
   isSolanaError,
   lamports,
   pipe,
+  sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
@@ -44,6 +48,7 @@ import {
   findAssociatedTokenPda,
   getCloseAccountInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
+  getTokenDecoder,
   getTransferCheckedInstruction,
   TOKEN_2022_PROGRAM_ADDRESS,
 } from '@solana-program/token-2022';
@@ -77,7 +82,7 @@ class Client {
       (m) => appendTransactionMessageInstructions(instructions, m),
     );
     const signed = await signTransactionMessageWithSigners(message);
-    return { message, wire: getBase64EncodedWireTransaction(signed) };
+    return { message, signed, wire: getBase64EncodedWireTransaction(signed) };
   }
 
   async sendWire(wire: Base64EncodedWireTransaction, skipPreflight = false): Promise<Signature> {
@@ -310,6 +315,41 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
     assert.equal(await client.lamports(to, 'finalized'), 1_000_000n);
     assert.equal((await client.rpc.getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send())?.slot, final.slot);
     assert.deepEqual((await client.rpc.getSignaturesForAddress(to, { commitment: 'finalized' }).send()).map((s) => s.confirmationStatus), ['finalized']);
+  });
+
+  it("serves kit's websocket flows: airdropFactory, sendAndConfirmTransaction and account notifications", async () => {
+    const rpcSubscriptions = createSolanaRpcSubscriptions(client.devnet.wsUrl);
+    const wallet = await generateKeyPairSigner();
+    await airdropFactory({ rpc: client.rpc, rpcSubscriptions })({ recipientAddress: wallet.address, lamports: lamports(LAMPORTS_PER_SOL), commitment: 'confirmed' });
+    assert.equal(await client.lamports(wallet.address), LAMPORTS_PER_SOL);
+
+    // A deposit watched the way a detector without polling would: notifications on its token account.
+    const token = client.devnet.mints.USDC;
+    const mint = address(token.address);
+    const deposit = freshAddress();
+    const depositAta = await client.ata(deposit, token);
+    const abort = new AbortController();
+    const notifications = await rpcSubscriptions.accountNotifications(depositAta, { commitment: 'confirmed', encoding: 'base64' }).subscribe({ abortSignal: abort.signal });
+    // kit drops notifications that arrive before iteration starts, so start waiting first.
+    const funded = notifications[Symbol.asyncIterator]().next();
+    const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc: client.rpc, rpcSubscriptions });
+    const { signed } = await client.sign(customer, [
+      getCreateAssociatedTokenIdempotentInstruction({ payer: customer, ata: depositAta, owner: deposit, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
+      getTransferCheckedInstruction({ source: await client.ata(customer.address, token), mint, destination: depositAta, authority: customer, amount: usd(7n), decimals: 6 }, { programAddress: TOKEN_PROGRAM_ADDRESS }),
+    ]);
+    assertIsTransactionWithBlockhashLifetime(signed);
+    await sendAndConfirm(signed, { commitment: 'confirmed' });
+    const first = await funded;
+    abort.abort();
+    assert.equal(first.done, false);
+    const data = (first.value as { value: { data: [string, string] } }).value.data;
+    assert.equal(getTokenDecoder().decode(Buffer.from(data[0], 'base64')).amount, usd(7n));
+
+    // Waiting for finality the same way.
+    const { signed: toFinal } = await client.sign(wallet, [getTransferSolInstruction({ source: wallet, destination: deposit, amount: 1_000_000n })]);
+    assertIsTransactionWithBlockhashLifetime(toFinal);
+    await sendAndConfirm(toFinal, { commitment: 'finalized' });
+    assert.equal(await client.lamports(deposit, 'finalized'), 1_000_000n);
   });
 
   it('refuses a failing transfer at preflight with the error kit decodes', async () => {

@@ -23,6 +23,8 @@ export interface SolanaDevnetAccount {
 }
 export interface SolanaDevnet {
   rpcUrl: string;
+  /** The websocket subscriptions (same port): kit's createSolanaRpcSubscriptions. */
+  wsUrl: string;
   /** USDC: classic SPL Token. PYUSD: Token-2022 with PYUSD's mainnet extensions. */
   mints: { USDC: SolanaDevnetToken; PYUSD: SolanaDevnetToken };
   /** 10,000 SOL, 1,000,000 USDC, 1,000,000 PYUSD at genesis. */
@@ -93,7 +95,7 @@ export async function startSolanaDevnet(opts: SolanaDevnetOptions): Promise<Sola
         }
       });
     });
-    return { rpcUrl: ready.rpcUrl, mints: ready.mints, treasury: ready.treasury, customer: ready.customer, stop };
+    return { rpcUrl: ready.rpcUrl, wsUrl: ready.wsUrl, mints: ready.mints, treasury: ready.treasury, customer: ready.customer, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -129,6 +129,9 @@ export interface LedgerState {
 
 export interface LedgerOptions { slotTimeMs: number; finalityDepth: number }
 
+/** What subscriptions react to: a new slot (confirmations and finality move) or a landed transaction. */
+export type LedgerEvent = { kind: 'slot'; slot: number } | { kind: 'transaction'; record: TxRecord };
+
 const emptyDetail = (err: TransactionErrorJson): ExecutionDetail => ({ err, logs: [], unitsConsumed: 0n, returnData: null, innerInstructions: [] });
 
 function configure(svm: LiteSvm): LiteSvm {
@@ -162,6 +165,7 @@ export class Ledger {
   private readonly fees = new Map<number, SlotFees>();
   private readonly tokenAccountsByOwner = new Map<Address, Set<Address>>();
   private readonly decimalsByMint = new Map<Address, number>();
+  private readonly listeners: ((event: LedgerEvent) => void)[] = [];
 
   private constructor(private readonly svm: LiteSvm, private readonly opts: LedgerOptions, state?: LedgerState) {
     if (state === undefined) {
@@ -219,7 +223,16 @@ export class Ledger {
     while (this.slot < target) {
       this.slot += 1;
       this.enterSlot();
+      this.emit({ kind: 'slot', slot: this.slot });
     }
+  }
+
+  onEvent(listener: (event: LedgerEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private emit(event: LedgerEvent): void {
+    for (const listener of this.listeners) listener(event);
   }
 
   private enterSlot(): void {
@@ -474,6 +487,7 @@ export class Ledger {
       memo: Ledger.memo(decoded.message),
     };
     this.index(record);
+    this.emit({ kind: 'transaction', record });
     return { landed: record };
   }
 

@@ -23,7 +23,7 @@ import {
 import { GENESIS_SLOT, type Commitment, type Decoded, type ExecutionDetail, type Ledger, type TxRecord } from './ledger';
 import { parseAccountData, parseInstruction } from './parsed';
 
-const API_VERSION = '2.2.0';
+export const API_VERSION = '2.2.0';
 const RENT_EPOCH_EXEMPT = 18_446_744_073_709_551_615n;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_SIGNATURE_STATUSES = 256;
@@ -35,27 +35,27 @@ const GENESIS_HASH = encodeBase58(createHash('sha256').update('payrail-solana-de
 
 type Params = unknown[];
 type Config = Record<string, unknown>;
-type Encoding = 'base58' | 'base64' | 'base64+zstd' | 'jsonParsed' | 'json';
+export type Encoding = 'base58' | 'base64' | 'base64+zstd' | 'jsonParsed' | 'json';
 
 /** Signs and sends the airdrop transfer; the faucet is an ordinary funded account. */
 export type Airdrop = (to: Address, lamports: bigint) => Promise<string>;
 
 // ---- parameters ----
 
-function configAt(params: Params, i: number): Config {
+export function configAt(params: Params, i: number): Config {
   const value = params[i];
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`Invalid params: expected a configuration object at position ${i}`);
   return value as Config;
 }
 
-function stringAt(params: Params, i: number, what: string): string {
+export function stringAt(params: Params, i: number, what: string): string {
   const value = params[i];
   if (typeof value !== 'string') throw invalidParams(`Invalid params: ${what} must be a string`);
   return value;
 }
 
-function addressOf(value: unknown): Address {
+export function addressOf(value: unknown): Address {
   let valid = false;
   try {
     valid = typeof value === 'string' && decodeBase58(value).length === 32;
@@ -79,7 +79,7 @@ const COMMITMENTS: Record<string, Commitment> = {
 };
 
 /** The RPC's default commitment is finalized (kit sends `confirmed` unless told otherwise). */
-function commitmentOf(config: Config): Commitment {
+export function commitmentOf(config: Config): Commitment {
   if (config.commitment === undefined) return 'finalized';
   const commitment = typeof config.commitment === 'string' ? COMMITMENTS[config.commitment] : undefined;
   if (commitment === undefined) throw invalidParams(`Invalid params: unknown commitment ${JSON.stringify(config.commitment)}`);
@@ -96,7 +96,7 @@ function minContextSlotOf(config: Config): number | undefined {
   return config.minContextSlot === undefined ? undefined : Number(integerOf(config.minContextSlot, 'minContextSlot'));
 }
 
-function encodingOf(config: Config, fallback: Encoding, allowed: readonly Encoding[]): Encoding {
+export function encodingOf(config: Config, fallback: Encoding, allowed: readonly Encoding[]): Encoding {
   const encoding = (config.encoding ?? fallback) as Encoding;
   if (!allowed.includes(encoding)) throw invalidParams(`Invalid params: unsupported encoding ${String(encoding)}`);
   return encoding;
@@ -203,7 +203,8 @@ export class SolanaRpc {
 
   // ---- accounts ----
 
-  private accountJson(account: AccountState, encoding: Encoding, slice: DataSlice | undefined): Record<string, unknown> {
+  /** An account in the RPC's JSON, for the HTTP methods and the websocket notifications alike. */
+  accountJson(account: AccountState, encoding: Encoding, slice: DataSlice | undefined): Record<string, unknown> {
     const sliced = slice === undefined ? account.data : account.data.subarray(slice.offset, slice.offset + slice.length);
     let data: unknown;
     if (encoding === 'jsonParsed') {
@@ -497,9 +498,11 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_MARKER}${v}` : v)).replace(BIGINT_PATTERN, '$1');
 }
 
-interface JsonRpcRequest { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }
+export interface JsonRpcRequest { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }
+export type MethodHandler = (method: string, params: Params) => unknown;
 
-async function answer(rpc: SolanaRpc, request: JsonRpcRequest, log: (line: string) => void): Promise<unknown> {
+/** One JSON-RPC 2.0 response: the handler's result, or its RpcError (anything else is logged as an internal error). */
+export async function answer(handle: MethodHandler, request: JsonRpcRequest, log: (line: string) => void): Promise<unknown> {
   const id = request.id ?? null;
   try {
     if (request === null || typeof request !== 'object' || request.jsonrpc !== '2.0' || typeof request.method !== 'string') {
@@ -507,7 +510,7 @@ async function answer(rpc: SolanaRpc, request: JsonRpcRequest, log: (line: strin
     }
     const params = request.params === undefined ? [] : request.params;
     if (!Array.isArray(params)) throw invalidParams('Invalid params: expected an array');
-    return { jsonrpc: '2.0', result: await rpc.handle(request.method, params), id };
+    return { jsonrpc: '2.0', result: await handle(request.method, params), id };
   } catch (err) {
     if (err instanceof RpcError) {
       return { jsonrpc: '2.0', error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }, id };
@@ -535,6 +538,7 @@ function reply(res: ServerResponse, status: number, body: string, contentType = 
 
 /** POST / with a JSON-RPC 2.0 request or batch; GET /health as the validator's RPC has it; CORS for browser wallets. */
 export function createRpcServer(rpc: SolanaRpc, log: (line: string) => void): Server {
+  const handle: MethodHandler = (method, params) => rpc.handle(method, params);
   return createServer((req, res) => {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST, GET, OPTIONS', 'access-control-allow-headers': '*' });
@@ -554,10 +558,10 @@ export function createRpcServer(rpc: SolanaRpc, log: (line: string) => void): Se
         if (body.length === 0) return reply(res, 200, toJson({ jsonrpc: '2.0', error: { code: RPC_INVALID_REQUEST, message: 'Invalid request' }, id: null }));
         const out: unknown[] = [];
         // In order, one at a time: the ledger is single-threaded and a batch must see its own earlier effects.
-        for (const request of body) out.push(await answer(rpc, request as JsonRpcRequest, log));
+        for (const request of body) out.push(await answer(handle, request as JsonRpcRequest, log));
         return reply(res, 200, toJson(out));
       }
-      return reply(res, 200, toJson(await answer(rpc, body as JsonRpcRequest, log)));
+      return reply(res, 200, toJson(await answer(handle, body as JsonRpcRequest, log)));
     })().catch((err: unknown) => {
       log(`request failed: ${String(err)}`);
       if (!res.headersSent) reply(res, 500, toJson({ error: 'internal error' }));

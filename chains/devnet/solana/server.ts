@@ -1,4 +1,4 @@
-// The Solana devnet process: litesvm behind a Solana JSON-RPC front on 127.0.0.1. Started by index.ts; prints one
+// The Solana devnet process: litesvm behind a Solana JSON-RPC front (HTTP and websocket) on 127.0.0.1. Started by index.ts; prints one
 // JSON line on stdout when ready, exits when its stdin closes (the parent died) or on SIGTERM/SIGINT, saving state
 // first when it has a state file.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './accounts';
 import { devnetKeys, faucetAirdrop, genesis } from './genesis';
 import { Ledger, type LedgerState } from './ledger';
+import { PubSub } from './pubsub';
 import { createRpcServer, SolanaRpc } from './rpc';
 
 const log = (line: string): void => {
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
 
   const ticker = setInterval(() => ledger.tick(), Math.max(1, Math.floor(options.slotTimeMs / 2)));
   const server = createRpcServer(rpc, log);
+  const websockets = new PubSub(ledger, rpc, log).attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(Number(values.port), '127.0.0.1', resolve);
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     clearInterval(ticker);
+    for (const socket of websockets.clients) socket.terminate();
     server.close();
     server.closeAllConnections();
     if (stateFile !== undefined) {
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({
     ready: true,
     rpcUrl: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
     mints: {
       USDC: { address: keys.usdcMint.signer.address, decimals: 6, tokenProgram: TOKEN_PROGRAM },
       PYUSD: { address: keys.pyusdMint.signer.address, decimals: 6, tokenProgram: TOKEN_2022_PROGRAM },
