@@ -16,6 +16,8 @@ import {
   createTransactionMessage,
   generateKeyPairSigner,
   getAddressDecoder,
+  getBase58Decoder,
+  getBase58Encoder,
   getBase64Decoder,
   getBase64EncodedWireTransaction,
   getCompiledTransactionMessageEncoder,
@@ -25,6 +27,7 @@ import {
   sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLifetimeUsingDurableNonce,
   signTransactionMessageWithSigners,
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__METHOD_NOT_FOUND,
@@ -35,13 +38,21 @@ import {
   type Blockhash,
   type Instruction,
   type KeyPairSigner,
+  type Nonce,
   type Rpc,
   type Signature,
   type SolanaRpcApi,
   type TransactionMessageBytesBase64,
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { getTransferSolInstruction } from '@solana-program/system';
+import {
+  fetchNonce,
+  getCreateAccountInstruction,
+  getInitializeNonceAccountInstruction,
+  getNonceSize,
+  getTransferSolInstruction,
+  SYSTEM_PROGRAM_ADDRESS,
+} from '@solana-program/system';
 import { fetchAllMaybeToken as fetchAllMaybeClassicToken, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import {
   fetchAllMaybeToken as fetchAllMaybeToken2022,
@@ -53,6 +64,7 @@ import {
   TOKEN_2022_PROGRAM_ADDRESS,
 } from '@solana-program/token-2022';
 import { startSolanaDevnet, type SolanaDevnet, type SolanaDevnetToken } from '../../chains/devnet/solana';
+import { decodeBase58, encodeBase58 } from '../../chains/devnet/solana/base58';
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const usd = (whole: bigint, micros = 0n): bigint => whole * 1_000_000n + micros;
@@ -253,6 +265,11 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       assert.equal(sent?.mint, token.address);
       const sentAfter = post.find((b) => b.accountIndex === sent?.accountIndex);
       assert.equal(BigInt(sent?.uiTokenAmount.amount ?? 0) - BigInt(sentAfter?.uiTokenAmount.amount ?? 0), amount);
+      // The account creation ran as inner instructions of the associated-token program, logged as on a cluster.
+      const inner = tx.meta.innerInstructions?.find((i) => i.index === 0)?.instructions ?? [];
+      assert.deepEqual(inner.map((ix) => ('parsed' in ix ? (ix.parsed as { type: string }).type : 'unparsed')),
+        ['getAccountDataSize', 'createAccount', 'initializeImmutableOwner', 'initializeAccount3']);
+      assert.equal(tx.meta.logMessages?.[0], 'Program ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL invoke [1]');
       const transfer = tx.transaction.message.instructions.find((ix) => 'parsed' in ix && (ix.parsed as { type: string }).type === 'transferChecked');
       assert.ok(transfer && 'parsed' in transfer);
       // kit reads every integer it has no type for (like decimals inside parsed instruction info) as a bigint.
@@ -443,10 +460,11 @@ describe('Solana devnet: blockhash lifetimes', function () {
     await client?.devnet.stop();
   });
 
+  const transfer = (lamportAmount: bigint, destination = freshAddress()) => [getTransferSolInstruction({ source: customer, destination, amount: lamportAmount })];
+  const heightOf = async () => client.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+
   it('accepts a blockhash that is no longer the latest but still valid, and refuses it once expired', async () => {
     const lifetime = (await client.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value;
-    const transfer = (lamportAmount: bigint) => [getTransferSolInstruction({ source: customer, destination: freshAddress(), amount: lamportAmount })];
-    const heightOf = async () => client.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
     await client.waitFor('ten more blocks', async () => ((await heightOf()) > lifetime.lastValidBlockHeight - 140n ? true : undefined));
     assert.notEqual((await client.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.blockhash, lifetime.blockhash);
     await client.confirmed([await client.sendWire((await client.sign(customer, transfer(1_000_000n), lifetime)).wire)]);
@@ -464,6 +482,36 @@ describe('Solana devnet: blockhash lifetimes', function () {
     const slot = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
     await client.waitFor('a few more slots', async () => ((await client.rpc.getSlot({ commitment: 'confirmed' }).send()) > slot + 5n ? true : undefined));
     assert.deepEqual((await client.rpc.getSignatureStatuses([dropped], { searchTransactionHistory: true }).send()).value, [null]);
+  });
+
+  it('accepts a durable-nonce transaction long after any blockhash of its time expired, and only once', async () => {
+    const nonceAccount = await generateKeyPairSigner();
+    const space = getNonceSize();
+    const rent = await client.rpc.getMinimumBalanceForRentExemption(BigInt(space)).send();
+    await client.send(customer, [
+      getCreateAccountInstruction({ payer: customer, newAccount: nonceAccount, lamports: rent, space, programAddress: SYSTEM_PROGRAM_ADDRESS }),
+      getInitializeNonceAccountInstruction({ nonceAccount: nonceAccount.address, nonceAuthority: customer.address }),
+    ]);
+    const nonceOf = async () => (await fetchNonce(client.rpc, nonceAccount.address, { commitment: 'confirmed' })).data.blockhash;
+    const nonce = await nonceOf();
+    const signWithNonce = async (instructions: Instruction[]) => getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(customer, m),
+      (m) => setTransactionMessageLifetimeUsingDurableNonce({ nonce: nonce as string as Nonce, nonceAccountAddress: nonceAccount.address, nonceAuthorityAddress: customer.address }, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    )));
+    const to = freshAddress();
+    const first = await signWithNonce(transfer(3_000_000n, to));
+    const second = await signWithNonce(transfer(4_000_000n, to));
+    const start = await heightOf();
+    await client.waitFor('160 more blocks', async () => ((await heightOf()) > start + 160n ? true : undefined));
+
+    await client.confirmed([await client.sendWire(first)]);
+    assert.equal(await client.lamports(to), 3_000_000n);
+    assert.notEqual(await nonceOf(), nonce, 'the transaction advanced the nonce');
+    // The other transaction signed against the same nonce can no longer land.
+    await assert.rejects(client.sendWire(second), (err) => isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) &&
+      isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND));
   });
 });
 
@@ -508,5 +556,18 @@ describe('Solana devnet: state across restarts', function () {
     // The restored chain still executes: the same sender pays again.
     await client.transferChecked(customer, customer, token, deposit, usd(1n));
     assert.equal(await client.tokenAmount(depositAta), usd(43n));
+  });
+});
+
+describe('Solana devnet: its base58 codec', () => {
+  it("agrees with kit's on random bytes, leading zeros and the empty string", () => {
+    for (let i = 0; i < 2_000; i++) {
+      const bytes = randomBytes(i % 70);
+      bytes.fill(0, 0, i % 5); // leading zero bytes are leading '1's
+      const text = encodeBase58(bytes);
+      assert.equal(text, getBase58Decoder().decode(bytes));
+      assert.deepEqual(decodeBase58(text), new Uint8Array(getBase58Encoder().encode(text)));
+    }
+    assert.throws(() => decodeBase58('0OIl'), /invalid base58 character/);
   });
 });

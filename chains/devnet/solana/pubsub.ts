@@ -24,9 +24,15 @@ export class PubSub {
   constructor(private readonly ledger: Ledger, private readonly rpc: SolanaRpc, private readonly log: (line: string) => void) {
     ledger.onEvent((event) => {
       for (const [id, sub] of this.subscriptions) {
-        if (event.kind === 'slot' && sub.kind === 'slot') this.notify(id, sub, { parent: event.slot - 1, root: ledger.slotAt('finalized'), slot: event.slot });
-        else if (event.kind === 'slot' && sub.kind === 'root') this.notify(id, sub, ledger.slotAt('finalized'));
-        else this.check(id, sub);
+        try {
+          if (event.kind === 'slot' && sub.kind === 'slot') this.notify(id, sub, { parent: event.slot - 1, root: ledger.slotAt('finalized'), slot: event.slot });
+          else if (event.kind === 'slot' && sub.kind === 'root') this.notify(id, sub, ledger.slotAt('finalized'));
+          else this.check(id, sub);
+        } catch (err) {
+          // A notification that cannot be encoded (base58 of a large account) ends that subscription, not the chain.
+          this.log(`dropping subscription ${id}: ${(err as Error).message}`);
+          this.subscriptions.delete(id);
+        }
       }
     });
   }
