@@ -32,6 +32,7 @@ import {
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__METHOD_NOT_FOUND,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_UNSUPPORTED_TRANSACTION_VERSION,
   SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
   type Address,
   type Base64EncodedWireTransaction,
@@ -44,7 +45,7 @@ import {
   type SolanaRpcApi,
   type TransactionMessageBytesBase64,
 } from '@solana/kit';
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
   fetchNonce,
   getCreateAccountInstruction,
@@ -221,6 +222,27 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
     assert.equal(fees.find((f) => f.slot === tx?.slot)?.prioritizationFee, 500n);
   });
 
+  it('serves legacy transactions to every client, and v0 only to clients that accept version 0', async () => {
+    const to = freshAddress();
+    const { value: lifetime } = await client.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const legacy = await signTransactionMessageWithSigners(pipe(
+      createTransactionMessage({ version: 'legacy' }),
+      (m) => setTransactionMessageFeePayerSigner(customer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: customer, destination: to, amount: 1_000_000n })], m),
+    ));
+    const legacySignature = await client.sendWire(getBase64EncodedWireTransaction(legacy));
+    const v0Signature = await client.send(customer, [getTransferSolInstruction({ source: customer, destination: to, amount: 2_000_000n })]);
+    await client.confirmed([legacySignature]);
+    assert.equal(await client.lamports(to), 3_000_000n);
+    const old = await client.rpc.getTransaction(legacySignature, { commitment: 'confirmed', encoding: 'json' }).send();
+    assert.equal(old?.transaction.message.accountKeys[0], customer.address);
+    assert.equal(old !== null && 'version' in old, false, 'no version field for clients that did not ask');
+    await assert.rejects(client.rpc.getTransaction(v0Signature, { commitment: 'confirmed', encoding: 'json' }).send(),
+      (err) => isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_UNSUPPORTED_TRANSACTION_VERSION));
+    assert.equal((await client.rpc.getTransaction(v0Signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send())?.version, 0);
+  });
+
   for (const symbol of ['USDC', 'PYUSD'] as const) {
     it(`creates an associated token account idempotently and moves ${symbol} with transferChecked`, async () => {
       const token = client.devnet.mints[symbol];
@@ -252,6 +274,11 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       assert.equal(history.length, 2);
       assert.equal(history[1]?.signature, signature);
       assert.equal(history[1]?.err, null);
+      const page = async (config: { limit?: number; before?: Signature; until?: Signature }) =>
+        (await client.rpc.getSignaturesForAddress(owner, { commitment: 'confirmed', ...config }).send()).map((h) => h.signature);
+      assert.deepEqual(await page({ limit: 1 }), [history[0]?.signature]);
+      assert.deepEqual(await page({ before: history[0]!.signature }), [signature]);
+      assert.deepEqual(await page({ until: signature }), [history[0]?.signature]);
       const tx = await client.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send();
       assert.ok(tx?.meta);
       const pre = tx.meta.preTokenBalances ?? [];
@@ -293,10 +320,13 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
 
       const mint = address(token.address);
       const programAddress = address(token.tokenProgram);
-      const signature = await client.send(treasury, [
+      const sweep = [
         getTransferCheckedInstruction({ source: depositAta, mint, destination: treasuryAta, authority: deposit, amount: usd(25n), decimals: 6 }, { programAddress }),
         getCloseAccountInstruction({ account: depositAta, destination: treasury.address, owner: deposit }, { programAddress }),
-      ]);
+      ];
+      // kit's estimator simulates the message (unsigned, blockhash replaced) to size the compute budget.
+      const units = await estimateComputeUnitLimitFactory({ rpc: client.rpc })((await client.sign(treasury, sweep)).message);
+      const signature = await client.send(treasury, [getSetComputeUnitLimitInstruction({ units }), ...sweep]);
       assert.equal((await client.rpc.getAccountInfo(depositAta, { commitment: 'confirmed', encoding: 'base64' }).send()).value, null);
       assert.equal(await client.tokenAmount(treasuryAta), treasuryTokens + usd(25n));
       // Two signatures (treasury, deposit): 10,000 lamports of fee; the deposit key itself never held SOL.
@@ -304,6 +334,7 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       assert.equal(await client.lamports(deposit.address), 0n);
       const tx = await client.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
       assert.equal(tx?.meta?.fee, 10_000n);
+      assert.equal(tx?.meta?.computeUnitsConsumed, BigInt(units));
       assert.equal(tx?.transaction.message.accountKeys[0], treasury.address);
       assert.equal(tx?.meta?.postTokenBalances?.some((b) => b.owner === deposit.address), false, 'the closed account has no post balance');
     }
@@ -540,6 +571,8 @@ describe('Solana devnet: state across restarts', function () {
     const slotBefore = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
     const customerSol = await client.lamports(customer.address);
     const mints = devnet.mints;
+    // Signed before the restart, sent after it: the blockhash window survives too.
+    const { wire: signedBefore } = await client.sign(customer, [getTransferSolInstruction({ source: customer, destination: deposit, amount: 5_000_000n })]);
     await devnet.stop();
 
     devnet = await startSolanaDevnet({ port: 0, slotTimeMs: 50, stateFile });
@@ -556,6 +589,8 @@ describe('Solana devnet: state across restarts', function () {
     // The restored chain still executes: the same sender pays again.
     await client.transferChecked(customer, customer, token, deposit, usd(1n));
     assert.equal(await client.tokenAmount(depositAta), usd(43n));
+    await client.confirmed([await client.sendWire(signedBefore)]);
+    assert.equal(await client.lamports(deposit), 5_000_000n);
   });
 });
 
