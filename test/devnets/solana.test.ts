@@ -218,8 +218,9 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
     assert.equal(tx?.meta?.fee, quoted);
     assert.equal(tx?.meta?.err, null);
     assert.equal(tx?.transaction.message.accountKeys[0], customer.address);
+    // Prioritization fees are compute-unit prices, in micro-lamports.
     const fees = await client.rpc.getRecentPrioritizationFees([customer.address]).send();
-    assert.equal(fees.find((f) => f.slot === tx?.slot)?.prioritizationFee, 500n);
+    assert.equal(fees.find((f) => f.slot === tx?.slot)?.prioritizationFee, 10_000n);
   });
 
   it('serves legacy transactions to every client, and v0 only to clients that accept version 0', async () => {
@@ -281,6 +282,10 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       assert.deepEqual(await page({ until: signature }), [history[0]?.signature]);
       const tx = await client.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }).send();
       assert.ok(tx?.meta);
+      const keys = tx.transaction.message.accountKeys;
+      assert.deepEqual(keys[0], { pubkey: customer.address, signer: true, writable: true, source: 'transaction' });
+      assert.deepEqual(keys.find((k) => k.pubkey === token.tokenProgram), { pubkey: token.tokenProgram, signer: false, writable: false, source: 'transaction' });
+      assert.equal(keys.find((k) => k.pubkey === ownerAta)?.writable, true);
       const pre = tx.meta.preTokenBalances ?? [];
       const post = tx.meta.postTokenBalances ?? [];
       const received = post.find((b) => b.owner === owner);

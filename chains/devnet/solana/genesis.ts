@@ -31,7 +31,7 @@ import {
 import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from './accounts';
 import { devnetKey, type DevnetKey } from './keys';
 import type { Ledger } from './ledger';
-import type { SolanaRpc } from './rpc';
+import type { Airdrop, SolanaRpc } from './rpc';
 
 export const LAMPORTS_PER_SOL = 1_000_000_000n;
 const FAUCET_LAMPORTS = 500_000_000n * LAMPORTS_PER_SOL;
@@ -72,14 +72,13 @@ export async function signAndSend(rpc: SolanaRpc, ledger: Ledger, feePayer: KeyP
   return rpc.send(new Uint8Array(getTransactionEncoder().encode(signed)), false);
 }
 
-let airdrops = 0;
-
 /**
  * requestAirdrop: a plain transfer from the faucet account. A numbered memo keeps two equal airdrops in one slot from
  * being one transaction.
  */
-export function faucetAirdrop(rpc: () => SolanaRpc, ledger: Ledger, faucet: KeyPairSigner) {
-  return (to: Address, lamports: bigint): Promise<string> => {
+export function faucetAirdrop(rpc: () => SolanaRpc, ledger: Ledger, faucet: KeyPairSigner): Airdrop {
+  let airdrops = 0;
+  return (to, lamports) => {
     airdrops += 1;
     return signAndSend(rpc(), ledger, faucet, [
       getTransferSolInstruction({ source: faucet, destination: to, amount: lamports }),
@@ -119,9 +118,8 @@ async function fundToken(rpc: SolanaRpc, ledger: Ledger, keys: DevnetKeys, mint:
 }
 
 /** Runs once on a fresh ledger. */
-export async function genesis(rpc: SolanaRpc, ledger: Ledger, keys: DevnetKeys): Promise<void> {
+export async function genesis(rpc: SolanaRpc, ledger: Ledger, keys: DevnetKeys, airdrop: Airdrop): Promise<void> {
   ledger.setGenesisAccount(keys.faucet.signer.address, { lamports: FAUCET_LAMPORTS, data: new Uint8Array(), owner: SYSTEM_PROGRAM, executable: false });
-  const airdrop = faucetAirdrop(() => rpc, ledger, keys.faucet.signer);
   await airdrop(keys.treasury.signer.address, TREASURY_LAMPORTS);
   await airdrop(keys.customer.signer.address, CUSTOMER_LAMPORTS);
 

@@ -27,6 +27,7 @@ import {
 import { decodeBase58, encodeBase58 } from './base58';
 import {
   invalidParams,
+  RPC_INTERNAL_ERROR,
   RPC_MIN_CONTEXT_SLOT_NOT_REACHED,
   RpcError,
   transactionErrorJson,
@@ -133,6 +134,18 @@ export interface LedgerOptions { slotTimeMs: number; finalityDepth: number }
 export type LedgerEvent = { kind: 'slot'; slot: number } | { kind: 'transaction'; record: TxRecord };
 
 const emptyDetail = (err: TransactionErrorJson): ExecutionDetail => ({ err, logs: [], unitsConsumed: 0n, returnData: null, innerInstructions: [] });
+
+/**
+ * Whether account key `i` (static keys, then lookup-table writable, then readonly) is write-locked: the header's
+ * rule, with invoked programs demoted as the runtime does.
+ */
+export function isWritable(message: MessageBody, i: number, loadedWritable: number): boolean {
+  const statics = message.staticAccounts.length;
+  if (i >= statics) return i < statics + loadedWritable;
+  if (message.instructions.some((ix) => ix.programAddressIndex === i)) return false;
+  const { numSignerAccounts, numReadonlySignerAccounts, numReadonlyNonSignerAccounts } = message.header;
+  return i < numSignerAccounts ? i < numSignerAccounts - numReadonlySignerAccounts : i < statics - numReadonlyNonSignerAccounts;
+}
 
 function configure(svm: LiteSvm): LiteSvm {
   // litesvm accepts only its latest blockhash and keeps its own history for duplicate checks; the ledger models the
@@ -286,7 +299,7 @@ export class Ledger {
   latestBlockhash(commitment: Commitment): BlockhashEntry {
     const slot = this.slotAt(commitment);
     const entry = [...this.blockhashes.values()].find((e) => e.slot === slot);
-    if (entry === undefined) throw new RpcError(-32603, `no blockhash recorded for slot ${slot}`);
+    if (entry === undefined) throw new RpcError(RPC_INTERNAL_ERROR, `no blockhash recorded for slot ${slot}`);
     return entry;
   }
 
@@ -393,8 +406,8 @@ export class Ledger {
     return { keys: [...message.staticAccounts, ...loaded.writable, ...loaded.readonly], loaded };
   }
 
-  /** Fee as the runtime charges it: 5,000 lamports a signature plus the compute-unit price times the unit limit. */
-  fee(message: MessageBody): bigint {
+  /** The compute-unit limit and price the runtime applies: ComputeBudget instructions, or the defaults. */
+  private static computeBudget(message: MessageBody): { units: bigint; microLamportsPerUnit: bigint } {
     let limit: bigint | undefined;
     let microLamportsPerUnit = 0n;
     let defaultLimit = 0n;
@@ -406,7 +419,12 @@ export class Ledger {
       if (data[0] === COMPUTE_BUDGET_SET_LIMIT && data.length >= 5) limit = BigInt(data.readUInt32LE(1));
       if (data[0] === COMPUTE_BUDGET_SET_PRICE && data.length >= 9) microLamportsPerUnit = data.readBigUInt64LE(1);
     }
-    const units = limit ?? (defaultLimit < MAX_COMPUTE_UNIT_LIMIT ? defaultLimit : MAX_COMPUTE_UNIT_LIMIT);
+    return { units: limit ?? (defaultLimit < MAX_COMPUTE_UNIT_LIMIT ? defaultLimit : MAX_COMPUTE_UNIT_LIMIT), microLamportsPerUnit };
+  }
+
+  /** Fee as the runtime charges it: 5,000 lamports a signature plus the compute-unit price times the unit limit. */
+  fee(message: MessageBody): bigint {
+    const { units, microLamportsPerUnit } = Ledger.computeBudget(message);
     const priority = (microLamportsPerUnit * units + 999_999n) / 1_000_000n;
     return LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts) + priority;
   }
@@ -465,7 +483,7 @@ export class Ledger {
       if (!slotUndo.has(address)) slotUndo.set(address, before);
       this.trackOwner(address, before, after);
     });
-    this.recordPriorityFee(decoded.message, keys.keys);
+    this.recordPriorityFee(decoded.message, keys.keys, keys.loaded.writable.length);
 
     const record: TxRecord = {
       signature: decoded.signature,
@@ -509,15 +527,20 @@ export class Ledger {
     return memos.length === 0 ? null : memos.join('; ');
   }
 
-  private recordPriorityFee(message: Message, keys: Address[]): void {
-    const fee = this.fee(message) - LAMPORTS_PER_SIGNATURE * BigInt(message.header.numSignerAccounts);
-    const slotFees = this.fees.get(this.slot) ?? { min: fee, byAccount: new Map<Address, bigint>() };
-    if (fee < slotFees.min) slotFees.min = fee;
-    for (const address of keys) slotFees.byAccount.set(address, (slotFees.byAccount.get(address) ?? fee) < fee ? slotFees.byAccount.get(address)! : fee);
+  /** Per slot, the lowest compute-unit price paid, overall and per account the transaction write-locked. */
+  private recordPriorityFee(message: Message, keys: Address[], loadedWritable: number): void {
+    const price = Ledger.computeBudget(message).microLamportsPerUnit;
+    const slotFees = this.fees.get(this.slot) ?? { min: price, byAccount: new Map<Address, bigint>() };
+    if (price < slotFees.min) slotFees.min = price;
+    keys.forEach((address, i) => {
+      if (!isWritable(message, i, loadedWritable)) return;
+      const known = slotFees.byAccount.get(address);
+      if (known === undefined || price < known) slotFees.byAccount.set(address, price);
+    });
     this.fees.set(this.slot, slotFees);
   }
 
-  /** The last 150 slots' prioritization fees, as the highest of the block minimum and the given accounts' minimums. */
+  /** The last 150 slots' compute-unit prices (micro-lamports), each the highest of the block's and the accounts' minimums. */
   recentPrioritizationFees(addresses: Address[]): { slot: number; prioritizationFee: bigint }[] {
     const out: { slot: number; prioritizationFee: bigint }[] = [];
     for (let slot = Math.max(GENESIS_SLOT, this.slot - PRIORITIZATION_FEE_SLOTS + 1); slot <= this.slot; slot++) {

@@ -8,7 +8,7 @@ import { invalidParams, RpcError, RPC_METHOD_NOT_FOUND } from './errors';
 import type { Commitment, Ledger } from './ledger';
 import { addressOf, answer, commitmentOf, configAt, encodingOf, stringAt, toJson, type Encoding, type JsonRpcRequest, type SolanaRpc } from './rpc';
 
-type Subscription = { socket: WebSocket; method: string } & (
+type Subscription = { socket: WebSocket } & (
   | { kind: 'signature'; signature: string; commitment: Commitment }
   | { kind: 'account'; address: Address; commitment: Commitment; encoding: Encoding; last: AccountState | null }
   | { kind: 'slot' }
@@ -76,28 +76,28 @@ export class PubSub {
     if (method.endsWith('Unsubscribe')) {
       const id = params[0];
       const sub = typeof id === 'number' ? this.subscriptions.get(id) : undefined;
-      if (sub === undefined || sub.socket !== socket || `${sub.method}Unsubscribe` !== method) throw invalidParams('Invalid subscription id.');
+      if (sub === undefined || sub.socket !== socket || `${sub.kind}Unsubscribe` !== method) throw invalidParams('Invalid subscription id.');
       this.subscriptions.delete(id as number);
       return true;
     }
     let sub: Subscription;
     switch (method) {
       case 'signatureSubscribe':
-        sub = { socket, method: 'signature', kind: 'signature', signature: stringAt(params, 0, 'signature'), commitment: commitmentOf(configAt(params, 1)) };
+        sub = { socket, kind: 'signature', signature: stringAt(params, 0, 'signature'), commitment: commitmentOf(configAt(params, 1)) };
         break;
       case 'accountSubscribe': {
         const config = configAt(params, 1);
         const address = addressOf(params[0]);
         const commitment = commitmentOf(config);
         const encoding = encodingOf(config, 'base58', ['base58', 'base64', 'jsonParsed']);
-        sub = { socket, method: 'account', kind: 'account', address, commitment, encoding, last: this.ledger.account(address, commitment) };
+        sub = { socket, kind: 'account', address, commitment, encoding, last: this.ledger.account(address, commitment) };
         break;
       }
       case 'slotSubscribe':
-        sub = { socket, method: 'slot', kind: 'slot' };
+        sub = { socket, kind: 'slot' };
         break;
       case 'rootSubscribe':
-        sub = { socket, method: 'root', kind: 'root' };
+        sub = { socket, kind: 'root' };
         break;
       default:
         throw new RpcError(RPC_METHOD_NOT_FOUND, 'Method not found');
@@ -123,6 +123,6 @@ export class PubSub {
   }
 
   private notify(id: number, sub: Subscription, result: unknown): void {
-    sub.socket.send(toJson({ jsonrpc: '2.0', method: `${sub.method}Notification`, params: { result, subscription: id } }));
+    sub.socket.send(toJson({ jsonrpc: '2.0', method: `${sub.kind}Notification`, params: { result, subscription: id } }));
   }
 }

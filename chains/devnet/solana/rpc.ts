@@ -20,7 +20,7 @@ import {
   transactionErrorMessage,
   type TransactionErrorJson,
 } from './errors';
-import { GENESIS_SLOT, type Commitment, type Decoded, type ExecutionDetail, type Ledger, type TxRecord } from './ledger';
+import { GENESIS_SLOT, isWritable, type Commitment, type Decoded, type ExecutionDetail, type Ledger, type TxRecord } from './ledger';
 import { parseAccountData, parseInstruction } from './parsed';
 
 export const API_VERSION = '2.2.0';
@@ -435,13 +435,6 @@ export class SolanaRpc {
       ? { addressTableLookups: message.addressTableLookups.map((l) => ({ accountKey: l.lookupTableAddress, writableIndexes: l.writableIndexes, readonlyIndexes: l.readonlyIndexes })) }
       : version === 0 ? { addressTableLookups: [] } : {};
     const { header } = message;
-    const invoked = new Set(message.instructions.map((ix) => ix.programAddressIndex));
-    const writable = (i: number): boolean => {
-      const statics = message.staticAccounts.length;
-      if (i >= statics) return i < statics + record.loadedAddresses.writable.length;
-      if (invoked.has(i)) return false;
-      return i < header.numSignerAccounts ? i < header.numSignerAccounts - header.numReadonlySignerAccounts : i < statics - header.numReadonlyNonSignerAccounts;
-    };
     let transaction: unknown;
     if (encoding === 'base64' || encoding === 'base58') {
       transaction = [encoding === 'base64' ? base64(record.wire) : base58(record.wire), encoding];
@@ -454,7 +447,7 @@ export class SolanaRpc {
           : { programIdIndex: ix.programAddressIndex, accounts, data: base58(new Uint8Array(data)), stackHeight: null };
       });
       const accountKeys = parsed
-        ? keys.map((pubkey, i) => ({ pubkey, signer: i < header.numSignerAccounts, writable: writable(i), source: i < message.staticAccounts.length ? 'transaction' : 'lookupTable' }))
+        ? keys.map((pubkey, i) => ({ pubkey, signer: i < header.numSignerAccounts, writable: isWritable(message, i, record.loadedAddresses.writable.length), source: i < message.staticAccounts.length ? 'transaction' : 'lookupTable' }))
         : message.staticAccounts;
       transaction = {
         signatures,

@@ -54,8 +54,9 @@ async function main(): Promise<void> {
   const keys = await devnetKeys();
   const restored = stateFile !== undefined && existsSync(stateFile);
   const ledger = restored ? Ledger.restore(decodeState(readFileSync(stateFile, 'utf8')), options) : Ledger.create(options);
-  const rpc: SolanaRpc = new SolanaRpc(ledger, faucetAirdrop(() => rpc, ledger, keys.faucet.signer));
-  if (!restored) await genesis(rpc, ledger, keys);
+  const airdrop = faucetAirdrop(() => rpc, ledger, keys.faucet.signer);
+  const rpc = new SolanaRpc(ledger, airdrop);
+  if (!restored) await genesis(rpc, ledger, keys, airdrop);
   log(restored ? `restored state from ${stateFile}` : 'fresh genesis');
 
   const ticker = setInterval(() => ledger.tick(), Math.max(1, Math.floor(options.slotTimeMs / 2)));
