@@ -62,6 +62,7 @@ import {
   getCreateAssociatedTokenIdempotentInstruction,
   getTokenDecoder,
   getTransferCheckedInstruction,
+  getTransferCheckedWithTransferHookInstructionAsync,
   TOKEN_2022_PROGRAM_ADDRESS,
 } from '@solana-program/token-2022';
 import { startSolanaDevnet, type SolanaDevnet, type SolanaDevnetToken } from '../../chains/devnet/solana';
@@ -141,10 +142,13 @@ class Client {
     const mint = address(token.address);
     const tokenProgram = address(token.tokenProgram);
     const destination = await this.ata(to, token);
-    return this.send(feePayer, [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: feePayer, ata: destination, owner: to, mint, tokenProgram }),
-      getTransferCheckedInstruction({ source: await this.ata(from.address, token), mint, destination, authority: from, amount, decimals: token.decimals }, { programAddress: tokenProgram }),
-    ]);
+    // As a careful wallet does: the helper reads the mint and adds a transfer hook's accounts (PYUSD's hook has no program).
+    const transfer = await getTransferCheckedWithTransferHookInstructionAsync(
+      { rpc: this.rpc },
+      { source: await this.ata(from.address, token), mint, destination, authority: from, amount, decimals: token.decimals },
+      { tokenProgram },
+    );
+    return this.send(feePayer, [getCreateAssociatedTokenIdempotentInstruction({ payer: feePayer, ata: destination, owner: to, mint, tokenProgram }), transfer]);
   }
 }
 
