@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
+import { startSolanaDevnet, type SolanaDevnet } from '../chains/devnet/solana';
+import { devnetKey } from '../chains/devnet/solana/keys';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
@@ -35,6 +37,8 @@ export interface StackOptions {
     temporal: number;
     temporalUi?: number;
     chains: [number, number];
+    /** The Solana devnet's JSON-RPC (and websocket) port. */
+    solana: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -46,6 +50,28 @@ export interface StackOptions {
   log?: (line: string) => void;
 }
 
+export interface DevStackEvmChain {
+  family: 'evm';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>;
+  multiSend: string;
+}
+
+export interface DevStackSolanaChain {
+  family: 'solana';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  wsUrl: string;
+  /** The mints: USDC (SPL Token) and PYUSD (Token-2022). */
+  tokens: Record<'USDC' | 'PYUSD', { address: string; decimals: number; tokenProgram: string }>;
+}
+
+/** Solana's SLIP-44 coin type: its chain id here (docs/chains.md). */
+export const SOLANA_CHAIN_ID = 501;
+
 /** What `var/dev-stack.json` holds: everything a developer or a test needs to talk to the running stack. */
 export interface DevStackInfo {
   paymentApiUrl: string;
@@ -56,8 +82,9 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<{ family: 'evm'; chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
-  customer: { privateKey: string; address: string };
+  chains: Array<DevStackEvmChain | DevStackSolanaChain>;
+  /** Funded on every devnet: an EVM key, and a Solana key (64-byte secret, seed then public key). */
+  customer: { privateKey: string; address: string; solana: { secretKey: number[]; address: string } };
   demoMerchant: DemoMerchant;
 }
 
@@ -67,6 +94,7 @@ export interface Stack {
   /** The environment a separately started worker or API process needs to join this stack. */
   env: Record<string, string>;
   devnet: Devnet;
+  solana: SolanaDevnet;
   api: RunningApi;
   worker?: RunningWorker;
   stop(): Promise<void>;
@@ -119,8 +147,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('starting the Solana devnet…');
+    const solana = await startSolanaDevnet({
+      port: options.ports.solana,
+      // litesvm's state is saved at stop and loaded at start: the dev stack's Solana ledger survives restarts.
+      stateFile: options.persistent ? path.join(options.varDir, 'solana', 'state.json') : undefined,
+      logFile: path.join(logDir, 'solana.log'),
+    });
+    stops.push(() => solana.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, solana), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -137,6 +173,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
+      SOLANA_TREASURY_SECRET_KEY: JSON.stringify(solana.treasury.secretKey),
+      SOLANA_DEVNET_MINT_AUTHORITIES: JSON.stringify(await solanaMintAuthorities(solana)),
       HTTP_PORT: String(options.ports.http),
       ...definedEntries(env),
     };
@@ -183,12 +221,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalAddress,
       temporalUiUrl,
       mailSinkUrl: mailSink?.url ?? null,
-      chains: devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
-      customer: devnet.customer,
+      chains: [
+        ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
+        { family: 'solana', chainId: SOLANA_CHAIN_ID, name: SOLANA_NAME, rpcUrl: solana.rpcUrl, wsUrl: solana.wsUrl, tokens: solana.mints },
+      ],
+      customer: { ...devnet.customer, solana: solana.customer },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, api, worker, stop };
+    return { info, config, env: processEnv, devnet, solana, api, worker, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -196,9 +237,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet): ChainRegistryFile {
+function devnetRegistry(devnet: Devnet, solana: SolanaDevnet): ChainRegistryFile {
   return {
-    chains: devnet.chains.map((c) => ({
+    chains: [...devnet.chains.map((c) => ({
       family: 'evm' as const,
       chainId: c.chainId,
       name: c.name,
@@ -219,7 +260,31 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
       servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
     })),
+    {
+      family: 'solana',
+      chainId: SOLANA_CHAIN_ID,
+      name: SOLANA_NAME,
+      rpcUrl: solana.rpcUrl,
+      // One confirmed slot on top; finalized as the devnet finalizes (4 slots deep).
+      confirmations: 1,
+      finalityDepth: 4,
+      pollIntervalMs: 500,
+      tokens: {
+        USDC: { ...solana.mints.USDC, usdPegged: true },
+        PYUSD: { ...solana.mints.PYUSD, usdPegged: true },
+      },
+      bridge: 'devnet-mint-authority',
+    }],
   };
+}
+
+const SOLANA_NAME = 'Solana (devnet)';
+
+/** The devnet bridge stand-in mints on Solana with the devnet mints' authorities (fixed devnet keys). */
+async function solanaMintAuthorities(solana: SolanaDevnet): Promise<Record<string, number[]>> {
+  const usdc = await devnetKey('usdc-authority');
+  const pyusd = await devnetKey('pyusd-authority');
+  return { [solana.mints.USDC.address]: Array.from(usdc.secretKey), [solana.mints.PYUSD.address]: Array.from(pyusd.secretKey) };
 }
 
 /** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
@@ -232,11 +297,20 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-/** The JWT and secret-sealing keys of the dev stack: kept in `var/` (0600) so sessions and secrets survive restarts. */
-async function stackSecrets(varDir: string, persistent: boolean): Promise<Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>> {
+type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED', string>;
+
+/**
+ * The JWT, secret-sealing and Solana deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
+ * and deposit addresses survive restarts. A file from before a key existed gains it.
+ */
+async function stackSecrets(varDir: string, persistent: boolean): Promise<StackSecrets> {
   const file = path.join(varDir, 'secrets.json');
-  if (persistent && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>;
-  const secrets = { PAYRAIL_JWT_SECRET: randomBytes(32).toString('hex'), PAYRAIL_SECRETS_KEY: randomBytes(32).toString('hex') };
+  const kept = persistent && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Partial<StackSecrets>) : {};
+  const secrets: StackSecrets = {
+    PAYRAIL_JWT_SECRET: kept.PAYRAIL_JWT_SECRET ?? randomBytes(32).toString('hex'),
+    PAYRAIL_SECRETS_KEY: kept.PAYRAIL_SECRETS_KEY ?? randomBytes(32).toString('hex'),
+    SOLANA_DEPOSIT_SEED: kept.SOLANA_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+  };
   if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
 }
@@ -260,6 +334,7 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
+      solana: await freePort(),
       mailSink: { smtp: 0, http: 0 },
     },
     env: options.env,
