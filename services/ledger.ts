@@ -68,7 +68,9 @@ export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters 
   for (const book of await ledgerBooks({ knex: deps.knex })) {
     const adapter = deps.chains.adapter(book.chainId);
     const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress });
-    const balances = await Promise.all(addresses.map((a) => adapter.balanceOf(a, book.tokenAddress)));
+    // The ledger keys books by the lowercased address; base58 mints are case-sensitive, so read with the configured spelling.
+    const tokenAddress = deps.chains.registry.tokenByAddress(book.chainId, book.tokenAddress)?.address ?? book.tokenAddress;
+    const balances = await Promise.all(addresses.map((a) => adapter.balanceOf(a, tokenAddress)));
     reports.push({
       chainId: book.chainId,
       tokenAddress: book.tokenAddress,
