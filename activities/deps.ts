@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
+import type { ChainAdapters } from '../chains/adapters';
 import type { WebhookEventType } from '../domain/webhook-events';
 import type { PricingPolicy } from '../domain/payment-plan';
 import type { Logger } from '../lib/logger';
@@ -11,9 +11,7 @@ import type { SecretBox } from '../lib/secrets';
 /** What the worker hands `createActivities`: connections and settings, created once per process. */
 export interface ActivityDeps {
   knex: Knex;
-  chains: EvmChains;
-  /** Hot wallet that owns the deposit factory, holds payout liquidity on every chain and sends the bridge transactions. */
-  treasuryPrivateKey: string;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;

@@ -25,6 +25,18 @@ const tokenAmounts = (fallback: string) =>
       }
       return rules;
     });
+/** A 64-byte Solana secret key as solana-keygen writes it: a JSON array of numbers. */
+const solanaSecretKey = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return z.array(z.number().int().min(0).max(255)).length(64).parse(JSON.parse(s));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of 64 byte values' });
+      return z.NEVER;
+    }
+  })
+  .transform((bytes) => Uint8Array.from(bytes));
 
 const envSchema = z.object({
   HTTP_HOST: z.string().default('127.0.0.1'),
@@ -41,6 +53,19 @@ const envSchema = z.object({
   TEMPORAL_UI_URL: z.string().url().optional(),
   PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  /** Solana treasury: pays every fee and rent, holds payout liquidity. */
+  SOLANA_TREASURY_SECRET_KEY: solanaSecretKey.optional(),
+  /** Seed of the Solana deposit keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
+  SOLANA_DEPOSIT_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
+  /** Devnet bridge stand-in only: `{ "<mint>": [64 byte values] }`, the mint authorities it mints with. */
+  SOLANA_DEVNET_MINT_AUTHORITIES: z
+    .string()
+    .transform((s) => Object.fromEntries(Object.entries(z.record(z.string(), z.array(z.number().int().min(0).max(255)).length(64)).parse(JSON.parse(s))).map(([k, v]) => [k, Uint8Array.from(v)])))
+    .optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   /** The least fee per chain and token, in token units: what the treasury spends on gas for one payment. */
   PAYMENT_FIXED_FEES: tokenAmounts('USDC=0.1,USDT=0.1,ETH=0.00003'),
@@ -132,6 +157,7 @@ export interface AppConfig {
   temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   chainsFile: string;
   treasuryPrivateKey?: string;
+  solana: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array; mintAuthorities?: Record<string, Uint8Array> };
   feeBps: number;
   fixedFees: TokenAmountRule[];
   minimums: TokenAmountRule[];
@@ -171,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, uiUrl: e.TEMPORAL_UI_URL },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
+    solana: { treasurySecretKey: e.SOLANA_TREASURY_SECRET_KEY, depositSeed: e.SOLANA_DEPOSIT_SEED, mintAuthorities: e.SOLANA_DEVNET_MINT_AUTHORITIES },
     feeBps: e.FEE_BPS,
     fixedFees: e.PAYMENT_FIXED_FEES,
     minimums: e.PAYMENT_MINIMUMS,

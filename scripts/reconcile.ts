@@ -1,12 +1,13 @@
 import { formatUnits } from 'ethers';
-import { loadEvmChains, type EvmChains } from '../chains/evm/clients';
+import { loadChainAdapters, type ChainAdapters } from '../chains/adapters';
 import { createKnex } from '../db/connection';
 import { isNativeToken } from '../domain/payment';
 import { loadConfig } from '../lib/config';
+import { depositKeys } from '../services/chains';
 import { reconcileLedger, type BookReport } from '../services/ledger';
 
 /** One line per book, and whether it balances: the sums, and the deposit addresses as the chain shows them. */
-function describe(chains: EvmChains, report: BookReport): { line: string; ok: boolean } {
+function describe(chains: ChainAdapters, report: BookReport): { line: string; ok: boolean } {
   const token = isNativeToken(report.tokenAddress) ? chains.registry.findNativeToken(report.chainId) : chains.registry.tokenByAddress(report.chainId, report.tokenAddress);
   const f = (units: bigint) => formatUnits(units, token?.decimals ?? 0);
   const ok = report.difference === 0n && report.depositsOnChain === report.depositsInLedger;
@@ -27,7 +28,7 @@ function describe(chains: EvmChains, report: BookReport): { line: string; ok: bo
 async function main(): Promise<void> {
   const config = loadConfig();
   const knex = createKnex(config.databaseUrl, { max: 2 });
-  const chains = loadEvmChains(config.chainsFile);
+  const chains = loadChainAdapters(config.chainsFile, depositKeys(config));
   try {
     const lines = (await reconcileLedger({ knex, chains })).map((r) => describe(chains, r));
     for (const { line } of lines) console.log(line);

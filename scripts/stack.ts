@@ -4,10 +4,12 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureDashboardBuilt } from '../lib/dashboard-build';
-import type { ChainRegistryFile } from '../chains/registry';
+import type { CctpConfig, ChainRegistryFile, OftConfig } from '../chains/registry';
 import { lzReceiveOption } from '../chains/bridges/oft';
 import { deployDevnetBridges, type DevnetBridges } from '../chains/devnet/bridges/deploy';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
+import { startSolanaDevnet, type SolanaDevnet } from '../chains/devnet/solana';
+import { devnetKey } from '../chains/devnet/solana/keys';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
@@ -41,6 +43,8 @@ export interface StackOptions {
     chains: [number, number];
     /** The devnet's stand-in for Circle's attestation service (Iris); 0 or absent for any free one. */
     iris?: number;
+    /** The Solana devnet's JSON-RPC (and websocket) port. */
+    solana: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -57,6 +61,35 @@ export interface StackOptions {
   log?: (line: string) => void;
 }
 
+export interface DevStackEvmChain {
+  family: 'evm';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>;
+  multiSend: string;
+}
+
+export interface DevStackSolanaChain {
+  family: 'solana';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  wsUrl: string;
+  /** The mints: USDC (SPL Token) and PYUSD (Token-2022). */
+  tokens: Record<'USDC' | 'PYUSD', { address: string; decimals: number; tokenProgram: string }>;
+}
+
+/** Solana's SLIP-44 coin type: its chain id here (docs/chains.md). */
+export const SOLANA_CHAIN_ID = 501;
+
+/** The stack's Solana devnet chain. */
+export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
+  const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');
+  if (!chain) throw new Error('the stack has no Solana devnet');
+  return chain;
+}
+
 /** What `var/dev-stack.json` holds: everything a developer or a test needs to talk to the running stack. */
 export interface DevStackInfo {
   paymentApiUrl: string;
@@ -67,8 +100,9 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
-  customer: { privateKey: string; address: string };
+  chains: Array<DevStackEvmChain | DevStackSolanaChain>;
+  /** Funded on every devnet: an EVM key, and a Solana key (64-byte secret, seed then public key). */
+  customer: { privateKey: string; address: string; solana: { secretKey: number[]; address: string } };
   demoMerchant: DemoMerchant;
 }
 
@@ -80,6 +114,7 @@ export interface Stack {
   devnet: Devnet;
   /** The devnet's CCTP and OFT deployments, with the attestation service and relayer (tests stop and start them). */
   bridges: DevnetBridges;
+  solana: SolanaDevnet;
   /** The API in this process, unless `api: false`. */
   api?: RunningApi;
   /** Origin of payment links: where the API listens. */
@@ -140,13 +175,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('starting the Solana devnet…');
+    const solana = await startSolanaDevnet({
+      port: options.ports.solana,
+      // litesvm's state is saved at stop and loaded at start: the dev stack's Solana ledger survives restarts.
+      stateFile: options.persistent ? path.join(options.varDir, 'solana', 'state.json') : undefined,
+      logFile: path.join(logDir, 'solana.log'),
+    });
+    stops.push(() => solana.stop());
     log('deploying the bridges (CCTP v2 with its attestation service, LayerZero OFT with its relayer)…');
     const [home, other] = devnet.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, usdc: c.tokens.USDC.address, usdt: c.tokens.USDT.address }));
     if (!home || !other) throw new Error('the devnet bridges need two chains');
     const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey, attestation: { port: options.ports.iris } });
     stops.push(() => bridges.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges, solana), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -163,6 +206,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
+      SOLANA_TREASURY_SECRET_KEY: JSON.stringify(solana.treasury.secretKey),
+      SOLANA_DEVNET_MINT_AUTHORITIES: JSON.stringify(await solanaMintAuthorities(solana)),
       HTTP_PORT: String(options.ports.http),
       ...(temporalUiUrl ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
       ...definedEntries(env),
@@ -216,12 +261,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalAddress,
       temporalUiUrl,
       mailSinkUrl: mailSink?.url ?? null,
-      chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
-      customer: devnet.customer,
+      chains: [
+        ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
+        { family: 'solana', chainId: SOLANA_CHAIN_ID, name: SOLANA_NAME, rpcUrl: solana.rpcUrl, wsUrl: solana.wsUrl, tokens: solana.mints },
+      ],
+      customer: { ...devnet.customer, solana: solana.customer },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, bridges, api, publicBaseUrl, worker, stop };
+    return { info, config, env: processEnv, devnet, bridges, solana, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -229,9 +277,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 }
 
 /** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet, bridges: DevnetBridges): ChainRegistryFile {
+function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDevnet): ChainRegistryFile {
   return {
-    chains: devnet.chains.map((c, i) => ({
+    chains: [...devnet.chains.map((c, i) => ({
+      family: 'evm' as const,
       chainId: c.chainId,
       name: c.name,
       rpcUrl: c.rpcUrl,
@@ -254,22 +303,46 @@ function devnetRegistry(devnet: Devnet, bridges: DevnetBridges): ChainRegistryFi
       nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
       servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
     })),
+    {
+      family: 'solana',
+      chainId: SOLANA_CHAIN_ID,
+      name: SOLANA_NAME,
+      rpcUrl: solana.rpcUrl,
+      // One confirmed slot on top; finalized as the devnet finalizes (4 slots deep).
+      confirmations: 1,
+      finalityDepth: 4,
+      pollIntervalMs: 500,
+      tokens: {
+        USDC: { ...solana.mints.USDC, usdPegged: true },
+        PYUSD: { ...solana.mints.PYUSD, usdPegged: true },
+      },
+      bridge: 'devnet-mint-authority',
+    }],
   };
 }
 
 /** CCTP v2 on devnet chain `i`: our contracts, attested by the local Iris stand-in, fast transfers. */
-function devnetCctp(bridges: DevnetBridges, i: number): NonNullable<ChainRegistryFile['chains'][number]['cctp']> {
+function devnetCctp(bridges: DevnetBridges, i: number): CctpConfig {
   const chain = bridges.cctp.chains[i];
   if (!chain) throw new Error(`no CCTP deployment on devnet chain ${i}`);
   return { domain: chain.domain, tokenMessenger: chain.tokenMessenger, messageTransmitter: chain.messageTransmitter, irisBaseUrl: bridges.cctp.irisUrl, finality: 'fast', expectedSeconds: 5 };
 }
 
 /** USDT's OFT on devnet chain `i` (the lock adapter on the first chain, mint/burn on the second), relayed by ours. */
-function devnetOft(bridges: DevnetBridges, i: number): NonNullable<ChainRegistryFile['chains'][number]['oft']>[string] {
+function devnetOft(bridges: DevnetBridges, i: number): OftConfig {
   const chain = bridges.oft.chains[i];
   if (!chain) throw new Error(`no OFT deployment on devnet chain ${i}`);
   // SimpleMessageLib enforces no executor options; 200k gas covers the OFT's lzReceive (a mint or an unlock).
   return { eid: chain.eid, oft: chain.oft, extraOptions: lzReceiveOption(200_000n), expectedSeconds: 5 };
+}
+
+const SOLANA_NAME = 'Solana (devnet)';
+
+/** The devnet bridge stand-in mints on Solana with the devnet mints' authorities (fixed devnet keys). */
+async function solanaMintAuthorities(solana: SolanaDevnet): Promise<Record<string, number[]>> {
+  const usdc = await devnetKey('usdc-authority');
+  const pyusd = await devnetKey('pyusd-authority');
+  return { [solana.mints.USDC.address]: Array.from(usdc.secretKey), [solana.mints.PYUSD.address]: Array.from(pyusd.secretKey) };
 }
 
 /** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
@@ -282,11 +355,20 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-/** The JWT and secret-sealing keys of the dev stack: kept in `var/` (0600) so sessions and secrets survive restarts. */
-async function stackSecrets(varDir: string, persistent: boolean): Promise<Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>> {
+type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED', string>;
+
+/**
+ * The JWT, secret-sealing and Solana deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
+ * and deposit addresses survive restarts. A file from before a key existed gains it.
+ */
+async function stackSecrets(varDir: string, persistent: boolean): Promise<StackSecrets> {
   const file = path.join(varDir, 'secrets.json');
-  if (persistent && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>;
-  const secrets = { PAYRAIL_JWT_SECRET: randomBytes(32).toString('hex'), PAYRAIL_SECRETS_KEY: randomBytes(32).toString('hex') };
+  const kept = persistent && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Partial<StackSecrets>) : {};
+  const secrets: StackSecrets = {
+    PAYRAIL_JWT_SECRET: kept.PAYRAIL_JWT_SECRET ?? randomBytes(32).toString('hex'),
+    PAYRAIL_SECRETS_KEY: kept.PAYRAIL_SECRETS_KEY ?? randomBytes(32).toString('hex'),
+    SOLANA_DEPOSIT_SEED: kept.SOLANA_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+  };
   if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
 }
@@ -310,6 +392,7 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
+      solana: await freePort(),
       mailSink: { smtp: 0, http: 0 },
     },
     env: options.env,

@@ -22,7 +22,7 @@ export function createBridgeService(deps: BridgeServiceDeps) {
 
   function adapter(quote: Pick<BridgeQuote, 'sourceChainId' | 'destinationChainId' | 'tokenSymbol'>): BridgeAdapter {
     const found = bridgeAdapterFor(
-      { registry, provider: (chainId) => deps.chains.provider(chainId), treasuryAddress: txs.treasuryAddress, fetch: deps.fetch },
+      { registry, provider: (chainId) => deps.chains.evm(chainId).provider, treasuryAddress: deps.chains.evm(quote.sourceChainId).treasuryAddress(), fetch: deps.fetch },
       quote.sourceChainId,
       quote.destinationChainId,
       quote.tokenSymbol,

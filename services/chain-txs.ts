@@ -8,22 +8,10 @@
  * higher fees; one whose nonce another transaction used (the chain's nonce passed it and none of the intent's
  * hashes has a receipt) is re-planned at a new nonce. Every attempt's hash is kept, so whichever is mined is found.
  */
-import { Wallet } from 'ethers';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import {
-  broadcastRaw,
-  bumpedFees,
-  checkTx,
-  currentFees,
-  estimateCall,
-  isRevert,
-  signCall,
-  signedCall,
-  sweepCall,
-  transferCall,
-  type EvmCall,
-} from '../chains/evm/transactions';
+import type { ChainAdapters } from '../chains/adapters';
+import { TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
+import type { EvmCall } from '../chains/evm/transactions';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, lockChainTx, markChainTxMined, markChainTxSent, replaceChainTx } from '../db/queries/chain-txs';
 import { releaseTreasuryReservation } from '../db/queries/treasury-reservations';
@@ -34,9 +22,8 @@ import { assertTransferOnTerms, type BridgeStep, type TransferRequest } from './
 
 export interface ChainTxServiceDeps {
   knex: Knex;
-  chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and holds payout liquidity on every chain. */
-  treasuryPrivateKey: string;
+  /** Each chain's adapter signs with its family's treasury key. */
+  chains: ChainAdapters;
   log: Logger;
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the step returns. */
   afterBroadcast?: (purpose: string) => void;
@@ -56,44 +43,41 @@ const REBROADCAST_PER_CALL = 4;
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
 export function createChainTxService(deps: ChainTxServiceDeps) {
-  const { knex, chains, treasuryPrivateKey, log } = deps;
-  const treasuryAddress = new Wallet(treasuryPrivateKey).address;
+  const { knex, chains, log } = deps;
 
-  async function submit(request: TransferRequest & { purpose: string }, call: EvmCall): Promise<{ intentKey: string; txHash: string }> {
+  async function submit(request: TransferRequest & { purpose: string }, prepare: () => Promise<PreparedChainTx>): Promise<{ intentKey: string; txHash: string }> {
     let row = await findChainTx({ knex, intentKey: request.intentKey });
     if (!row) {
       await assertTransferOnTerms({ knex, chains }, request);
-      row = await signAndStore(request, call);
+      row = await signAndStore(request, prepare);
     }
     await broadcast(row);
     deps.afterBroadcast?.(request.purpose);
     return { intentKey: row.intent_key, txHash: row.tx_hash };
   }
 
-  async function signAndStore(request: TransferRequest & { purpose: string }, call: EvmCall): Promise<ChainTxRow> {
-    const wallet = chains.treasury(request.chainId, treasuryPrivateKey);
-    const estimate = await estimateCall(chains.provider(request.chainId), wallet.address, call).catch((err: unknown) => {
-      throw isRevert(err) ? new EstimateReverted(request.intentKey, err) : err;
+  async function signAndStore(request: TransferRequest & { purpose: string }, prepare: () => Promise<PreparedChainTx>): Promise<ChainTxRow> {
+    const prepared = await prepare().catch((err: unknown) => {
+      throw err instanceof TxWouldRevert ? new EstimateReverted(request.intentKey, err.cause ?? err) : err;
     });
-    const { pendingNonce, ...fees } = estimate;
     try {
       return await knex.transaction(async (trx) => {
-        const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: wallet.address, chainPendingNonce: pendingNonce });
-        const signed = await signCall(wallet, request.chainId, call, { nonce, ...fees });
+        const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: prepared.signer, chainPendingNonce: prepared.chainPendingNonce });
+        const signed = await prepared.sign(nonce);
         const tx = {
           intent_key: request.intentKey,
           payment_id: request.paymentId,
           purpose: request.purpose,
           chain_id: request.chainId,
-          signer: wallet.address,
+          signer: prepared.signer,
           nonce: String(nonce),
-          to_address: call.to,
+          to_address: prepared.to,
           token_address: request.tokenAddress,
           amount_units: request.amountUnits,
           raw_tx: signed.rawTx,
           tx_hash: signed.txHash,
-          max_fee_per_gas: fees.maxFeePerGas.toString(),
-          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+          max_fee_per_gas: signed.fees?.maxFeePerGas.toString() ?? null,
+          max_priority_fee_per_gas: signed.fees?.maxPriorityFeePerGas.toString() ?? null,
         };
         await insertChainTx({ trx, tx });
         return { ...tx, status: 'signed', block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
@@ -114,81 +98,77 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * refuses never keeps this one from going out (its own wait replaces or re-plans it).
    */
   async function broadcast(row: ChainTxRow): Promise<void> {
-    const provider = chains.provider(row.chain_id);
-    const nodeNonce = await provider.getTransactionCount(row.signer, 'pending');
-    const missing = nodeNonce < Number(row.nonce)
-      ? await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: nodeNonce, limit: REBROADCAST_PER_CALL })
-      : [];
-    for (const earlier of missing) {
-      await broadcastRaw(provider, earlier.raw_tx, earlier.tx_hash).catch((err: unknown) =>
-        log.warn({ intentKey: earlier.intent_key, txHash: earlier.tx_hash, error: String(err) }, 'an earlier transaction could not be re-broadcast'),
-      );
+    const adapter = chains.adapter(row.chain_id);
+    if (adapter.orderedNonces) {
+      const nodeNonce = adapter.replacement ? await adapter.replacement.pendingNonce(row.signer) : 0;
+      const missing = nodeNonce < Number(row.nonce)
+        ? await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: nodeNonce, limit: REBROADCAST_PER_CALL })
+        : [];
+      for (const earlier of missing) {
+        await adapter.broadcast({ rawTx: earlier.raw_tx, txHash: earlier.tx_hash }).catch((err: unknown) =>
+          log.warn({ intentKey: earlier.intent_key, txHash: earlier.tx_hash, error: String(err) }, 'an earlier transaction could not be re-broadcast'),
+        );
+      }
     }
-    const sent = await broadcastRaw(provider, row.raw_tx, row.tx_hash);
+    const sent = await adapter.broadcast({ rawTx: row.raw_tx, txHash: row.tx_hash });
     if (sent !== 'nonce-used' && row.sent_at_block === null) {
-      await markChainTxSent({ knex, intentKey: row.intent_key, txHash: row.tx_hash, blockNumber: await provider.getBlockNumber() });
+      await markChainTxSent({ knex, intentKey: row.intent_key, txHash: row.tx_hash, blockNumber: await adapter.head() });
     }
   }
 
   /**
    * The intent's transaction is not mined: signs it again, at the same nonce with higher fees when it waited
    * `replaceAfterBlocks`, or at a new nonce when another transaction used its nonce. Under the row's lock, so
-   * concurrent checks replace it once.
+   * concurrent checks replace it once. Only families with ordered nonces (EVM) replace.
    */
   async function unstick(intentKey: string, nonceUsed: boolean, head: number): Promise<void> {
     await knex.transaction(async (trx) => {
       const row = await lockChainTx({ trx, intentKey });
       if (!row || row.status !== 'signed') return;
       const chain = chains.registry.chain(row.chain_id);
+      const replacement = chains.adapter(row.chain_id).replacement;
+      if (!replacement || chain.family !== 'evm') return;
       if (!nonceUsed && (row.sent_at_block === null || head - Number(row.sent_at_block) < chain.replaceAfterBlocks)) return;
-      const provider = chains.provider(row.chain_id);
-      const wallet = chains.treasury(row.chain_id, treasuryPrivateKey);
-      const previous = signedCall(row.raw_tx);
-      const now = await currentFees(provider);
-      const nonce = nonceUsed
-        ? await allocateNonce({ trx, chainId: row.chain_id, signer: row.signer, chainPendingNonce: await provider.getTransactionCount(row.signer, 'pending') })
-        : previous.nonce;
-      const fees = nonceUsed ? now : bumpedFees(previous.fees, now);
-      const signed = await signCall(wallet, row.chain_id, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
+      const newNonce = nonceUsed ? await allocateNonce({ trx, chainId: row.chain_id, signer: row.signer, chainPendingNonce: await replacement.pendingNonce(row.signer) }) : null;
+      const signed = await replacement.resign(row.raw_tx, { nonce: newNonce });
       await replaceChainTx({
         trx,
         intentKey,
         attempt: {
-          nonce: String(nonce),
+          nonce: String(signed.nonce),
           raw_tx: signed.rawTx,
           tx_hash: signed.txHash,
-          max_fee_per_gas: fees.maxFeePerGas.toString(),
-          max_priority_fee_per_gas: fees.maxPriorityFeePerGas.toString(),
+          max_fee_per_gas: signed.fees.maxFeePerGas.toString(),
+          max_priority_fee_per_gas: signed.fees.maxPriorityFeePerGas.toString(),
         },
       });
       log.warn(
-        { intentKey, replaced: row.tx_hash, txHash: signed.txHash, nonce, maxFeePerGas: fees.maxFeePerGas.toString() },
+        { intentKey, replaced: row.tx_hash, txHash: signed.txHash, nonce: signed.nonce, maxFeePerGas: signed.fees.maxFeePerGas.toString() },
         nonceUsed ? 'another transaction used the nonce of ours: re-planned at a new nonce' : 'transaction not mined in time: replaced with higher fees',
       );
     });
   }
 
   return {
-    treasuryAddress,
-
     /** Moves funds out of a deposit address (deploying its forwarder if needed). Idempotent per intent key. */
     sweepDeposit(input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) {
-      const to = input.recipient.kind === 'treasury' ? treasuryAddress : input.recipient.address;
-      const call = sweepCall(chains.registry.chain(input.chainId), input.paymentId, input.tokenAddress, to, input.amountUnits);
-      return submit({ ...input, from: 'deposit', recipient: input.recipient.kind === 'treasury' ? null : input.recipient.address }, call);
+      const to = input.recipient.kind === 'treasury' ? chains.adapter(input.chainId).treasuryAddress() : input.recipient.address;
+      const action: ChainAction = { kind: 'sweep', paymentId: input.paymentId, tokenAddress: input.tokenAddress, to, amountUnits: input.amountUnits };
+      return submit({ ...input, from: 'deposit', recipient: input.recipient.kind === 'treasury' ? null : input.recipient.address }, () => chains.adapter(input.chainId).prepare(action));
     },
 
     /** A transfer from the treasury (payouts, refunds from the treasury). Idempotent per intent key. */
     transferFromTreasury(input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) {
-      return submit({ ...input, from: 'treasury', recipient: input.to }, transferCall(input.tokenAddress, input.to, input.amountUnits));
+      const action: ChainAction = { kind: 'transfer', tokenAddress: input.tokenAddress, to: input.to, amountUnits: input.amountUnits };
+      return submit({ ...input, from: 'treasury', recipient: input.to }, () => chains.adapter(input.chainId).prepare(action));
     },
 
     /**
      * A bridge step from the treasury (approval, burn or send, mint), on database terms. Idempotent per intent key;
-     * the bridge refuses a second mint of one burn by its own message nonce.
+     * the bridge refuses a second mint of one burn by its own message nonce. CCTP and OFT are EVM-only.
      */
     submitBridgeStep(input: ChainTxIntent & { step: BridgeStep; call: EvmCall; purpose: string; tokenAddress: string | null; amountUnits: string | null }) {
-      return submit({ ...input, from: input.step, recipient: input.call.to }, input.call);
+      return submit({ ...input, from: input.step, recipient: input.call.to }, () => chains.evm(input.chainId).prepareCall(input.call));
     },
 
     /**
@@ -200,20 +180,22 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
-      const provider = chains.provider(row.chain_id);
+      const adapter = chains.adapter(row.chain_id);
       // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
-      const minedNonce = await provider.getTransactionCount(row.signer, 'latest');
-      const check = await checkTx(provider, [row.tx_hash, ...row.replaced_tx_hashes], depth === 'finality' ? chain.finalityDepth : chain.confirmations);
+      const minedNonce = adapter.replacement ? await adapter.replacement.minedNonce(row.signer) : null;
+      const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], depth === 'finality' ? chain.finalityDepth : chain.confirmations);
       if (check.state === 'unmined') {
-        const head = await provider.getBlockNumber();
-        if (minedNonce > Number(row.nonce)) await unstick(intentKey, true, head);
-        else if (minedNonce === Number(row.nonce)) await unstick(intentKey, false, head);
-        else {
-          // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
-          const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
-          const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
-          if (blocker) await unstick(blocker.intent_key, false, head);
-          else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
+        if (minedNonce !== null) {
+          const head = await adapter.head();
+          if (minedNonce > Number(row.nonce)) await unstick(intentKey, true, head);
+          else if (minedNonce === Number(row.nonce)) await unstick(intentKey, false, head);
+          else {
+            // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
+            const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
+            const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
+            if (blocker) await unstick(blocker.intent_key, false, head);
+            else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
+          }
         }
         await broadcast((await findChainTx({ knex, intentKey }))!);
       }
@@ -227,7 +209,8 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
 
     /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */
     treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
-      return chains.balanceOf(chainId, tokenAddress, treasuryAddress);
+      const adapter = chains.adapter(chainId);
+      return adapter.balanceOf(adapter.treasuryAddress(), tokenAddress);
     },
   };
 }

@@ -2,12 +2,10 @@
  * Writes the conservation ledger (domain/ledger.ts) as money moves, and reconciles it with the chain. Payins are
  * entered when their run decides what they are for (paid, refunded, held); chain transactions when they are mined.
  */
-import { Contract } from 'ethers';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import { erc20Abi } from '../chains/evm/contracts';
+import type { ChainAdapters } from '../chains/adapters';
 import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
-import { isNativeToken, paymentRoute } from '../domain/payment';
+import { paymentRoute } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks } from '../db/queries/ledger';
 import { findPaymentById } from '../db/queries/payments';
@@ -65,15 +63,14 @@ export interface BookReport extends Conservation {
 }
 
 /** Every book's conservation figures, and its deposit addresses' balances read from the chain. */
-export async function reconcileLedger(deps: { knex: Knex; chains: EvmChains }): Promise<BookReport[]> {
+export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters }): Promise<BookReport[]> {
   const reports: BookReport[] = [];
   for (const book of await ledgerBooks({ knex: deps.knex })) {
-    const provider = deps.chains.provider(book.chainId);
+    const adapter = deps.chains.adapter(book.chainId);
     const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress });
-    const token = new Contract(book.tokenAddress, erc20Abi, provider);
-    const balances = await Promise.all(
-      addresses.map((a) => (isNativeToken(book.tokenAddress) ? provider.getBalance(a) : (token.getFunction('balanceOf')(a) as Promise<bigint>))),
-    );
+    // The ledger keys books by the lowercased address; base58 mints are case-sensitive, so read with the configured spelling.
+    const tokenAddress = deps.chains.registry.tokenByAddress(book.chainId, book.tokenAddress)?.address ?? book.tokenAddress;
+    const balances = await Promise.all(addresses.map((a) => adapter.balanceOf(a, tokenAddress)));
     reports.push({
       chainId: book.chainId,
       tokenAddress: book.tokenAddress,

@@ -5,7 +5,7 @@
 import { formatUnits } from 'ethers';
 import type { Knex } from 'knex';
 import { Gauge, type Registry } from 'prom-client';
-import type { EvmChains } from '../chains/evm/clients';
+import type { ChainAdapters } from '../chains/adapters';
 import {
   countCallbackAttemptsByOutcome,
   countChainTxsByStatus,
@@ -23,7 +23,7 @@ import { METRIC_PREFIX } from '../lib/metrics';
 /** chain_txs statuses as operators name them: signed and broadcast but not mined is pending, reverted is failed. */
 const CHAIN_TX_STATUS: Record<string, string> = { signed: 'pending', confirmed: 'confirmed', reverted: 'failed' };
 
-export function registerStateGauges(registry: Registry, deps: { knex: Knex; chains: EvmChains; treasuryAddress: string }): void {
+export function registerStateGauges(registry: Registry, deps: { knex: Knex; chains: ChainAdapters }): void {
   const { knex, chains } = deps;
   const chainIds = chains.registry.chains.map((chain) => String(chain.chainId));
   /** A gauge per label values counted in PostgreSQL; `zeroes` are reported as 0 when no row has them (yet). */
@@ -80,7 +80,7 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
         cursors
           .filter((cursor) => chains.registry.chains.some((chain) => chain.chainId === cursor.chainId))
           .map(async ({ chainId, blockNumber }) => {
-            const head = await chains.provider(chainId).getBlockNumber().catch(() => undefined);
+            const head = await chains.adapter(chainId).head().catch(() => undefined);
             if (head !== undefined) this.set({ chain: String(chainId) }, Math.max(0, head - blockNumber));
           }),
       );
@@ -98,7 +98,8 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
       await Promise.all(
         chains.registry.chains.flatMap((chain) =>
           Object.entries(chain.tokens).map(async ([symbol, token]) => {
-            const units = await chains.balanceOf(chain.chainId, token.address, deps.treasuryAddress).catch(() => undefined);
+            const adapter = chains.adapter(chain.chainId);
+            const units = await adapter.balanceOf(adapter.treasuryAddress(), token.address).catch(() => undefined);
             if (units !== undefined) this.set({ chain: String(chain.chainId), token: symbol }, Number(formatUnits(units, token.decimals)));
           }),
         ),

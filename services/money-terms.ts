@@ -4,8 +4,7 @@
  * input and signals are never enough to move money, so whoever can start a workflow or send a signal cannot.
  */
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import { checkPayin } from '../chains/evm/payins';
+import type { ChainAdapters } from '../chains/adapters';
 import { findPayin, listPayins } from '../db/queries/payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
@@ -37,7 +36,7 @@ export type BridgeStep = 'bridge-approve' | 'bridge-burn' | 'bridge-mint';
 const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
 
 /** Throws `TransferRefused` unless the request is exactly what the stored payment (and payin) call for. */
-export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChains }, request: TransferRequest): Promise<void> {
+export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAdapters }, request: TransferRequest): Promise<void> {
   const { intentKey } = request;
   const refuse = (reason: string) => new TransferRefused(intentKey, reason);
   const [kind, ...rest] = intentKey.split(':');
@@ -92,7 +91,7 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: EvmChain
  * payin paid the payment), and only for a payin recorded against this payment and confirmed on chain now.
  */
 async function assertRefundOfPayin(
-  deps: { knex: Knex; chains: EvmChains },
+  deps: { knex: Knex; chains: ChainAdapters },
   payment: PaymentRow,
   request: TransferRequest,
   key: string[],
@@ -112,19 +111,16 @@ async function assertRefundOfPayin(
   }
   const amount = BigInt(request.amountUnits ?? 0);
   if (amount <= 0n || amount > allowed) throw refuse(`amount above the ${allowed} units this payin allows`);
-  const onChain = await checkPayin({
-    provider: deps.chains.provider(request.chainId),
-    payin: {
-      chainId: payin.chain_id,
-      txHash: payin.tx_hash,
-      logIndex: payin.log_index,
-      blockNumber: Number(payin.block_number),
-      tokenAddress: payin.token_address,
-      from: payin.sender_address,
-      to: payment.deposit_address,
-      amountUnits: payin.amount_units,
-    },
-    depth: deps.chains.registry.chain(request.chainId).confirmations,
-  });
+  const payinOnChain = {
+    chainId: payin.chain_id,
+    txHash: payin.tx_hash,
+    logIndex: payin.log_index,
+    blockNumber: Number(payin.block_number),
+    tokenAddress: payin.token_address,
+    from: payin.sender_address,
+    to: payment.deposit_address,
+    amountUnits: payin.amount_units,
+  };
+  const onChain = await deps.chains.adapter(request.chainId).checkPayin(payinOnChain, deps.chains.registry.chain(request.chainId).confirmations);
   if (onChain.state !== 'confirmed') throw refuse(`payin is ${onChain.state} on chain`);
 }

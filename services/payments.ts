@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { bridgeKindFor } from '../chains/bridges/adapter';
-import type { EvmChains } from '../chains/evm/clients';
+import type { ChainAdapters } from '../chains/adapters';
 import type { TokenConfig } from '../chains/registry';
 import { DomainError, invalidField } from '../domain/errors';
 import { AmountError, parseUnits } from '../domain/money';
@@ -14,7 +14,7 @@ import { ensurePaymentWorkflow } from './workflows';
 
 export interface PaymentServiceDeps {
   knex: Knex;
-  chains: EvmChains;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   pricing: PricingPolicy;
   paymentTtlSeconds: number;

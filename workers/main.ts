@@ -1,10 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import { Wallet } from 'ethers';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
-import { EvmChains } from '../chains/evm/clients';
-import { ChainRegistry } from '../chains/registry';
+import { chainKeys, loadChainAdapters } from '../services/chains';
 import { createKnex } from '../db/connection';
 import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
@@ -63,24 +61,21 @@ function requirePublicBaseUrl(config: AppConfig): string {
 
 export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
   if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
-  const treasuryPrivateKey = config.treasuryPrivateKey;
   installRuntime(config);
   const log = createLogger(config.logLevel, 'worker');
-  const treasuryAddress = new Wallet(treasuryPrivateKey).address;
   const knex = createKnex(config.databaseUrl);
-  const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
+  const chains = loadChainAdapters(config.chainsFile, chainKeys(config));
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const metrics = createWorkerMetrics(createRegistry({ process: 'worker' }));
-  registerStateGauges(metrics.registry, { knex, chains, treasuryAddress });
+  registerStateGauges(metrics.registry, { knex, chains });
   const crashAfter = env[CRASH_AFTER_BROADCAST_ENV];
   const crashAfterClaim = env[CRASH_AFTER_WEBHOOK_CLAIM_ENV];
 
   const deps: ActivityDeps = {
     knex,
     chains,
-    treasuryPrivateKey: config.treasuryPrivateKey,
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
     log,

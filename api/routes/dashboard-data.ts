@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
-import type { EvmChains } from '../../chains/evm/clients';
+import type { ChainAdapters } from '../../chains/adapters';
 import { listAppOrders, listCallbackAttempts, findOrderById } from '../../db/queries/orders';
 import { findPaymentById, listAppPayments, listAppPaymentsChangedSince, listPaymentStatusEvents } from '../../db/queries/payments';
 import { listAppWebhookDeliveries } from '../../db/queries/webhook-deliveries';
@@ -19,7 +19,7 @@ import { parseOrThrow } from '../validation';
 
 export interface DashboardDataDeps {
   knex: Knex;
-  chains: EvmChains;
+  chains: ChainAdapters;
   publicBaseUrl: string;
   /** The Temporal Web UI, for links to a payment's workflow; absent when the operator has none. */
   temporalUi?: { url: string; namespace: string };
@@ -60,7 +60,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
   router.get('/apps/:appId/stats', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
     const { period } = parseOrThrow(statsQuerySchema, ctx.query, 'stats query');
-    ctx.body = await merchantStats({ knex, registry: deps.chains.registry }, app.app_id, period);
+    ctx.body = await merchantStats({ knex, chains: deps.chains }, app.app_id, period);
   });
 
   router.get('/apps/:appId/payments', developer, async (ctx) => {

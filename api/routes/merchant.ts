@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { EvmChains } from '../../chains/evm/clients';
 import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateAppSettings, updateWebhookUrl } from '../../db/queries/merchants';
 import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
@@ -40,7 +39,7 @@ import { deleteDashboardSession, findDashboardSession } from '../../db/queries/s
 import { ApiError } from '../errors';
 import { parseOrThrow } from '../validation';
 
-export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & DashboardDataDeps & { chains: EvmChains; webhookTimeoutMs: number };
+export type MerchantRoutesDeps = AccountServiceDeps & DashboardDataDeps & { webhookTimeoutMs: number };
 
 type MerchantState = ApiKeyState & DeveloperState;
 
@@ -51,7 +50,7 @@ type MerchantState = ApiKeyState & DeveloperState;
  */
 export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> {
   const { knex } = deps;
-  const services: AccountServiceDeps = { ...deps, registry: deps.chains.registry };
+  const services: AccountServiceDeps = deps;
   const router = new Router<MerchantState>();
   const developer = requireDeveloper(deps);
   const secureCookies = deps.publicBaseUrl.startsWith('https:');

@@ -15,6 +15,7 @@ import {
   orderIdSchema,
   paymentIdParamSchema,
 } from '../schemas/payments';
+import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
 import { parseOrThrow } from '../validation';
@@ -42,6 +43,11 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   /** `reader`: the app whose key authenticated the request, if any; only the owning app sees its private fields. */
   const present = async (row: PaymentRow, reader: string | null, app?: MerchantAppRow) =>
     toPaymentResource(row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl, { withMerchantFields: reader === row.app_id });
+
+  // Public: which chains and tokens payments may use, with decimals and minimums.
+  router.get('/chains', (ctx) => {
+    ctx.body = toChainList(deps.chains.registry, deps.pricing);
+  });
 
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');

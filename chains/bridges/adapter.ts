@@ -41,7 +41,7 @@ const NATIVE_FEE_HEADROOM_BPS = 2_000n;
 const CCTP_TOKEN = 'USDC';
 
 function cctpRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number): CctpRoute | undefined {
-  const [source, destination] = [registry.findChain(sourceChainId), registry.findChain(destinationChainId)];
+  const [source, destination] = [registry.findEvmChain(sourceChainId), registry.findEvmChain(destinationChainId)];
   const [from, to] = [source?.cctp, destination?.cctp];
   const [usdcFrom, usdcTo] = [source?.tokens[CCTP_TOKEN], destination?.tokens[CCTP_TOKEN]];
   if (!from || !to || !usdcFrom || !usdcTo) return undefined;
@@ -54,7 +54,7 @@ function cctpRoute(registry: ChainRegistry, sourceChainId: number, destinationCh
 }
 
 function oftRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string): OftRoute | undefined {
-  const [source, destination] = [registry.findChain(sourceChainId), registry.findChain(destinationChainId)];
+  const [source, destination] = [registry.findEvmChain(sourceChainId), registry.findEvmChain(destinationChainId)];
   const [from, to] = [source?.oft[symbol], destination?.oft[symbol]];
   const [tokenFrom, tokenTo] = [source?.tokens[symbol], destination?.tokens[symbol]];
   if (!from || !to || !tokenFrom || !tokenTo) return undefined;
@@ -66,7 +66,7 @@ function oftRoute(registry: ChainRegistry, sourceChainId: number, destinationCha
 }
 
 function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
-  const expectedSeconds = deps.registry.chain(base.sourceChainId).cctp?.expectedSeconds ?? 0;
+  const expectedSeconds = deps.registry.findEvmChain(base.sourceChainId)?.cctp?.expectedSeconds ?? 0;
   return {
     kind: 'cctp',
     async quote(amount) {
@@ -99,7 +99,7 @@ function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<Bridg
 function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
   const source = deps.provider(base.sourceChainId);
   const destination = deps.provider(base.destinationChainId);
-  const expectedSeconds = deps.registry.chain(base.sourceChainId).oft[base.tokenSymbol]?.expectedSeconds ?? 0;
+  const expectedSeconds = deps.registry.findEvmChain(base.sourceChainId)?.oft[base.tokenSymbol]?.expectedSeconds ?? 0;
   const sendParam = (quote: BridgeQuote) => ({
     dstEid: route.destination.eid,
     to: addressToBytes32(quote.recipient),

@@ -1,8 +1,8 @@
 import { Interface, Transaction, isError, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
-import type { ChainConfig } from '../registry';
-import { erc20Interface } from './clients';
-import { depositFactoryAbi, paymentSalt } from './contracts';
+import type { TxCheck, TxFees } from '../family';
+import type { EvmChainConfig } from '../registry';
+import { depositFactoryAbi, erc20Interface, paymentSalt } from './contracts';
 
 const factoryInterface = new Interface(depositFactoryAbi);
 
@@ -14,7 +14,7 @@ export interface EvmCall {
 }
 
 /** Moves `amountUnits` of `token` out of the payment's deposit address (deploying its forwarder if needed). */
-export function sweepCall(chain: ChainConfig, paymentId: string, token: string, to: string, amountUnits: string): EvmCall {
+export function sweepCall(chain: EvmChainConfig, paymentId: string, token: string, to: string, amountUnits: string): EvmCall {
   return { to: chain.depositFactory, data: factoryInterface.encodeFunctionData('sweep', [paymentSalt(paymentId), token, to, amountUnits]) };
 }
 
@@ -31,11 +31,6 @@ export async function currentFees(provider: JsonRpcProvider): Promise<TxFees> {
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
   };
-}
-
-export interface TxFees {
-  maxFeePerGas: bigint;
-  maxPriorityFeePerGas: bigint;
 }
 
 /**
@@ -98,11 +93,6 @@ export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txH
   }
 }
 
-/**
- * One look at a transaction that may have been signed several times at one nonce (replacements): not mined, mined
- * but not yet `depth` deep on the canonical chain, or mined, with the outcome and which of the hashes it was.
- */
-export type TxCheck = { state: 'unmined' } | { state: 'pending'; txHash: string } | { state: 'mined'; txHash: string; blockNumber: number; succeeded: boolean; confirmedAt: string };
 
 export async function checkTx(provider: JsonRpcProvider, txHashes: string[], depth: number): Promise<TxCheck> {
   const receipts = await Promise.all(txHashes.map((hash) => provider.getTransactionReceipt(hash)));

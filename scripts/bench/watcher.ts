@@ -4,13 +4,13 @@ import { Client, Connection } from '@temporalio/client';
 import { Contract, JsonRpcProvider, Wallet } from 'ethers';
 import type { Knex } from 'knex';
 import { devnetRpc } from '../../chains/devnet/devnet';
-import { EvmChains } from '../../chains/evm/clients';
+import { ChainAdapters } from '../../chains/adapters';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { ChainRegistry } from '../../chains/registry';
 import { advanceChainCursor, deleteChainCursors } from '../../db/queries/chain-cursors';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import { scanChain } from '../../services/payins';
-import type { Stack } from '../stack';
+import type { DevStackEvmChain, Stack } from '../stack';
 import type { Figure } from './report';
 
 const CHAIN_ID = 42161;
@@ -23,7 +23,7 @@ const WATCHED = 100_000;
  * addresses (none of them watched). Mined one by one with interval mining off; returns the first block.
  */
 async function mineBackgroundTraffic(stack: Stack, provider: JsonRpcProvider): Promise<number> {
-  const chain = stack.info.chains.find((c) => c.chainId === CHAIN_ID)!;
+  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
   const customer = new Wallet(stack.info.customer.privateKey, provider);
   const usdc = new Contract(chain.tokens.USDC.address, erc20Abi, customer);
   await ((await usdc.getFunction('approve')(chain.multiSend, 10n ** 30n)) as { wait(): Promise<unknown> }).wait();
@@ -85,10 +85,10 @@ async function watchSyntheticAddresses(knex: Knex, from: number, to: number): Pr
  * stopped (its watcher would move the same cursor).
  */
 export async function benchWatcher(stack: Stack, knex: Knex, log: (line: string) => void): Promise<Figure[]> {
-  const chains = new EvmChains(ChainRegistry.fromFile(stack.config.chainsFile));
+  const chains = new ChainAdapters(ChainRegistry.fromFile(stack.config.chainsFile));
   const connection = await Connection.connect({ address: stack.info.temporalAddress });
   try {
-    const provider = chains.provider(CHAIN_ID);
+    const { provider } = chains.evm(CHAIN_ID);
     const t0 = performance.now();
     const first = await mineBackgroundTraffic(stack, provider);
     log(`watcher: ${BLOCKS} blocks of ${TRANSFERS_PER_BLOCK} unrelated transfers mined in ${((performance.now() - t0) / 1000).toFixed(0)} s`);

@@ -24,6 +24,7 @@ import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
+import { findPaymentById } from '../../db/queries/payments';
 
 /** Runs `work` as an activity in `env`'s context (typed: the SDK cannot infer the result of a closure). */
 const inContext = <R>(env: MockActivityEnvironment, work: () => Promise<R>): Promise<R> => env.run<[], R, () => Promise<R>>(work);
@@ -41,7 +42,6 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     deps = {
       knex: services.knex,
       chains: services.chains,
-      treasuryPrivateKey: stack.env.TREASURY_PRIVATE_KEY!,
       temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
       latePayinWindowMs: 60_000,
       log: createLogger('silent', 'test'),
@@ -139,7 +139,10 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       assert.equal(result.succeeded, true, tx.intentKey);
       return result;
     };
-    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: parseUnits(payment.destination.amount, 6).toString() }));
+    // What the payment bridges: its amount less its fee (the money terms refuse any other burn).
+    const row = (await findPaymentById({ knex: deps.knex, id: payment.id }))!;
+    const bridged = (BigInt(row.source_amount_units) - BigInt(row.fee_units)).toString();
+    const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: bridged }));
     assert.equal(quote.kind, 'cctp');
     await landed(await step(() => writes.approveBridge({ paymentId: payment.id, quote })));
     await stack.bridges.attestationService.stop();

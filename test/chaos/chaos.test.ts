@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { loadEvmChains } from '../../chains/evm/clients';
+import { loadChainAdapters } from '../../chains/adapters';
 import { createKnex } from '../../db/connection';
 import { freePort } from '../../scripts/dev/ports';
 import { startProdStack, type ProdStack } from '../../scripts/prod/stack';
@@ -45,6 +45,7 @@ describe('chaos on the production topology', function () {
         temporal: await freePort(),
         temporalUi: await freePort(),
         chains: [await freePort(), await freePort()],
+        solana: await freePort(),
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,
@@ -130,7 +131,7 @@ describe('chaos on the production topology', function () {
     for (const p of payments) await waitForStatus(apiUrl(0), p.id, 'payment_completed', 300_000);
 
     const knex = createKnex(prod!.stack.env.DATABASE_URL!, { max: 2 });
-    const chains = loadEvmChains(prod!.stack.config.chainsFile);
+    const chains = loadChainAdapters(prod!.stack.config.chainsFile);
     try {
       const twice = await knex('chain_txs').select('intent_key').where({ status: 'confirmed' }).groupBy('intent_key').havingRaw('count(*) > 1');
       assert.deepEqual(twice, [], 'no intent has two mined transactions');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ChainRegistry, chainRegistrySchema, type ChainRegistryFile } from '../../chains/registry';
 import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
 import { formatRate, peggedUnitsForUsd, unitsForUsd } from '../../domain/pricing';
-import { eip681Uri } from '../../services/pay-page';
+import { eip681Uri } from '../../chains/evm/adapter';
 import { resolvePayCurrency, servedPayCurrencies } from '../../services/pay-currencies';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -74,7 +74,7 @@ describe('legacy pricing and pay currencies', () => {
   it('refuses non-EVM entries, unconfigured chains and coins without a price feed', () => {
     for (const code of ['USDT_TRC20', 'USDC_SOL', 'TON', 'USDT_TON', 'USDC_XLM'] as const) {
       const r = resolvePayCurrency(registry(), code);
-      assert.ok(!r.ok && r.reason === 'not_evm', code);
+      assert.ok(!r.ok && r.reason === 'no_adapter', code);
     }
     const noStandIns = resolvePayCurrency(registry({ standIns: false }), 'USDC_POL');
     assert.ok(!noStandIns.ok && noStandIns.reason === 'not_configured');

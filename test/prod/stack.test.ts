@@ -58,6 +58,7 @@ describe('the production topology (npm run stack:prod)', function () {
         temporal: await freePort(),
         temporalUi: await freePort(),
         chains: [await freePort(), await freePort()],
+        solana: await freePort(),
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,

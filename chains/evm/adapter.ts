@@ -1,0 +1,154 @@
+import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress } from 'ethers';
+import { isNativeToken } from '../../domain/payment';
+import type { DetectedPayin } from '../../domain/payins';
+import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxReplacement } from '../family';
+import type { EvmChainConfig } from '../registry';
+import { depositAddress, erc20Abi, paymentSalt } from './contracts';
+import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
+import { readUsdPriceFeed } from './price-feeds';
+import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type EvmCall } from './transactions';
+
+/** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
+export function eip681Uri(p: { tokenAddress: string | null; chainId: number; address: string; units: string }): string {
+  return p.tokenAddress
+    ? `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.address}&uint256=${p.units}`
+    : `ethereum:${p.address}@${p.chainId}?value=${p.units}`;
+}
+
+/** An EVM chain: JSON-RPC through ethers, CREATE2 forwarder deposit addresses, ERC-20 `Transfer` logs. */
+export class EvmAdapter implements ChainAdapter {
+  readonly family = 'evm' as const;
+  readonly orderedNonces = true;
+  readonly provider: JsonRpcProvider;
+  private readonly wallet: Wallet | null;
+
+  constructor(
+    readonly config: EvmChainConfig,
+    treasuryPrivateKey?: string,
+  ) {
+    // staticNetwork: the chain id is known, so ethers never issues eth_chainId probes.
+    this.provider = new JsonRpcProvider(config.rpcUrl, config.chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
+    this.wallet = treasuryPrivateKey ? new Wallet(treasuryPrivateKey, this.provider) : null;
+  }
+
+  normalizeAddress(address: string): string | null {
+    if (!isAddress(address)) return null;
+    const normalized = getAddress(address);
+    return normalized === ZeroAddress ? null : normalized;
+  }
+
+  /** The payment's CREATE2 deposit address; no key exists for it, only the factory can move funds. */
+  depositAddress(paymentId: string): string {
+    return depositAddress(this.config.depositFactory, paymentSalt(paymentId), this.config.forwarderInitCodeHash);
+  }
+
+  treasuryAddress(): string {
+    return this.treasury().address;
+  }
+
+  private treasury(): Wallet {
+    if (!this.wallet) throw new Error(`no treasury key is configured for chain ${this.config.chainId}`);
+    return this.wallet;
+  }
+
+  head(): Promise<number> {
+    return this.provider.getBlockNumber();
+  }
+
+  async blockHash(n: number): Promise<string | null> {
+    return (await this.provider.getBlock(n))?.hash ?? null;
+  }
+
+  /** One `eth_getLogs` for the configured tokens over the range (plus the blocks' native transfers when the coin is served). */
+  async scanPayins(input: { fromBlock: number; toBlock: number; heartbeat: () => void }): Promise<DetectedPayin[]> {
+    const { chainId } = this.config;
+    const range = { provider: this.provider, chainId, fromBlock: input.fromBlock, toBlock: input.toBlock };
+    const tokens = Object.values(this.config.tokens).map((t) => t.address);
+    const transfers = await readTokenTransfers({ ...range, tokens });
+    input.heartbeat();
+    if (this.config.nativeCurrency) transfers.push(...(await readNativeTransfers(range)));
+    input.heartbeat();
+    return transfers;
+  }
+
+  checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
+    return checkPayin({ provider: this.provider, payin, depth });
+  }
+
+  private call(action: ChainAction): EvmCall {
+    switch (action.kind) {
+      case 'sweep':
+        return sweepCall(this.config, action.paymentId, action.tokenAddress, action.to, action.amountUnits);
+      case 'transfer':
+        return transferCall(action.tokenAddress, action.to, action.amountUnits);
+      case 'bridgeBurn':
+      case 'bridgeMint':
+        // EVM chains bridge through CCTP and OFT (services/bridges.ts, `prepareCall`), never the devnet stand-in.
+        throw new Error(`chain ${this.config.chainId} bridges through CCTP or OFT, not the devnet stand-in`);
+    }
+  }
+
+  prepare(action: ChainAction): Promise<PreparedChainTx> {
+    return this.prepareCall(this.call(action));
+  }
+
+  /** Any contract call from the treasury (the bridges' approvals, burns, sends and mints); TxWouldRevert when the estimate reverts. */
+  async prepareCall(call: EvmCall): Promise<PreparedChainTx> {
+    const wallet = this.treasury();
+    const estimate = await estimateCall(this.provider, wallet.address, call).catch((err: unknown) => {
+      throw isRevert(err) ? new TxWouldRevert(`the call to ${call.to} would revert`, { cause: err }) : err;
+    });
+    const { pendingNonce, ...fees } = estimate;
+    return {
+      signer: wallet.address,
+      to: call.to,
+      chainPendingNonce: pendingNonce,
+      sign: async (nonce) => ({ ...(await signCall(wallet, this.config.chainId, call, { nonce, ...fees })), fees }),
+    };
+  }
+
+  broadcast(tx: SignedChainTx): Promise<'sent' | 'known' | 'nonce-used'> {
+    return broadcastRaw(this.provider, tx.rawTx, tx.txHash);
+  }
+
+  checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
+    return checkTx(this.provider, txHashes, depth);
+  }
+
+  readonly replacement: TxReplacement = {
+    minedNonce: (signer) => this.provider.getTransactionCount(signer, 'latest'),
+    pendingNonce: (signer) => this.provider.getTransactionCount(signer, 'pending'),
+    resign: async (rawTx, options) => {
+      const previous = signedCall(rawTx);
+      const now = await currentFees(this.provider);
+      // A new nonce needs only what the network asks now; the same nonce must outbid the stuck transaction.
+      const nonce = options.nonce ?? previous.nonce;
+      const fees = options.nonce === null ? bumpedFees(previous.fees, now) : now;
+      const signed = await signCall(this.treasury(), this.config.chainId, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
+      return { ...signed, nonce, fees };
+    },
+  };
+
+  async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
+    if (isNativeToken(tokenAddress)) return this.provider.getBalance(owner);
+    return (await new Contract(tokenAddress, erc20Abi, this.provider).getFunction('balanceOf')(owner)) as bigint;
+  }
+
+  readUsdPriceFeed(feed: string, options: { maxAgeSeconds: number; nowSeconds: number }) {
+    return readUsdPriceFeed(this.provider, feed, options);
+  }
+
+  readonly explorer = {
+    tx: (txHash: string) => (this.config.explorerUrl ? `${this.config.explorerUrl}/tx/${txHash}` : null),
+    address: (address: string) => (this.config.explorerUrl ? `${this.config.explorerUrl}/address/${address}` : null),
+  };
+
+  paymentUri(input: { address: string; tokenAddress: string | null; amountUnits: string }): string {
+    const token = input.tokenAddress && !isNativeToken(input.tokenAddress) ? input.tokenAddress : null;
+    return eip681Uri({ tokenAddress: token, chainId: this.config.chainId, address: input.address, units: input.amountUnits });
+  }
+
+  destroy(): void {
+    this.provider.destroy();
+  }
+}
