@@ -4,13 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet, parseEther, parseUnits } from 'ethers';
+import { generateKeyPairSigner } from '@solana/kit';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
 import type { Stack } from '../../scripts/stack';
 import type { PageState } from '../../services/pay-page';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { listWorkflows, uniqueOrderId } from '../api/helpers';
+import { createMerchant, listWorkflows, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
@@ -88,8 +89,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     await services?.close();
   });
 
-  async function createOrder(body: Record<string, unknown>, through = api): Promise<OrderCreated> {
-    const res = await request(`${through}/v1/orders`, { headers: { token: key }, body });
+  async function createOrder(body: Record<string, unknown>, through = api, token = key): Promise<OrderCreated> {
+    const res = await request(`${through}/v1/orders`, { headers: { token }, body });
     assert.equal(res.status, 201, res.text);
     return res.body as OrderCreated;
   }
@@ -202,6 +203,13 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   });
 
   it('the customer chooses USDC on Solana: a base58 deposit address, its QR code and solana: link; paid with @solana/kit', async () => {
+    // USDC on Solana is offered to merchants paid out on Solana (no bridge carries it to their EVM payout yet).
+    const solanaMerchant = await createMerchant(services.knex, {
+      apiKeyPrefix: stack.config.apiKeyPrefix,
+      payoutAddress: (await generateKeyPairSigner()).address,
+      payoutChainId: solanaChain(stack.info).chainId,
+      payoutTokenSymbol: 'USDC',
+    });
     const merchantOrderId = uniqueOrderId('legacy-e2e-sol');
     const created = await createOrder({
       merchant_order_id: merchantOrderId,
@@ -209,7 +217,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
       title: 'Pour-over kettle',
       callback_url: `${shop.url}/callbacks/solana`,
       merchant_token: 'mt-solana-21b0',
-    });
+    }, api, solanaMerchant.ordersKey);
     const page = await newPage();
     await page.goto(created.payment_url);
     await page.getByRole('button', { name: /USDC\s+on Solana/ }).click();
