@@ -243,7 +243,8 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       const state = (await request(`${origin}/pay/order/${created.order.id}/state`)).body as PageState;
       assert.deepEqual(
         state.options.map((o) => o.code),
-        PAY_CURRENCY_CODES.filter((c) => !['USDT_TRC20', 'TON', 'USDT_TON', 'USDC_XLM'].includes(c)),
+        // USDC_SOL too: no bridge carries it to this merchant's payout on Base.
+        PAY_CURRENCY_CODES.filter((c) => !['USDC_SOL', 'USDT_TRC20', 'TON', 'USDT_TON', 'USDC_XLM'].includes(c)),
       );
     });
 
