@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createKnex } from '../db/connection';
 import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
+import { connectClient } from '../lib/temporal-connection';
 import { createApiMetrics, createRegistry } from '../lib/metrics';
 import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
@@ -63,7 +64,7 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl, { max: 20 });
   const chains = loadChainAdapters(config.chainsFile, depositKeys(config));
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await connectClient(config.temporal.address, log);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.
   const server = createServer();

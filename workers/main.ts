@@ -1,11 +1,12 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
 import { chainKeys, loadChainAdapters } from '../services/chains';
 import { createKnex } from '../db/connection';
 import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
+import { connectClient, connectWorker } from '../lib/temporal-connection';
 import { createRegistry, createWorkerMetrics } from '../lib/metrics';
 import { registerStateGauges } from '../services/metrics';
 import { startHealthServer } from './health';
@@ -65,8 +66,8 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   const log = createLogger(config.logLevel, 'worker');
   const knex = createKnex(config.databaseUrl);
   const chains = loadChainAdapters(config.chainsFile, chainKeys(config));
-  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const nativeConnection = await connectWorker(config.temporal.address, log);
+  const clientConnection = await connectClient(config.temporal.address, log);
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const metrics = createWorkerMetrics(createRegistry({ process: 'worker' }));
   registerStateGauges(metrics.registry, { knex, chains });
