@@ -1,69 +1,102 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
-import { loadChainAdapters } from '../../chains/adapters';
-import { createKnex } from '../../db/connection';
-import { freePort } from '../../scripts/dev/ports';
-import { startProdStack, type ProdStack } from '../../scripts/prod/stack';
-import { reconcileLedger } from '../../services/ledger';
 import type { PaymentResource } from '../../api/serializers/payment';
+import { listPayins } from '../../db/queries/payins';
+import type { ChainTxRow, OrderRow } from '../../db/tables';
+import type { PayinDisposition } from '../../domain/payins';
+import type { PaymentStatus } from '../../domain/payment';
+import type { ProdStack } from '../../scripts/prod/stack';
+import { reconcileLedger } from '../../services/ledger';
+import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import type { LatePayinOutcome } from '../../workflows/types';
+import { listWorkflows } from '../api/helpers';
+import type { OrderCreated } from '../legacy/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, destroyProviders } from '../support/chain';
-import { TEST_STACK_ENV } from '../support/stack';
-import { paymentWorkflowId } from '../../workflows/ids';
+import { customerTransfer, providerFor } from '../support/chain';
+import { request } from '../support/http';
+import { eventually } from '../support/poll';
+import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
+import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 
-const PAYMENTS = 50;
 const STREAM_MS = 60_000;
 const WORKER_KILL_EVERY_MS = 4_000;
+/** Underpaid payments expire this soon after creation, so their bounce and refund happen within the run. */
+const UNDERPAID_TTL_SECONDS = 45;
+const SETTLE_TIMEOUT_MS = 600_000;
+const [PAY_CHAIN, OTHER_CHAIN] = [8453, 42161];
+
+type Kind = 'same chain' | 'cross chain' | 'underpaid' | 'late' | 'legacy order';
+/** One round of the stream; repeated five times: 20 same chain, 10 cross chain, 10 legacy orders, 5 underpaid, 5 late. */
+const ROUND: Kind[] = ['same chain', 'cross chain', 'legacy order', 'same chain', 'underpaid', 'same chain', 'cross chain', 'late', 'legacy order', 'same chain'];
+const ROUNDS = 5;
+
+/** Where each kind's payment ends, and the dispositions of its payins. */
+const EXPECTED: Record<Kind, { status: PaymentStatus; dispositions: PayinDisposition[] }> = {
+  'same chain': { status: 'payment_completed', dispositions: ['payment'] },
+  'cross chain': { status: 'payment_completed', dispositions: ['payment'] },
+  'legacy order': { status: 'payment_completed', dispositions: ['payment'] },
+  underpaid: { status: 'payment_refunded', dispositions: ['refund'] },
+  late: { status: 'payment_completed', dispositions: ['payment', 'refund'] },
+};
+
+interface Streamed {
+  kind: Kind;
+  paymentId: string;
+  /** The legacy order, for that kind. */
+  orderId?: string;
+  /** The payin sent after the payment completed, for the late kind. */
+  lateTx?: string;
+}
+
+/** Retries an idempotent step (a create with the same orderId, a transfer that failed to broadcast) through outages. */
+async function retried<T>(attempts: number, step: (attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step(attempt);
+    } catch (err) {
+      if (attempt >= attempts) throw err;
+      await delay(1_000 + attempt * 250);
+    }
+  }
+}
 
 /**
- * Chaos on the production topology (Temporal's pre-production guide): a minute-long stream of payments while a
+ * Chaos on the production topology (Temporal's pre-production guide): a minute-long stream of payments of every
+ * kind (same chain, cross chain through the bridge, underpaid, paid again after completing, legacy orders) while a
  * random worker of three is killed -9 every few seconds (one down at a time), the Temporal server and PostgreSQL
- * are each restarted once, and an API process is killed -9 in the middle of creates. Afterwards every payment is where its payins put it, nothing was paid twice, no
- * workflow is stuck, no webhook event was attempted twice, and the ledger balances.
+ * are each restarted once, and an API process is killed -9 in the middle of creates. Afterwards every payment and
+ * order is where its payins put it, no intent has two transactions on chain, no workflow is stuck, no webhook
+ * event was attempted twice, and the ledger balances against the chain.
  */
 describe('chaos on the production topology', function () {
-  this.timeout(12 * 60_000);
-  let dir: string;
-  let prod: ProdStack | undefined;
+  this.timeout(25 * 60_000);
+  let running: TestProdStack | undefined;
+  let prod: ProdStack;
+  let services: StackServices | undefined;
+  let shortLived: ExtraApi | undefined;
 
   before(async function () {
-    dir = await mkdtemp(path.join(tmpdir(), 'payrail-chaos-'));
-    const workers = [];
-    for (let i = 0; i < 3; i++) workers.push({ health: await freePort(), sdkMetrics: await freePort() });
-    prod = await startProdStack({
-      varDir: dir,
-      persistent: false,
-      ports: {
-        apis: [await freePort(), await freePort()],
-        workers,
-        postgres: await freePort(),
-        temporal: await freePort(),
-        temporalUi: await freePort(),
-        chains: [await freePort(), await freePort()],
-        solana: await freePort(),
-        mailSink: { smtp: 0, http: 0 },
-      },
-      blockTimeMs: 500,
-      env: { ...TEST_STACK_ENV, LOG_LEVEL: 'info' },
-      log: () => undefined,
-    });
+    running = await startTestProdStack('chaos');
+    prod = running.prod;
+    services = await connectServices(prod.stack);
+    // An API of the test's own on the same services, whose payments expire soon: the underpaid ones are made there.
+    shortLived = await startExtraApi(prod.stack, services, { paymentTtlSeconds: UNDERPAID_TTL_SECONDS });
   });
 
   after(async function () {
     this.timeout(120_000);
-    destroyProviders();
-    await prod?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await shortLived?.close();
+    await services?.close();
+    await running?.stop();
   });
 
-  it('settles a stream of payments through worker kills and Temporal and PostgreSQL restarts', async () => {
-    const { apis, workers, info, temporal, postgres } = prod!;
-    const apiUrl = (i: number) => `${apis[i % apis.length]!.healthUrl}/v1/payment-api`;
+  it('settles a mixed stream of payments and orders through worker kills and Temporal and PostgreSQL restarts', async () => {
+    const { apis, workers, info, temporal, postgres } = prod;
+    const { knex, client } = services!;
+    const key = info.demoMerchant.ordersKey;
+    const origin = (i: number) => apis[i % apis.length]!.healthUrl;
+    const apiUrl = (i: number) => `${origin(i)}/v1/payment-api`;
     const faults = { workerKills: 0, temporalRestarts: 0, postgresRestarts: 0, apiKills: 0 };
     let streaming = true;
 
@@ -94,73 +127,126 @@ describe('chaos on the production topology', function () {
       await apis[1]!.start();
     })();
 
-    /** Creates (retrying with the same orderId through any outage: creates are idempotent) and pays in full. */
-    const payOne = async (i: number): Promise<PaymentResource> => {
-      const body = paymentBody({ orderId: `chaos-${randomUUID()}`, chainId: '8453', amount: '2' });
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const created = await createPayment(apiUrl(i + attempt), info.demoMerchant.ordersKey, body);
-          for (let paid = 0; ; paid++) {
-            try {
-              await customerTransfer(info, 8453, 'USDC', created.source.receiverAddress, '2');
-              return created;
-            } catch (err) {
-              if (paid >= 5) throw err;
-              await delay(2_000);
-            }
-          }
-        } catch (err) {
-          if (attempt >= 30) throw err;
-          await delay(1_000);
+    const pay = (chainId: number, to: string, amount: string) => retried(10, () => customerTransfer(info, chainId, 'USDC', to, amount));
+    const create = (i: number, chainId: number, amount: string, through?: string): Promise<PaymentResource> => {
+      const body = paymentBody({ orderId: `chaos-${randomUUID()}`, chainId: String(chainId), amount });
+      return retried(30, (attempt) => createPayment(through ?? apiUrl(i + attempt), key, body));
+    };
+
+    const streamOne = async (i: number, kind: Kind): Promise<Streamed> => {
+      switch (kind) {
+        case 'same chain':
+        case 'cross chain': {
+          const payment = await create(i, kind === 'same chain' ? PAY_CHAIN : OTHER_CHAIN, '9');
+          await pay(Number(payment.source.chainId), payment.source.receiverAddress, '9');
+          return { kind, paymentId: payment.id };
+        }
+        case 'underpaid': {
+          const payment = await create(i, PAY_CHAIN, '4', shortLived!.paymentApiUrl);
+          await pay(PAY_CHAIN, payment.source.receiverAddress, '2.5');
+          return { kind, paymentId: payment.id };
+        }
+        case 'late': {
+          const payment = await create(i, PAY_CHAIN, '3');
+          await pay(PAY_CHAIN, payment.source.receiverAddress, '3');
+          await waitForStatus(apiUrl(0), payment.id, 'payment_completed', SETTLE_TIMEOUT_MS);
+          const lateTx = await pay(PAY_CHAIN, payment.source.receiverAddress, '1.5');
+          return { kind, paymentId: payment.id, lateTx };
+        }
+        case 'legacy order': {
+          const body = { merchant_order_id: `chaos-${randomUUID()}`, price_amount: 3, pay_currency: 'USDC_BASE' };
+          const { order } = await retried(30, async (attempt) => {
+            const res = await request<OrderCreated>(`${origin(i + attempt)}/v1/orders`, { headers: { token: key }, body });
+            if (res.status !== 201 && res.status !== 200) throw new Error(`create order: HTTP ${res.status} ${res.text}`);
+            return res.body;
+          });
+          await pay(PAY_CHAIN, order.pay_address!, order.pay_amount!);
+          return { kind, paymentId: order.payment_id!, orderId: order.id };
         }
       }
     };
+
     const started = Date.now();
-    const streamed: Array<Promise<PaymentResource>> = [];
-    for (let i = 0; i < PAYMENTS; i++) {
-      streamed.push(payOne(i));
-      await delay(STREAM_MS / PAYMENTS);
+    const kinds = Array.from({ length: ROUNDS }, () => ROUND).flat();
+    const stream: Array<Promise<Streamed>> = [];
+    for (const [i, kind] of kinds.entries()) {
+      stream.push(streamOne(i, kind));
+      await delay(STREAM_MS / kinds.length);
     }
-    const payments = await Promise.all(streamed);
+    const streamed = await Promise.all(stream);
     await Promise.all([restarts, apiKill]);
     streaming = false;
     await killWorkers;
     for (const w of workers) await w.start();
-    console.log(`      stream: ${payments.length} payments in ${((Date.now() - started) / 1000).toFixed(0)} s; faults ${JSON.stringify(faults)}`);
+    const counts: Partial<Record<Kind, number>> = {};
+    for (const s of streamed) counts[s.kind] = (counts[s.kind] ?? 0) + 1;
+    console.log(`      stream: ${streamed.length} in ${((Date.now() - started) / 1000).toFixed(0)} s ${JSON.stringify(counts)}; faults ${JSON.stringify(faults)}`);
 
-    for (const p of payments) await waitForStatus(apiUrl(0), p.id, 'payment_completed', 300_000);
+    // Every payment and order ends where its payins put it.
+    for (const s of streamed) {
+      const expected = EXPECTED[s.kind];
+      await waitForStatus(apiUrl(0), s.paymentId, expected.status, SETTLE_TIMEOUT_MS);
+      const dispositions = (payins: Array<{ status: string; disposition: PayinDisposition | null }>) =>
+        payins.every((p) => p.status === 'confirmed') ? payins.map((p) => p.disposition).sort().join() : undefined;
+      await eventually(`the payins of ${s.kind} payment ${s.paymentId} to be ${expected.dispositions.join()}`, SETTLE_TIMEOUT_MS, async () =>
+        dispositions(await listPayins({ knex, paymentId: s.paymentId })) === expected.dispositions.join() ? true : undefined,
+      );
+      if (s.lateTx) {
+        const [late] = (await listPayins({ knex, paymentId: s.paymentId })).filter((p) => p.tx_hash === s.lateTx);
+        assert.ok(late, `the late payin of ${s.paymentId} was recorded`);
+        const handle = client.workflow.getHandle(latePayinWorkflowId({ chainId: PAY_CHAIN, txHash: late.tx_hash, logIndex: late.log_index }));
+        assert.equal<LatePayinOutcome>(await handle.result(), 'refunded');
+      }
+      if (s.orderId) {
+        const orderId = s.orderId;
+        await eventually(`order ${orderId} to be paid`, SETTLE_TIMEOUT_MS, async () =>
+          (await knex<OrderRow>('orders').where({ id: orderId }).first())?.status === 'paid' ? true : undefined,
+        );
+      }
+    }
 
-    const knex = createKnex(prod!.stack.env.DATABASE_URL!, { max: 2 });
-    const chains = loadChainAdapters(prod!.stack.config.chainsFile);
-    try {
-      const twice = await knex('chain_txs').select('intent_key').where({ status: 'confirmed' }).groupBy('intent_key').havingRaw('count(*) > 1');
-      assert.deepEqual(twice, [], 'no intent has two mined transactions');
-      const resent = await knex('webhook_deliveries').select('payment_id', 'event_type').whereNotNull('payment_id').groupBy('payment_id', 'event_type').havingRaw('count(*) > 1');
-      assert.deepEqual(resent, [], 'every webhook event attempted at most once');
-      const books = await reconcileLedger({ knex, chains });
-      for (const b of books) {
-        assert.equal(b.difference, 0n, `ledger of chain ${b.chainId} ${b.tokenAddress}`);
-        assert.equal(b.depositsOnChain, b.depositsInLedger, `deposit addresses of chain ${b.chainId} ${b.tokenAddress}`);
-      }
-      const open = await knex('payments').whereIn('id', payments.map((p) => p.id)).whereNot({ status: 'payment_completed' }).count<{ count: string }[]>('* as count');
-      assert.equal(open[0]!.count, '0');
-      const mined = await knex('chain_txs').whereIn('payment_id', payments.map((p) => p.id)).where({ status: 'confirmed' }).count<{ count: string }[]>('* as count');
-      // No workflow stuck: a payment's workflow may still run only until its payment expires.
-      const connection = await Connection.connect({ address: info.temporalAddress });
-      try {
-        const client = new Client({ connection, namespace: prod!.stack.config.temporal.namespace });
-        const rows = await knex('payments').select('id', 'expires_at').whereIn('id', payments.map((p) => p.id));
-        for (const row of rows as Array<{ id: string; expires_at: Date }>) {
-          const { status } = await client.workflow.getHandle(paymentWorkflowId(row.id)).describe();
-          assert.ok(status.name !== 'RUNNING' || row.expires_at.getTime() > Date.now(), `workflow of payment ${row.id} is ${status.name} past its expiry`);
-        }
-      } finally {
-        await connection.close();
-      }
-      console.log(`      settled: ${payments.length} completed, ${mined[0]!.count} confirmed transactions, ${books.length} balanced books`);
-    } finally {
-      chains.destroy();
-      await knex.destroy();
+    // No intent has two transactions in the table, nor two of its broadcast attempts mined on chain.
+    const twice = await knex('chain_txs').select('intent_key').where({ status: 'confirmed' }).groupBy('intent_key').havingRaw('count(*) > 1');
+    assert.deepEqual(twice, [], 'no intent has two mined transactions');
+    const txs = await knex<ChainTxRow>('chain_txs').select('intent_key', 'chain_id', 'tx_hash', 'replaced_tx_hashes', 'status');
+    let attempts = 0;
+    for (const tx of txs) {
+      const hashes = [tx.tx_hash, ...tx.replaced_tx_hashes];
+      attempts += hashes.length;
+      const receipts = await Promise.all(hashes.map((hash) => providerFor(info, tx.chain_id).getTransactionReceipt(hash)));
+      const mined = receipts.filter((r) => r !== null).map((r) => r.hash);
+      assert.ok(mined.length <= 1, `intent ${tx.intent_key} has ${mined.length} transactions on chain: ${mined.join(', ')}`);
+      if (tx.status === 'confirmed') assert.deepEqual(mined, [tx.tx_hash], `the confirmed transaction of intent ${tx.intent_key} is the one on chain`);
+    }
+
+    const resent = await knex('webhook_deliveries').select('payment_id', 'event_type').whereNotNull('payment_id').groupBy('payment_id', 'event_type').havingRaw('count(*) > 1');
+    assert.deepEqual(resent, [], 'every webhook event attempted at most once');
+    const webhooks = await knex('webhook_deliveries').count<{ count: string }[]>('* as count');
+
+    const books = await reconcileLedger(services!);
+    for (const b of books) {
+      assert.equal(b.difference, 0n, `ledger of chain ${b.chainId} ${b.tokenAddress}: payins = payouts + fees + refunds + held + in flight`);
+      assert.equal(b.depositsOnChain, b.depositsInLedger, `deposit addresses of chain ${b.chainId} ${b.tokenAddress}`);
+    }
+
+    // No workflow stuck: besides the chain watchers and the reconciler, only payments and orders not yet expired run.
+    const now = Date.now();
+    for (const s of streamed) {
+      const { status } = await client.workflow.getHandle(paymentWorkflowId(s.paymentId)).describe();
+      const row = await knex('payments').select('expires_at').where({ id: s.paymentId }).first<{ expires_at: Date }>();
+      assert.ok(status.name !== 'RUNNING' || row.expires_at.getTime() > now, `workflow of payment ${s.paymentId} is ${status.name} past its expiry`);
+    }
+    const background = new Set([PAYMENT_RECONCILER_WORKFLOW_ID, ...info.chains.map((c) => chainWatcherWorkflowId(c.chainId))]);
+    const expiries = new Map<string, Date>();
+    for (const p of await knex('payments').select<Array<{ id: string; expires_at: Date }>>('id', 'expires_at')) expiries.set(paymentWorkflowId(p.id), p.expires_at);
+    for (const o of await knex<OrderRow>('orders').select('id', 'expires_at')) expiries.set(orderWorkflowId(o.id), o.expires_at);
+    const open = await listWorkflows(client, 'ExecutionStatus="Running"');
+    const stuck = open.filter((wf) => !background.has(wf.workflowId) && !((expiries.get(wf.workflowId)?.getTime() ?? 0) > now));
+    assert.deepEqual(stuck.map((wf) => `${wf.type} ${wf.workflowId}`), [], 'only background workflows and unexpired payments and orders run');
+
+    console.log(`      settled: ${JSON.stringify(counts)}; ${txs.length} chain intents (${attempts} broadcast attempts, none mined twice); ${webhooks[0]!.count} webhook deliveries; ${open.length} workflows running (${open.filter((wf) => background.has(wf.workflowId)).length} background)`);
+    for (const b of books) {
+      console.log(`      books of chain ${b.chainId} ${b.tokenAddress}: payins ${b.payins} = payouts ${b.payouts} + fees ${b.fees} + refunds ${b.refunds} + held ${b.held} + in flight ${b.inFlight}`);
     }
   });
 });

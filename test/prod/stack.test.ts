@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { freePort } from '../../scripts/dev/ports';
-import { startProdStack, type ProdStack } from '../../scripts/prod/stack';
+import { readFile } from 'node:fs/promises';
+import type { ProdStack } from '../../scripts/prod/stack';
 import { resolveTemporalServer } from '../../scripts/provision/temporal-server';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, destroyProviders } from '../support/chain';
-import { TEST_STACK_ENV } from '../support/stack';
+import { customerTransfer } from '../support/chain';
+import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
 
 // On a fresh machine the first run builds the Temporal server and UI with `go install` (tens of minutes on 2 cores).
 const BUILD_TIMEOUT_MS = 75 * 60_000;
@@ -39,39 +36,19 @@ const status = async (url: string) => (await fetch(url).catch(() => undefined))?
 
 describe('the production topology (npm run stack:prod)', function () {
   this.timeout(300_000);
-  let dir: string;
+  let running: TestProdStack | undefined;
   let prod: ProdStack | undefined;
 
   before(async function () {
     this.timeout(BUILD_TIMEOUT_MS + 600_000);
     await resolveTemporalServer({ log: (msg) => console.log(`      [temporal-server build] ${msg}`) });
-    dir = await mkdtemp(path.join(tmpdir(), 'payrail-prod-'));
-    const workerPorts = [];
-    for (let i = 0; i < 3; i++) workerPorts.push({ health: await freePort(), sdkMetrics: await freePort() });
-    prod = await startProdStack({
-      varDir: dir,
-      persistent: false,
-      ports: {
-        apis: [await freePort(), await freePort()],
-        workers: workerPorts,
-        postgres: await freePort(),
-        temporal: await freePort(),
-        temporalUi: await freePort(),
-        chains: [await freePort(), await freePort()],
-        solana: await freePort(),
-        mailSink: { smtp: 0, http: 0 },
-      },
-      blockTimeMs: 500,
-      env: { ...TEST_STACK_ENV, LOG_LEVEL: 'info' },
-      log: () => undefined,
-    });
+    running = await startTestProdStack('prod');
+    prod = running.prod;
   });
 
   after(async function () {
     this.timeout(120_000);
-    destroyProviders();
-    await prod?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await running?.stop();
   });
 
   it('runs every API and worker as its own ready process with its own log file', async () => {
