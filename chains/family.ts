@@ -92,9 +92,10 @@ export interface ChainAdapter {
   /** The hash of block `n` as the node has it now (null when it has none), to notice a reorged cursor. */
   blockHash(n: number): Promise<string | null>;
   /**
-   * Payins into watched deposit addresses in the block range (the caller matches recipients again). Batched: the
-   * RPC cost grows with the range's transfers or with batches of deposits, never with one call per open payment.
-   * Calls `heartbeat` between its reads.
+   * Transfers into watched deposit addresses in the block range (the caller matches recipients again): of the
+   * configured tokens, and of any other token contract where the family reads them by recipient (EVM), which the
+   * caller quarantines. Batched: the RPC cost grows with the range's transfers or with batches of deposits, never
+   * with one call per open payment. Calls `heartbeat` between its reads.
    */
   scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]>;
   /** One look at a payin at `depth` blocks (the chain's confirmations or finality depth). */

@@ -7,10 +7,12 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import type { PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
+import { isNativeToken } from '../domain/payment';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
 import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
 import type { WorkerMetrics } from '../lib/metrics';
+import { recordQuarantinedEntries } from './ledger';
 import { routePayin } from './workflows';
 
 export interface PayinServiceDeps {
@@ -43,10 +45,13 @@ async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainC
 
 /**
  * Scans the next range (at most `maxBlocks`) after the chain's stored cursor for transfers of the configured tokens
- * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way; hands
- * each payin to the run that owns its address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs
- * deduplicate payins on their identity. Only after every payin of the range was handed over does the cursor move,
- * so none is ever dropped. Its cost grows with the blocks' transfers, not with the number of open payments.
+ * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way;
+ * records other tokens' transfers into them as quarantined (never payins); hands each payin to the run that owns its
+ * address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated,
+ * and runs deduplicate payins (and the ledger quarantined transfers) on their identity. Only after every payin of
+ * the range was handed over does the cursor move, so none is ever dropped. Its cost grows with the blocks'
+ * transfers and, on EVM, by one recipient-filtered `eth_getLogs` per 500 watched deposits, never with one call per
+ * open payment.
  */
 export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
   const { knex, chains } = deps;
@@ -62,7 +67,11 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
 
   const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
   const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
-  const payins = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  const received = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  // A token nobody configured decides nothing: its transfers are recorded for the operator and never handed to a run.
+  const served = (t: DetectedPayin) => isNativeToken(t.tokenAddress) || chains.registry.tokenByAddress(input.chainId, t.tokenAddress) !== undefined;
+  const payins = received.filter(served);
+  await recordQuarantinedEntries({ knex }, received.filter((t) => !served(t)).map((transfer) => ({ paymentId: paymentByAddress.get(transfer.to.toLowerCase())!, transfer })));
   const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
     payins.map((payin: DetectedPayin) => {

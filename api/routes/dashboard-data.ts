@@ -7,6 +7,7 @@ import { findPaymentById, listAppPayments, listAppPaymentsChangedSince, listPaym
 import { listAppWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
 import { paymentData } from '../../domain/payment-resource';
+import { listQuarantinedTransfers } from '../../services/ledger';
 import { merchantStats } from '../../services/stats';
 import { paymentWorkflowId } from '../../services/workflows';
 import { notFound } from '../errors';
@@ -93,9 +94,10 @@ export function dashboardDataRoutes<S extends DeveloperState>(
     const paymentId = parseOrThrow(paymentIdParamSchema, ctx.params.paymentId, 'payment id', 'paymentId');
     const payment = await findPaymentById({ knex, id: paymentId });
     if (!payment || payment.app_id !== app.app_id) throw notFound(`payment ${paymentId}`);
-    const [events, deliveries] = await Promise.all([
+    const [events, deliveries, quarantined] = await Promise.all([
       listPaymentStatusEvents({ knex, paymentId }),
       listAppWebhookDeliveries({ knex, appId: app.app_id, filter: { paymentId }, limit: 100 }),
+      listQuarantinedTransfers({ knex }, paymentId),
     ]);
     const workflowId = paymentWorkflowId(paymentId);
     ctx.body = {
@@ -108,6 +110,15 @@ export function dashboardDataRoutes<S extends DeveloperState>(
         workflow: deps.temporalUi ? `${deps.temporalUi.url}/namespaces/${encodeURIComponent(deps.temporalUi.namespace)}/workflows/${encodeURIComponent(workflowId)}` : null,
       },
       deliveries: deliveries.map(toWebhookDeliveryRecord),
+      quarantined: quarantined.map((q) => ({
+        chainId: String(q.chainId),
+        tokenAddress: q.tokenAddress,
+        amountUnits: q.amountUnits,
+        txHash: q.txHash,
+        logIndex: q.logIndex,
+        txLink: txLink(q.chainId, q.txHash),
+        recordedAt: q.recordedAt.toISOString(),
+      })),
     };
   });
 

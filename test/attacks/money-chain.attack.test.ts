@@ -16,10 +16,13 @@ import { listPayins } from '../../db/queries/payins';
 import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { Stack } from '../../scripts/stack';
+import { listQuarantinedTransfers } from '../../services/ledger';
 import { latePayinWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal } from '../../workflows/messages';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
+import { bearer, login } from '../merchant/helpers';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { request } from '../support/http';
 import { customerTransfer, providerFor, signCustomerTransfer, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
@@ -77,24 +80,53 @@ describe('attacks on the money path', function () {
     }, 300);
   }
 
-  it('a fake-token Transfer event to the deposit address before the real payment: ignored, the payment completes', async () => {
+  it('a fake-token Transfer event to the deposit address before the real payment: quarantined, the payment completes', async () => {
     const payment = await newPayment('fake-token', '5');
     const attacker = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, CHAIN));
     const { abi, bytecode } = compileContracts().TestStablecoin!;
     const fake = (await new ContractFactory(abi, bytecode, attacker).deploy('USD Coin', 'USDC', 6)) as Contract;
     await fake.waitForDeployment();
+    const fakeAddress = await fake.getAddress();
+    const sendFake = async (amount: string) => {
+      const tx = (await fake.getFunction('transfer')(payment.source.receiverAddress, units(amount))) as { hash: string; wait(): Promise<unknown> };
+      await tx.wait();
+      return tx.hash;
+    };
     await ((await fake.getFunction('mint')(attacker.address, units('1000'))) as { wait(): Promise<unknown> }).wait();
-    await ((await fake.getFunction('transfer')(payment.source.receiverAddress, units('5'))) as { wait(): Promise<unknown> }).wait();
+    const before = await sendFake('5');
     const merchantBefore = await tokenBalance(stack.info, CHAIN, 'USDC', merchant);
 
     await customerTransfer(stack.info, CHAIN, 'USDC', payment.source.receiverAddress, '5');
     const { payment: done, seen } = await waitForStatus(api, payment.id, 'payment_completed', 120_000);
     assert.ok(!seen.includes('payment_bounced') && !seen.includes('payment_refunded'), seen.join(' → '));
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
+
+    // Sent again once the payment is paid (the late-payin window): still only quarantined, no refund run.
+    const after = await sendFake('7');
+    const quarantined = await eventually('both fake transfers to be quarantined', 60_000, async () => {
+      const rows = await listQuarantinedTransfers({ knex: services.knex }, payment.id);
+      return rows.length === 2 ? rows : undefined;
+    });
+    assert.deepEqual(
+      quarantined.map((q) => [q.chainId, q.tokenAddress, q.txHash, q.amountUnits]),
+      [[CHAIN, fakeAddress.toLowerCase(), before, units('5').toString()], [CHAIN, fakeAddress.toLowerCase(), after, units('7').toString()]],
+    );
     const payins = await listPayins({ knex: services.knex, paymentId: payment.id });
     assert.deepEqual(payins.map((p) => p.disposition), ['payment'], 'the fake token is never a payin');
-    const fakeAtDeposit = (await new Contract(await fake.getAddress(), erc20Abi, attacker.provider).getFunction('balanceOf')(payment.source.receiverAddress)) as bigint;
-    assert.equal(fakeAtDeposit, units('5'), 'no treasury gas spent returning it');
+    const latePayinRun = services.client.workflow.getHandle(latePayinWorkflowId({ chainId: CHAIN, txHash: after, logIndex: quarantined[1]!.logIndex }));
+    await assert.rejects(latePayinRun.describe(), (err: Error) => err.name === 'WorkflowNotFoundError', 'no late-payin run refunds it');
+    assert.equal((await getPayment(api, payment.id, key)).status, 'payment_completed', 'the status never moves');
+    const fakeAtDeposit = (await new Contract(fakeAddress, erc20Abi, attacker.provider).getFunction('balanceOf')(payment.source.receiverAddress)) as bigint;
+    assert.equal(fakeAtDeposit, units('12'), 'no treasury gas spent returning it');
+
+    // The merchant sees them on the payment's dashboard page.
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!, stack.info.demoMerchant.developerEmail);
+    const page = await request<{ quarantined: Array<{ tokenAddress: string; amountUnits: string; txHash: string }> }>(
+      `${stack.info.merchantApiUrl}/apps/${stack.info.demoMerchant.appId}/payments/${payment.id}`,
+      { headers: bearer(session.token) },
+    );
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.body.quarantined.map((q) => [q.tokenAddress, q.amountUnits, q.txHash]), quarantined.map((q) => [q.tokenAddress, q.amountUnits, q.txHash]));
   });
 
   it('a 1-unit USDC transfer before the real payment: counted, never bounces it; the dust excess is held, not refunded at a loss', async () => {

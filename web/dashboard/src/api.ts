@@ -98,6 +98,8 @@ export interface PaymentDetail {
   timeline: Array<{ status: string; at: string }>;
   links: { payinTx: string | null; payoutTx: string | null; workflow: string | null };
   deliveries: Delivery[];
+  /** Transfers of tokens nobody configured into the deposit address: recorded, never counted or refunded. */
+  quarantined: Array<{ chainId: string; tokenAddress: string; amountUnits: string; txHash: string; logIndex: number; txLink: string | null; recordedAt: string }>;
 }
 
 export interface Stats {
