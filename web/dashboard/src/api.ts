@@ -42,6 +42,8 @@ export interface App {
   name: string;
   developerId: string;
   payout: { chainId: string; tokenSymbol: string; address: string };
+  /** Whether payments may be created without an API key (appId in the body), as the hosted page does. */
+  keylessPayments: boolean;
   webhookUrl: string | null;
   webhookSecretFingerprint: string | null;
   webhookSecretRotatedAt: string | null;
