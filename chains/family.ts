@@ -91,6 +91,8 @@ export interface ChainAdapter {
   head(): Promise<number>;
   /** The hash of block `n` as the node has it now (null when it has none), to notice a reorged cursor. */
   blockHash(n: number): Promise<string | null>;
+  /** When block (slot) `n` was produced, in Unix seconds (null when the node has no time for it). */
+  blockTime(n: number): Promise<number | null>;
   /**
    * Transfers into watched deposit addresses in the block range (the caller matches recipients again): of the
    * configured tokens, and of any other token contract where the family reads them by recipient (EVM), which the

@@ -93,14 +93,12 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
 
 /** Time from each payin's block to its hand-over, for the payin detection lag histogram. */
 async function observeDetectionLag(deps: PayinServiceDeps, chainId: number, payins: DetectedPayin[]): Promise<void> {
-  // Block times are read where the family's node serves them by number (EVM); other families are not observed yet.
-  if (deps.chains.adapter(chainId).family !== 'evm') return;
-  const { provider } = deps.chains.evm(chainId);
+  const adapter = deps.chains.adapter(chainId);
   const handedOverAt = Date.now() / 1000;
   for (const blockNumber of new Set(payins.map((p) => p.blockNumber))) {
-    const block = await provider.getBlock(blockNumber);
-    if (!block) continue;
-    const lag = Math.max(0, handedOverAt - block.timestamp);
+    const blockTime = await adapter.blockTime(blockNumber);
+    if (blockTime === null) continue;
+    const lag = Math.max(0, handedOverAt - blockTime);
     for (const payin of payins) if (payin.blockNumber === blockNumber) deps.metrics.payinDetectionLag.observe({ chain: String(chainId) }, lag);
   }
 }

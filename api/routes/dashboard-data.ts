@@ -6,6 +6,7 @@ import { listAppOrders, listCallbackAttempts, findOrderById } from '../../db/que
 import { findPaymentById, listAppPayments, listAppPaymentsChangedSince, listPaymentStatusEvents } from '../../db/queries/payments';
 import { listAppWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
+import { PAYMENT_STATUSES } from '../../domain/payment';
 import { paymentData } from '../../domain/payment-resource';
 import { listQuarantinedTransfers } from '../../services/ledger';
 import { merchantStats } from '../../services/stats';
@@ -55,6 +56,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       chains: deps.chains.registry.chains.map((c) => ({ chainId: String(c.chainId), name: c.name, explorerUrl: c.explorerUrl ?? null, tokens: Object.keys(c.tokens) })),
       temporalUiUrl: deps.temporalUi?.url ?? null,
       devMailSinkUrl: deps.devMailSinkUrl ?? null,
+      paymentStatuses: PAYMENT_STATUSES,
     };
   });
 

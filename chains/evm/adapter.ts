@@ -59,6 +59,10 @@ export class EvmAdapter implements ChainAdapter {
     return (await this.provider.getBlock(n))?.hash ?? null;
   }
 
+  async blockTime(n: number): Promise<number | null> {
+    return (await this.provider.getBlock(n))?.timestamp ?? null;
+  }
+
   /**
    * One `eth_getLogs` for the configured tokens over the range, one per 500 watched deposits for other contracts'
    * transfers into them (quarantined by the caller), plus the blocks' native transfers when the coin is served.

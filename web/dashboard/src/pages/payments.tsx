@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, PAYMENT_STATUSES, type Payment, type PaymentDetail } from '../api';
+import { api, type Payment, type PaymentDetail } from '../api';
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
@@ -82,7 +82,7 @@ export function PaymentsPage({ app, config }: PageProps) {
           Status
           <select value={draft.status} onChange={field('status')}>
             <option value="">Any</option>
-            {PAYMENT_STATUSES.map((s) => (
+            {config.paymentStatuses.map((s) => (
               <option key={s} value={s}>{statusLabel(s)}</option>
             ))}
           </select>
