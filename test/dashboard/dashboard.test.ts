@@ -10,7 +10,7 @@ import type { Stack } from '../../scripts/stack';
 import { uniqueOrderId } from '../api/helpers';
 import { bearer, login, uniqueEmail } from '../merchant/helpers';
 import { createPayment, paymentBody } from '../support/api';
-import { customerTransfer } from '../support/chain';
+import { customerTransfer, deployFakeStablecoin } from '../support/chain';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
@@ -203,7 +203,10 @@ describe('merchant dashboard in Chromium', function () {
     await shot('payments');
   });
 
-  it("opens the payment's page: timeline, transaction hashes, webhook deliveries, workflow link", async () => {
+  it("opens the payment's page: timeline, transaction hashes, webhook deliveries, workflow link, quarantined transfers", async () => {
+    // A token nobody configured, sent to the deposit address: listed apart, never counted.
+    const fake = await deployFakeStablecoin(stack.info, 8453);
+    const fakeTx = await fake.send(payment.source.receiverAddress, '2');
     await page.locator(`tr[data-payment-id="${payment.id}"]`).getByRole('link').click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const statuses = await page.getByRole('list', { name: 'Status timeline' }).locator('li').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')));
@@ -222,6 +225,9 @@ describe('merchant dashboard in Chromium', function () {
         `${stack.info.temporalUiUrl}/namespaces/${stack.config.temporal.namespace}/workflows/payment-${payment.id}`,
       );
     }
+    const quarantined = page.getByRole('table', { name: 'Quarantined transfers' });
+    await quarantined.getByText(fakeTx).waitFor({ timeout: 60_000 });
+    assert.match((await quarantined.textContent())!, new RegExp(`${fake.address.toLowerCase()}.*2000000`, 's'));
     await shot('payment');
   });
 
