@@ -95,8 +95,8 @@ export interface ChainAdapter {
   blockTime(n: number): Promise<number | null>;
   /**
    * Transfers into watched deposit addresses in the block range (the caller matches recipients again): of the
-   * configured tokens, and of any other token contract where the family reads them by recipient (EVM), which the
-   * caller quarantines. Batched: the RPC cost grows with the range's transfers or with batches of deposits, never
+   * configured tokens, and of any other token contract where the family's read returns them (EVM reads every
+   * token's `Transfer` logs at once), which the caller quarantines. Batched: the RPC cost grows with the range's transfers or with batches of deposits, never
    * with one call per open payment. Calls `heartbeat` between its reads.
    */
   scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]>;

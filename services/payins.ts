@@ -50,8 +50,7 @@ async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainC
  * address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated,
  * and runs deduplicate payins (and the ledger quarantined transfers) on their identity. Only after every payin of
  * the range was handed over does the cursor move, so none is ever dropped. Its cost grows with the blocks'
- * transfers and, on EVM, by one recipient-filtered `eth_getLogs` per 500 watched deposits, never with one call per
- * open payment.
+ * transfers, not with the number of open payments.
  */
 export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
   const { knex, chains } = deps;

@@ -1,10 +1,10 @@
 import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
-import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxReplacement, type WatchedDeposits } from '../family';
+import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxReplacement } from '../family';
 import type { EvmChainConfig } from '../registry';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
-import { checkPayin, readNativeTransfers, readOtherTokenTransfersTo, readTokenTransfers } from './payins';
+import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
 import { readUsdPriceFeed } from './price-feeds';
 import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type EvmCall } from './transactions';
 
@@ -64,17 +64,12 @@ export class EvmAdapter implements ChainAdapter {
   }
 
   /**
-   * One `eth_getLogs` for the configured tokens over the range, one per 500 watched deposits for other contracts'
-   * transfers into them (quarantined by the caller), plus the blocks' native transfers when the coin is served.
+   * One `eth_getLogs` for every token's `Transfer` over the range (the caller keeps those into its deposits and
+   * tells configured tokens from others), plus the blocks' native transfers when the coin is served.
    */
-  async scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]> {
-    const { chainId } = this.config;
-    const range = { provider: this.provider, chainId, fromBlock: input.fromBlock, toBlock: input.toBlock };
-    const tokens = Object.values(this.config.tokens).map((t) => t.address);
-    const transfers = await readTokenTransfers({ ...range, tokens });
-    input.heartbeat();
-    const recipients = [...new Set((await input.watched.all()).map((d) => d.address))];
-    transfers.push(...(await readOtherTokenTransfersTo({ ...range, recipients, exclude: tokens })));
+  async scanPayins(input: { fromBlock: number; toBlock: number; heartbeat: () => void }): Promise<DetectedPayin[]> {
+    const range = { provider: this.provider, chainId: this.config.chainId, fromBlock: input.fromBlock, toBlock: input.toBlock };
+    const transfers = await readTokenTransfers(range);
     input.heartbeat();
     if (this.config.nativeCurrency) transfers.push(...(await readNativeTransfers(range)));
     input.heartbeat();

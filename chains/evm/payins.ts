@@ -1,4 +1,4 @@
-import { getAddress, zeroPadValue, type JsonRpcProvider, type Log, type TransactionReceipt } from 'ethers';
+import { getAddress, type JsonRpcProvider, type Log, type TransactionReceipt } from 'ethers';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, type DetectedPayin } from '../../domain/payins';
 import type { PayinCheck } from '../family';
@@ -26,51 +26,13 @@ function payinFromLog(chainId: number, log: Log): DetectedPayin {
 }
 
 /**
- * Every ERC-20 transfer of the given token contracts in the block range, whoever receives it: the caller matches
- * recipients against its deposit addresses. One `eth_getLogs` per range, whatever the number of open payments.
+ * Every ERC-20 transfer in the block range, of any contract, whoever receives it: the caller matches recipients
+ * against its deposit addresses, counts the configured tokens' transfers as payins and quarantines the others. One
+ * `eth_getLogs` per range (by topic, not by contract), whatever the number of open payments.
  */
-export async function readTokenTransfers(options: {
-  provider: JsonRpcProvider;
-  chainId: number;
-  tokens: string[];
-  fromBlock: number;
-  toBlock: number;
-}): Promise<DetectedPayin[]> {
-  if (options.tokens.length === 0) return [];
-  const logs = await options.provider.getLogs({
-    address: options.tokens,
-    fromBlock: options.fromBlock,
-    toBlock: options.toBlock,
-    topics: [TRANSFER_TOPIC],
-  });
+export async function readTokenTransfers(options: { provider: JsonRpcProvider; chainId: number; fromBlock: number; toBlock: number }): Promise<DetectedPayin[]> {
+  const logs = await options.provider.getLogs({ fromBlock: options.fromBlock, toBlock: options.toBlock, topics: [TRANSFER_TOPIC] });
   return logs.filter(isTransferLog).map((log) => payinFromLog(options.chainId, log));
-}
-
-/** Recipients per `eth_getLogs` filter: nodes cap a topic's alternatives (geth at 1,000). */
-const RECIPIENTS_PER_FILTER = 500;
-
-/**
- * ERC-20 transfers into `recipients` in the block range from any contract other than `exclude` (the configured
- * tokens, read by `readTokenTransfers`): tokens nobody configured, sent to deposit addresses, which the caller
- * quarantines. One `eth_getLogs` per 500 recipients, filtered by the indexed recipient topic.
- */
-export async function readOtherTokenTransfersTo(options: {
-  provider: JsonRpcProvider;
-  chainId: number;
-  recipients: string[];
-  exclude: string[];
-  fromBlock: number;
-  toBlock: number;
-}): Promise<DetectedPayin[]> {
-  const { provider, chainId, fromBlock, toBlock } = options;
-  const excluded = new Set(options.exclude.map((a) => a.toLowerCase()));
-  const transfers: DetectedPayin[] = [];
-  for (let i = 0; i < options.recipients.length; i += RECIPIENTS_PER_FILTER) {
-    const topics = options.recipients.slice(i, i + RECIPIENTS_PER_FILTER).map((r) => zeroPadValue(r.toLowerCase(), 32));
-    const logs = await provider.getLogs({ fromBlock, toBlock, topics: [TRANSFER_TOPIC, null, topics] });
-    for (const log of logs) if (isTransferLog(log) && !excluded.has(log.address.toLowerCase())) transfers.push(payinFromLog(chainId, log));
-  }
-  return transfers;
 }
 
 /**
