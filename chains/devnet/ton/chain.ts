@@ -25,10 +25,9 @@ export interface TxRecord {
   readonly account: Address;
   readonly tx: Transaction;
   readonly hash: Buffer;
-  /** Seqno of the block (masterchain and its basechain shard block share seqnos here) that holds it. */
-  readonly seqno: number;
 }
 
+/** A masterchain block and its one basechain shard block: they share the seqno here. */
 export interface BlockRecord {
   readonly seqno: number;
   readonly utime: number;
@@ -48,9 +47,11 @@ export interface AccountView {
   frozenHash: Buffer | null;
   lastLt: bigint;
   lastHash: Buffer;
-  /** Hash of the Account cell, toncenter v3's `account_state_hash`. */
-  stateHash: Buffer;
 }
+
+const NEVER_SEEN: AccountView = {
+  exists: false, status: 'uninitialized', balance: 0n, code: null, data: null, frozenHash: null, lastLt: 0n, lastHash: Buffer.alloc(32),
+};
 
 export interface Fees { inFwdFee: bigint; storageFee: bigint; gasFee: bigint; fwdFee: bigint }
 
@@ -108,6 +109,12 @@ class SandboxChain extends Blockchain {
     return chain;
   }
 
+  /** Opens a block: its lt range starts above everything before it, even after empty blocks. */
+  startBlockLt(): bigint {
+    this.increaseLt();
+    return this.lt;
+  }
+
   async runMessage(message: Message): Promise<Transaction> {
     this.increaseLt();
     const contract = await this.getContract(destinationOf(message));
@@ -118,6 +125,10 @@ class SandboxChain extends Blockchain {
 function destinationOf(message: Message): Address {
   if (message.info.type === 'external-out') throw new ChainError(400, 'external outbound messages cannot be delivered');
   return message.info.dest;
+}
+
+function bigintHash(value: bigint): Buffer {
+  return Buffer.from(value.toString(16).padStart(64, '0'), 'hex');
 }
 
 function isPristine(contract: SmartContract): boolean {
@@ -151,7 +162,6 @@ export function feesOf(tx: Transaction): Fees {
 export class DevnetChain {
   private readonly blocks: BlockRecord[] = [];
   private readonly byAccount = new Map<string, TxRecord[]>();
-  private readonly byHash = new Map<string, TxRecord>();
   private pending: Message[] = [];
   private producing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -187,7 +197,7 @@ export class DevnetChain {
       const tx = loadTransaction(Cell.fromBase64(boc).beginParse());
       const block = chain.blocks[seqno];
       if (!block) throw new Error(`saved transaction refers to missing block ${seqno}`);
-      const record = { account: Address.parseRaw(account), tx, hash: tx.hash(), seqno };
+      const record = { account: Address.parseRaw(account), tx, hash: tx.hash() };
       block.txs.push(record);
       chain.index(record);
     }
@@ -246,7 +256,7 @@ export class DevnetChain {
     const utime = Math.max(this.lastBlock.utime, Math.floor(Date.now() / 1000));
     this.sandbox.now = utime;
     this.sandbox.random = this.blockHash(BASECHAIN, seqno, 'random');
-    const startLt = this.sandbox.lt;
+    const startLt = this.sandbox.startBlockLt();
     const wave = this.pending;
     this.pending = [];
     const txs: TxRecord[] = [];
@@ -262,7 +272,7 @@ export class DevnetChain {
         this.log(`block ${seqno}: dropped message to ${account.toString()}: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
-      txs.push({ account, tx, hash: tx.hash(), seqno });
+      txs.push({ account, tx, hash: tx.hash() });
       for (const out of tx.outMessages.values()) if (out.info.type === 'internal') this.pending.push(out);
     }
     const block = { seqno, utime, startLt, endLt: this.sandbox.lt, txs };
@@ -275,7 +285,6 @@ export class DevnetChain {
     let list = this.byAccount.get(key);
     if (!list) this.byAccount.set(key, (list = []));
     list.push(record);
-    this.byHash.set(record.hash.toString('hex'), record);
   }
 
   get lastBlock(): BlockRecord {
@@ -308,29 +317,31 @@ export class DevnetChain {
 
   account(address: Address): AccountView {
     const contract = this.store.peek(address);
-    const shard: ShardAccount = contract?.account ?? createEmptyShardAccount(address);
+    if (!contract) return { ...NEVER_SEEN };
+    const shard = contract.account;
     const state = shard.account?.storage.state;
     const active = state?.type === 'active' ? state.state : undefined;
     return {
-      exists: contract !== undefined && !isPristine(contract),
+      exists: !isPristine(contract),
       status: state?.type === 'active' ? 'active' : state?.type === 'frozen' ? 'frozen' : 'uninitialized',
       balance: shard.account?.storage.balance.coins ?? 0n,
       code: active?.code ?? null,
       data: active?.data ?? null,
-      frozenHash: state?.type === 'frozen' ? Buffer.from(state.stateHash.toString(16).padStart(64, '0'), 'hex') : null,
+      frozenHash: state?.type === 'frozen' ? bigintHash(state.stateHash) : null,
       lastLt: shard.lastTransactionLt,
-      lastHash: Buffer.from(shard.lastTransactionHash.toString(16).padStart(64, '0'), 'hex'),
-      stateHash: shard.account ? beginCell().store(storeAccount(shard.account)).endCell().hash() : Buffer.alloc(32),
+      lastHash: bigintHash(shard.lastTransactionHash),
     };
+  }
+
+  /** Hash of the Account cell, toncenter v3's `account_state_hash`. */
+  accountStateHash(address: Address): Buffer {
+    const account = this.store.peek(address)?.account.account;
+    return account ? beginCell().store(storeAccount(account)).endCell().hash() : Buffer.alloc(32);
   }
 
   /** Every transaction of `address`, oldest first. */
   transactions(address: Address): readonly TxRecord[] {
     return this.byAccount.get(address.toRawString()) ?? [];
-  }
-
-  transaction(hash: Buffer): TxRecord | undefined {
-    return this.byHash.get(hash.toString('hex'));
   }
 
   /** The transaction on `destination` that consumed the internal message `source` created at `createdLt`. */

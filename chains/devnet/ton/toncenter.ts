@@ -431,7 +431,7 @@ export class Toncenter {
       addressBook[raw] = { user_friendly: target.toString({ bounceable }) };
       accounts.push({
         address: raw,
-        account_state_hash: b64(account.stateHash),
+        account_state_hash: b64(this.chain.accountStateHash(target)),
         balance: account.balance.toString(),
         extra_currencies: {},
         status: account.status === 'uninitialized' ? 'uninit' : account.status,
