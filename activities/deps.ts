@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
+import type { ChainAdapters } from '../chains/adapters';
 import type { WebhookEventType } from '../domain/webhook-events';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
@@ -9,9 +9,7 @@ import type { SecretBox } from '../lib/secrets';
 /** What the worker hands `createActivities`: connections and settings, created once per process. */
 export interface ActivityDeps {
   knex: Knex;
-  chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
-  treasuryPrivateKey: string;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;

@@ -9,7 +9,7 @@ import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
 import { startHousekeeping } from './housekeeping';
-import { loadEvmChains, type EvmChains } from '../services/chains';
+import { depositKeys, loadChainAdapters, type ChainAdapters } from '../services/chains';
 import { RateLimiter } from '../services/rate-limits';
 
 export interface RunningApi {
@@ -22,7 +22,7 @@ export interface RunningApi {
 /** The app's dependencies from the configuration, on connections the caller owns (the API process, or a test's extra API). */
 export function apiDeps(
   config: AppConfig,
-  shared: { knex: Knex; chains: EvmChains; client: Client; log: Logger; publicBaseUrl: string },
+  shared: { knex: Knex; chains: ChainAdapters; client: Client; log: Logger; publicBaseUrl: string },
 ): ApiDeps {
   const { knex, chains, client, log, publicBaseUrl } = shared;
   const required = (value: string | undefined, name: string): string => {
@@ -52,7 +52,7 @@ export function apiDeps(
 export async function startApi(config: AppConfig): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl, { max: 20 });
-  const chains = loadEvmChains(config.chainsFile);
+  const chains = loadChainAdapters(config.chainsFile, depositKeys(config));
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.

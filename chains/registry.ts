@@ -3,17 +3,32 @@ import { getAddress } from 'ethers';
 import { z } from 'zod';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 
+export const CHAIN_FAMILIES = ['evm', 'solana', 'ton', 'tron', 'stellar'] as const;
+export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
+
 /** EVM addresses are stored and shown in their EIP-55 form, whatever case the configuration used. */
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/)
   .transform((a) => getAddress(a.toLowerCase()));
 
-const tokenSchema = z.object({
-  address,
+/** Solana public keys (mints, owners): base58 of 32 bytes. */
+const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+
+const tokenFields = {
   decimals: z.number().int().min(0).max(36),
   /** Priced 1:1 to USD (stablecoins). */
   usdPegged: z.boolean().default(true),
+  /** The smallest payment accepted in this token, as a decimal string; without it, one base unit. */
+  minimumAmount: z.string().regex(/^[0-9]+(\.[0-9]+)?$/).optional(),
+};
+const tokenSchema = z.object({ address, ...tokenFields });
+const solanaTokenSchema = z.object({
+  /** The mint. */
+  address: base58Address,
+  ...tokenFields,
+  /** The mint's owner program: classic SPL Token (USDC) or Token-2022 (PYUSD). */
+  tokenProgram: z.enum(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']).default('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
 });
 
 /** The chain's native coin (ETH on Arbitrum and Base): paid into deposit addresses as plain value transfers. */
@@ -26,19 +41,27 @@ const nativeCurrencySchema = z.object({
   maxPriceAgeSeconds: z.number().int().positive().default(3600),
 });
 
-const chainSchema = z.object({
-  chainId: z.number().int().positive(),
+/** What every family's chain has. Chain ids of non-EVM families are their SLIP-44 coin types (docs/chains.md). */
+const commonChainFields = {
+  chainId: z.number().int().positive().max(2_147_483_647),
   name: z.string().min(1),
   rpcUrl: z.string().url(),
-  /** Blocks on top of the payin's block before it counts as confirmed. */
+  /** Blocks (slots) on top of the payin's block before it counts as confirmed. */
   confirmations: z.number().int().min(1),
-  /** Blocks on top of the payout's block before the payment is `payment_completed`. */
+  /** Blocks (slots) on top of the payout's block before the payment is `payment_completed`. */
   finalityDepth: z.number().int().min(1),
+  pollIntervalMs: z.number().int().positive().default(2000),
+  /** Block explorer base URL (`<url>/tx/<hash>`, `<url>/address/<address>`). */
+  explorerUrl: z.string().url().optional(),
+};
+
+const evmChainSchema = z.object({
+  family: z.literal('evm').default('evm'),
+  ...commonChainFields,
   /** Largest block range one `eth_getLogs` call may cover (provider limit). */
   logBatchBlocks: z.number().int().positive().default(500),
   /** Largest number of deposit addresses in one `eth_getLogs` topic filter. */
   logBatchAddresses: z.number().int().positive().default(500),
-  pollIntervalMs: z.number().int().positive().default(2000),
   depositFactory: address,
   /** keccak256 of the deposit forwarder's creation code: deposit addresses are computed offline from it. */
   forwarderInitCodeHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
@@ -52,11 +75,42 @@ const chainSchema = z.object({
   servesChainIds: z.array(z.number().int().positive()).default([]),
 });
 
-export const chainRegistrySchema = z.object({ chains: z.array(chainSchema).min(1) });
+const solanaChainSchema = z.object({
+  family: z.literal('solana'),
+  ...commonChainFields,
+  /** Deposit token accounts read per `getMultipleAccounts` call (the RPC allows 100). */
+  accountBatchSize: z.number().int().min(1).max(100).default(100),
+  /** Slots one watcher scan may cover: a scan reads deposit accounts as they are now, so the range only bounds the cursor step. */
+  scanBatchSlots: z.number().int().positive().default(10_000),
+  tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), solanaTokenSchema),
+  /** The devnet bridge stand-in burns and mints here; only a chain whose treasury is the mint authority has it. */
+  bridge: z.literal('devnet-mint-authority').optional(),
+  nativeCurrency: nativeCurrencySchema.optional(),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+});
 
-export type TokenConfig = z.infer<typeof tokenSchema> & { symbol: string };
-export type ChainConfig = z.infer<typeof chainSchema>;
+/** Chains without a `family` are EVM chains (every registry file written before families existed). */
+const chainSchema = z.preprocess(
+  (c) => (typeof c === 'object' && c !== null && !('family' in c) ? { ...c, family: 'evm' } : c),
+  z.discriminatedUnion('family', [evmChainSchema, solanaChainSchema]),
+);
+
+export const chainRegistrySchema = z.object({
+  chains: z
+    .array(chainSchema)
+    .min(1)
+    .refine((chains) => new Set(chains.map((c) => c.chainId)).size === chains.length, 'chain ids must be unique'),
+});
+
+type AnyTokenConfig = z.infer<typeof tokenSchema> | z.infer<typeof solanaTokenSchema>;
+export type TokenConfig = AnyTokenConfig & { symbol: string };
+export type EvmChainConfig = z.infer<typeof evmChainSchema>;
+export type SolanaChainConfig = z.infer<typeof solanaChainSchema>;
+export type ChainConfig = EvmChainConfig | SolanaChainConfig;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
+
+/** The largest block (slot) range one watcher scan covers. */
+export const scanRangeBlocks = (chain: ChainConfig): number => (chain.family === 'evm' ? chain.logBatchBlocks : chain.scanBatchSlots);
 
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;
 
@@ -82,7 +136,8 @@ export class ChainRegistry {
   }
 
   findToken(chainId: number, symbol: string): TokenConfig | undefined {
-    const token = this.byId.get(chainId)?.tokens[symbol];
+    const tokens: Record<string, AnyTokenConfig> | undefined = this.byId.get(chainId)?.tokens;
+    const token = tokens?.[symbol];
     return token && { ...token, symbol };
   }
 
@@ -105,7 +160,7 @@ export class ChainRegistry {
 
   /** The configured token at `tokenAddress` on `chainId`, if any. */
   tokenByAddress(chainId: number, tokenAddress: string): TokenConfig | undefined {
-    const tokens = this.byId.get(chainId)?.tokens ?? {};
+    const tokens: Record<string, AnyTokenConfig> = this.byId.get(chainId)?.tokens ?? {};
     const match = Object.entries(tokens).find(([, t]) => t.address.toLowerCase() === tokenAddress.toLowerCase());
     return match && { ...match[1], symbol: match[0] };
   }

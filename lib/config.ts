@@ -4,6 +4,19 @@ const int = (fallback: number) => z.coerce.number().int().nonnegative().default(
 /** Rate-limit windows are at most a day, so housekeeping can drop every window that started over a day ago. */
 const windowSeconds = (fallback: number) => int(fallback).pipe(z.number().min(1).max(86_400));
 
+/** A 64-byte Solana secret key as solana-keygen writes it: a JSON array of numbers. */
+const solanaSecretKey = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return z.array(z.number().int().min(0).max(255)).length(64).parse(JSON.parse(s));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of 64 byte values' });
+      return z.NEVER;
+    }
+  })
+  .transform((bytes) => Uint8Array.from(bytes));
+
 const envSchema = z.object({
   HTTP_HOST: z.string().default('127.0.0.1'),
   HTTP_PORT: int(8080),
@@ -17,6 +30,19 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
   PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
+  /** Solana treasury: pays every fee and rent, holds payout liquidity. */
+  SOLANA_TREASURY_SECRET_KEY: solanaSecretKey.optional(),
+  /** Seed of the Solana deposit keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
+  SOLANA_DEPOSIT_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
+  /** Devnet bridge stand-in only: `{ "<mint>": [64 byte values] }`, the mint authorities it mints with. */
+  SOLANA_DEVNET_MINT_AUTHORITIES: z
+    .string()
+    .transform((s) => Object.fromEntries(Object.entries(z.record(z.string(), z.array(z.number().int().min(0).max(255)).length(64)).parse(JSON.parse(s))).map(([k, v]) => [k, Uint8Array.from(v)])))
+    .optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   PAYMENT_TTL_SECONDS: int(1800).pipe(z.number().min(1)),
   /** Time from creation until an unpaid legacy order expires (spec 8: 60 minutes for crypto payments). */
@@ -70,6 +96,7 @@ export interface AppConfig {
   temporal: { address: string; namespace: string; taskQueue: string };
   chainsFile: string;
   treasuryPrivateKey?: string;
+  solana: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array; mintAuthorities?: Record<string, Uint8Array> };
   feeBps: number;
   paymentTtlSeconds: number;
   orderTtlSeconds: number;
@@ -104,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
+    solana: { treasurySecretKey: e.SOLANA_TREASURY_SECRET_KEY, depositSeed: e.SOLANA_DEPOSIT_SEED, mintAuthorities: e.SOLANA_DEVNET_MINT_AUTHORITIES },
     feeBps: e.FEE_BPS,
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
     orderTtlSeconds: e.ORDER_TTL_SECONDS,

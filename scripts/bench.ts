@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { devnetRpc } from '../chains/devnet/devnet';
-import { EvmChains } from '../chains/evm/clients';
-import { ChainRegistry } from '../chains/registry';
+import { loadChainAdapters } from '../chains/adapters';
 import { createKnex } from '../db/connection';
 import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
 import { scanChain } from '../services/payins';
@@ -74,7 +73,7 @@ async function main(): Promise<void> {
 
     // 2. The chain watcher's scan with many open payments: cost must stay near one getLogs per address chunk.
     const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
-    const chains = new EvmChains(ChainRegistry.fromFile(stack.config.chainsFile));
+    const chains = loadChainAdapters(stack.config.chainsFile);
     const connection = await Connection.connect({ address: stack.info.temporalAddress });
     try {
       // Synthetic open payments, each with its own deposit address (payment_id is unique per address).
@@ -97,10 +96,10 @@ async function main(): Promise<void> {
       );
       // A full 500-block range to scan, whatever the young devnet's height, from a cursor 500 blocks below the head.
       await devnetRpc(stack.devnet.chains.find((c) => c.chainId === 42161)!.rpcUrl, 'hardhat_mine', ['0x200']);
-      const head = await chains.provider(42161).getBlockNumber();
-      const block = await chains.provider(42161).getBlock(Math.max(0, head - 500));
+      const arbitrum = chains.adapter(42161);
+      const cursorBlock = Math.max(0, (await arbitrum.head()) - 500);
       await deleteChainCursors({ knex, chainIds: [42161] });
-      await advanceChainCursor({ knex, chainId: 42161, from: null, to: { blockNumber: block!.number, blockHash: block!.hash! } });
+      await advanceChainCursor({ knex, chainId: 42161, from: null, to: { blockNumber: cursorBlock, blockHash: (await arbitrum.blockHash(cursorBlock))! } });
       const deps = { knex, chains, temporal: { client: new Client({ connection }), taskQueue: stack.config.temporal.taskQueue } };
       const t0 = performance.now();
       const scan = await scanChain(deps, { chainId: 42161, maxBlocks: 500, heartbeat: () => undefined });

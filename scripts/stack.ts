@@ -56,7 +56,7 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<{ chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
+  chains: Array<{ family: 'evm'; chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
   customer: { privateKey: string; address: string };
   demoMerchant: DemoMerchant;
 }
@@ -183,7 +183,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalAddress,
       temporalUiUrl,
       mailSinkUrl: mailSink?.url ?? null,
-      chains: devnet.chains.map((c) => ({ chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
+      chains: devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
       customer: devnet.customer,
       demoMerchant,
     };
@@ -199,6 +199,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 function devnetRegistry(devnet: Devnet): ChainRegistryFile {
   return {
     chains: devnet.chains.map((c) => ({
+      family: 'evm' as const,
       chainId: c.chainId,
       name: c.name,
       rpcUrl: c.rpcUrl,

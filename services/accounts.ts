@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ChainRegistry } from '../chains/registry';
+import type { ChainAdapters } from '../chains/adapters';
+import { ADDRESS_FORMS } from '../chains/family';
 import { DomainError, invalidField } from '../domain/errors';
 import { claimLoginCodeAttempt, consumeLoginCode, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
 import { insertApiKey, insertDeveloperApp, replaceWebhookSecret } from '../db/queries/merchants';
@@ -22,7 +23,7 @@ import type { RateLimiter } from './rate-limits';
 
 export interface AccountServiceDeps {
   knex: Knex;
-  registry: ChainRegistry;
+  chains: ChainAdapters;
   jwtSecret: string;
   secretBox: SecretBox;
   mailer: Mailer;
@@ -128,9 +129,12 @@ export async function registerApp(
   body: RegisterCommand,
 ): Promise<{ app: MerchantAppRow; webhookSecret: string }> {
   const chainId = Number(body.payout.chainId);
-  if (!deps.registry.findChain(chainId)) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
-  const token = deps.registry.findToken(chainId, body.payout.tokenSymbol.toUpperCase());
+  const adapter = deps.chains.findAdapter(chainId);
+  if (!adapter) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
+  const token = deps.chains.registry.findToken(chainId, body.payout.tokenSymbol.toUpperCase());
   if (!token) throw invalidField('payout.tokenSymbol', `${body.payout.tokenSymbol} is not supported on chain ${chainId}`);
+  const payoutAddress = adapter.normalizeAddress(body.payout.address);
+  if (!payoutAddress) throw invalidField('payout.address', `must be a ${adapter.config.name} address (${ADDRESS_FORMS[adapter.family]})`);
   const webhookUrl = await checkWebhookUrl(deps, body.webhookUrl);
   const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
 
@@ -143,7 +147,7 @@ export async function registerApp(
         developer_id: developerId,
         payout_chain_id: chainId,
         payout_token_symbol: token.symbol,
-        payout_address: body.payout.address,
+        payout_address: payoutAddress,
         webhook_url: webhookUrl,
         ...stored,
       },

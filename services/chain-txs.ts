@@ -3,32 +3,18 @@
  * broadcast; every later attempt re-broadcasts those same bytes. A crash anywhere therefore yields at most one
  * transaction per intent on chain.
  */
-import { Contract, Wallet } from 'ethers';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import { erc20Abi } from '../chains/evm/contracts';
-import {
-  bridgeBurnCall,
-  bridgeMintCall,
-  broadcastRaw,
-  checkTx,
-  estimateCall,
-  signCall,
-  sweepCall,
-  transferCall,
-  type EvmCall,
-} from '../chains/evm/transactions';
+import type { ChainAdapters } from '../chains/adapters';
+import type { ChainAction } from '../chains/family';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
-import { isNativeToken } from '../domain/payment';
 import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, markChainTxMined } from '../db/queries/chain-txs';
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 
 export interface ChainTxServiceDeps {
   knex: Knex;
-  chains: EvmChains;
-  /** Hot wallet that owns the deposit factory and bridge and holds payout liquidity on every chain. */
-  treasuryPrivateKey: string;
+  /** Each chain's adapter signs with its family's treasury key. */
+  chains: ChainAdapters;
   log: Logger;
   /** Fault injection for crash tests: called right after a transaction was broadcast, before the step returns. */
   afterBroadcast?: (purpose: string) => void;
@@ -44,31 +30,29 @@ interface Movement {
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
 export function createChainTxService(deps: ChainTxServiceDeps) {
-  const { knex, chains, treasuryPrivateKey, log } = deps;
-  const treasuryAddress = new Wallet(treasuryPrivateKey).address;
+  const { knex, chains, log } = deps;
 
-  async function submit(intent: ChainTxIntent, call: EvmCall, movement: Movement): Promise<{ intentKey: string; txHash: string }> {
-    const row = (await findChainTx({ knex, intentKey: intent.intentKey })) ?? (await signAndStore(intent, call, movement));
+  async function submit(intent: ChainTxIntent, action: ChainAction, movement: Movement): Promise<{ intentKey: string; txHash: string }> {
+    const row = (await findChainTx({ knex, intentKey: intent.intentKey })) ?? (await signAndStore(intent, action, movement));
     await broadcast(row);
     deps.afterBroadcast?.(movement.purpose);
     return { intentKey: row.intent_key, txHash: row.tx_hash };
   }
 
-  async function signAndStore(intent: ChainTxIntent, call: EvmCall, movement: Movement): Promise<ChainTxRow> {
-    const wallet = chains.treasury(intent.chainId, treasuryPrivateKey);
-    const { pendingNonce, ...fees } = await estimateCall(chains.provider(intent.chainId), wallet.address, call);
+  async function signAndStore(intent: ChainTxIntent, action: ChainAction, movement: Movement): Promise<ChainTxRow> {
+    const prepared = await chains.adapter(intent.chainId).prepare(action);
     try {
       return await knex.transaction(async (trx) => {
-        const nonce = await allocateNonce({ trx, chainId: intent.chainId, signer: wallet.address, chainPendingNonce: pendingNonce });
-        const signed = await signCall(wallet, intent.chainId, call, { nonce, ...fees });
+        const nonce = await allocateNonce({ trx, chainId: intent.chainId, signer: prepared.signer, chainPendingNonce: prepared.chainPendingNonce });
+        const signed = await prepared.sign(nonce);
         const tx = {
           intent_key: intent.intentKey,
           payment_id: intent.paymentId,
           purpose: movement.purpose,
           chain_id: intent.chainId,
-          signer: wallet.address,
+          signer: prepared.signer,
           nonce: String(nonce),
-          to_address: call.to,
+          to_address: prepared.to,
           token_address: movement.tokenAddress,
           amount_units: movement.amountUnits,
           raw_tx: signed.rawTx,
@@ -87,44 +71,41 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
 
   /** Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined. */
   async function broadcast(row: ChainTxRow): Promise<void> {
-    const provider = chains.provider(row.chain_id);
-    for (const earlier of await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })) {
-      await broadcastRaw(provider, earlier.raw_tx, earlier.tx_hash);
+    const adapter = chains.adapter(row.chain_id);
+    if (adapter.orderedNonces) {
+      for (const earlier of await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce })) {
+        await adapter.broadcast({ rawTx: earlier.raw_tx, txHash: earlier.tx_hash });
+      }
     }
-    await broadcastRaw(provider, row.raw_tx, row.tx_hash);
+    await adapter.broadcast({ rawTx: row.raw_tx, txHash: row.tx_hash });
   }
 
   return {
-    treasuryAddress,
-
     /** Moves funds out of a deposit address (deploying its forwarder if needed). Idempotent per intent key. */
     sweepDeposit(input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) {
-      const to = input.recipient.kind === 'treasury' ? treasuryAddress : input.recipient.address;
-      const call = sweepCall(chains.registry.chain(input.chainId), input.paymentId, input.tokenAddress, to, input.amountUnits);
-      return submit(input, call, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
+      const to = input.recipient.kind === 'treasury' ? chains.adapter(input.chainId).treasuryAddress() : input.recipient.address;
+      const action: ChainAction = { kind: 'sweep', paymentId: input.paymentId, tokenAddress: input.tokenAddress, to, amountUnits: input.amountUnits };
+      return submit(input, action, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
     },
 
     /** A transfer from the treasury (payouts, refunds from the treasury). Idempotent per intent key. */
     transferFromTreasury(input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) {
-      return submit(input, transferCall(input.tokenAddress, input.to, input.amountUnits), { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
+      const action: ChainAction = { kind: 'transfer', tokenAddress: input.tokenAddress, to: input.to, amountUnits: input.amountUnits };
+      return submit(input, action, { purpose: input.purpose, tokenAddress: input.tokenAddress, amountUnits: input.amountUnits });
     },
 
-    /** Idempotent per intent key, and the bridge refuses a second burn of the same transfer id. */
+    /** Idempotent per intent key, and the bridge stand-in refuses a second burn of the same payment. */
     burnForBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; destinationChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
       const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeBurnCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.destinationChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge burn', tokenAddress: token.address, amountUnits: input.amountUnits });
+      const action: ChainAction = { kind: 'bridgeBurn', paymentId: input.paymentId, tokenAddress: token.address, amountUnits: input.amountUnits, destinationChainId: input.destinationChainId };
+      return submit(input, action, { purpose: 'bridge burn', tokenAddress: token.address, amountUnits: input.amountUnits });
     },
 
-    /** Idempotent per intent key, and the bridge refuses a second mint of the same transfer id. */
+    /** Idempotent per intent key, and the bridge stand-in refuses a second mint of the same payment. */
     mintFromBridge(input: ChainTxIntent & { paymentId: string; tokenSymbol: string; amountUnits: string; sourceChainId: number }) {
-      const chain = chains.registry.chain(input.chainId);
       const token = chains.registry.token(input.chainId, input.tokenSymbol);
-      if (!chain.bridge) throw new Error(`chain ${input.chainId} has no bridge configured`);
-      const call = bridgeMintCall(chain.bridge, input.paymentId, token.address, input.amountUnits, input.sourceChainId, treasuryAddress);
-      return submit(input, call, { purpose: 'bridge mint', tokenAddress: token.address, amountUnits: input.amountUnits });
+      const action: ChainAction = { kind: 'bridgeMint', paymentId: input.paymentId, tokenAddress: token.address, amountUnits: input.amountUnits, sourceChainId: input.sourceChainId };
+      return submit(input, action, { purpose: 'bridge mint', tokenAddress: token.address, amountUnits: input.amountUnits });
     },
 
     /**
@@ -135,7 +116,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
-      const check = await checkTx(chains.provider(row.chain_id), row.tx_hash, depth === 'finality' ? chain.finalityDepth : chain.confirmations);
+      const check = await chains.adapter(row.chain_id).checkTx(row.tx_hash, depth === 'finality' ? chain.finalityDepth : chain.confirmations);
       if (check.state === 'unmined') await broadcast(row);
       if (check.state !== 'mined') return { pollAfterMs: chain.pollIntervalMs };
       await markChainTxMined({ knex, intentKey, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
@@ -144,10 +125,9 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     },
 
     /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */
-    async treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
-      const provider = chains.provider(chainId);
-      if (isNativeToken(tokenAddress)) return provider.getBalance(treasuryAddress);
-      return (await new Contract(tokenAddress, erc20Abi, provider).getFunction('balanceOf')(treasuryAddress)) as bigint;
+    treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
+      const adapter = chains.adapter(chainId);
+      return adapter.balanceOf(adapter.treasuryAddress(), tokenAddress);
     },
   };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import { PriceUnavailable, readUsdPriceFeed } from '../chains/evm/price-feeds';
+import type { ChainAdapters } from '../chains/adapters';
+import { PriceUnavailable } from '../chains/family';
 import { DomainError, invalidField } from '../domain/errors';
 import { formatUnits, parseUnits } from '../domain/money';
 import type { OrderPaymentRef, OrderStatus } from '../domain/orders';
@@ -31,7 +31,7 @@ import { ensureOrderWorkflow, orderWorkflowHandle, paymentWorkflowMemo, startOrd
 
 export interface OrderServiceDeps {
   knex: Knex;
-  chains: EvmChains;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   feeBps: number;
   latePayinWindowSeconds: number;
@@ -77,7 +77,7 @@ async function quoteOrder(deps: Pick<OrderServiceDeps, 'chains'>, currency: Serv
   }
   let reading;
   try {
-    reading = await readUsdPriceFeed(deps.chains.provider(currency.chainId), currency.pricing.feed, {
+    reading = await deps.chains.adapter(currency.chainId).readUsdPriceFeed(currency.pricing.feed, {
       maxAgeSeconds: currency.pricing.maxAgeSeconds,
       nowSeconds: Math.floor(Date.now() / 1000),
     });

@@ -1,4 +1,4 @@
-import type { ChainRegistry } from '../chains/registry';
+import type { ChainAdapters } from '../chains/adapters';
 import { formatUnits } from '../domain/money';
 import { canonicalPrice } from '../domain/order-resource';
 import { PAY_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
@@ -63,17 +63,11 @@ export interface PageState {
   payment: PagePayment | null;
 }
 
-/** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
-export function eip681Uri(p: { tokenAddress: string | null; chainId: number; address: string; units: string }): string {
-  return p.tokenAddress
-    ? `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.address}&uint256=${p.units}`
-    : `ethereum:${p.address}@${p.chainId}?value=${p.units}`;
-}
-
-function pagePayment(payment: PaymentRow, registry: ChainRegistry, payCurrency: string | null): PagePayment {
+function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: string | null): PagePayment {
   const native = isNativeToken(payment.source_token_address);
-  const chain = registry.findChain(payment.source_chain_id);
-  const network = payCurrency && isPayCurrencyCode(payCurrency) ? PAY_CURRENCIES[payCurrency].network : (chain?.name ?? `chain ${payment.source_chain_id}`);
+  const adapter = chains.adapter(payment.source_chain_id);
+  const chain = adapter.config;
+  const network = payCurrency && isPayCurrencyCode(payCurrency) ? PAY_CURRENCIES[payCurrency].network : chain.name;
   const address = payment.deposit_address;
   const tokenAddress = native ? null : payment.source_token_address;
   return {
@@ -85,9 +79,9 @@ function pagePayment(payment: PaymentRow, registry: ChainRegistry, payCurrency: 
     token_address: tokenAddress,
     chain_id: payment.source_chain_id,
     network,
-    chain_name: chain?.name ?? network,
+    chain_name: chain.name,
     address,
-    uri: eip681Uri({ tokenAddress, chainId: payment.source_chain_id, address, units: payment.source_amount_units }),
+    uri: adapter.paymentUri({ address, tokenAddress, amountUnits: payment.source_amount_units, decimals: payment.source_decimals }),
     tx_hash: payment.payin_tx_hash,
   };
 }
@@ -125,10 +119,10 @@ const ORDER_STATUS_TEXT: Record<OrderRow['status'], string> = {
 export function orderPageState(input: {
   order: OrderRow;
   payment: PaymentRow | null | undefined;
-  registry: ChainRegistry;
+  chains: ChainAdapters;
   merchant: string;
 }): PageState {
-  const { order, payment, registry } = input;
+  const { order, payment, chains } = input;
   let view: PageView;
   switch (order.status) {
     case 'new':
@@ -141,7 +135,7 @@ export function orderPageState(input: {
   }
   const options = order.currency_options.flatMap((code): PageCurrencyOption[] => {
     if (!isPayCurrencyCode(code)) return [];
-    const resolved = resolvePayCurrency(registry, code);
+    const resolved = resolvePayCurrency(chains.registry, code);
     const def = PAY_CURRENCIES[code];
     return resolved.ok ? [{ code, label: resolved.currency.label, token: def.token, network: def.network }] : [];
   });
@@ -167,12 +161,12 @@ export function orderPageState(input: {
     can_cancel: order.status === 'new' || order.status === 'pending',
     mobile: order.mobile,
     options,
-    payment: payment ? pagePayment(payment, registry, order.selected_currency) : null,
+    payment: payment ? pagePayment(payment, chains, order.selected_currency) : null,
   };
 }
 
-export function paymentPageState(input: { payment: PaymentRow; registry: ChainRegistry; merchant: string }): PageState {
-  const { payment, registry } = input;
+export function paymentPageState(input: { payment: PaymentRow; chains: ChainAdapters; merchant: string }): PageState {
+  const { payment, chains } = input;
   const s = payment.status;
   const view: PageView =
     s === 'payment_unpaid' || s === 'payment_started'
@@ -184,7 +178,7 @@ export function paymentPageState(input: { payment: PaymentRow; registry: ChainRe
           : s === 'payment_bounced'
             ? 'invalid'
             : 'refunded';
-  const page = pagePayment(payment, registry, null);
+  const page = pagePayment(payment, chains, null);
   return {
     kind: 'payment',
     id: payment.id,

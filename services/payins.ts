@@ -4,17 +4,17 @@
  */
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
-import { checkPayin, readNativeTransfers, readTokenTransfers, type PayinCheck } from '../chains/evm/payins';
+import type { ChainAdapters } from '../chains/adapters';
+import type { PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
-import { findPaymentsByIds, findWatchedDepositAddresses } from '../db/queries/payments';
+import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
 import { routePayin } from './workflows';
 
 export interface PayinServiceDeps {
   knex: Knex;
-  chains: EvmChains;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
 }
 
@@ -35,35 +35,31 @@ export interface ScanResult {
 /** Where the next scan starts: after the cursor, or below it when its block was reorged away. */
 async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainCursor | null, head: number): Promise<number> {
   if (!cursor) return Math.max(0, head - FIRST_SCAN_LOOKBACK_BLOCKS);
-  const cursorBlock = cursor.blockNumber <= head ? await deps.chains.provider(chainId).getBlock(cursor.blockNumber) : null;
-  return cursorBlock?.hash === cursor.blockHash ? cursor.blockNumber + 1 : Math.max(0, Math.min(cursor.blockNumber, head) - REORG_REWIND_BLOCKS);
+  const cursorHash = cursor.blockNumber <= head ? await deps.chains.adapter(chainId).blockHash(cursor.blockNumber) : null;
+  return cursorHash === cursor.blockHash ? cursor.blockNumber + 1 : Math.max(0, Math.min(cursor.blockNumber, head) - REORG_REWIND_BLOCKS);
 }
 
 /**
  * Scans the next range (at most `maxBlocks`) after the chain's stored cursor for transfers of the configured tokens
- * (and the native coin) into watched deposit addresses, hands each payin to the run that owns its address (all at
- * once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs
+ * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way; hands
+ * each payin to the run that owns its address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs
  * deduplicate payins on their identity. Only after every payin of the range was handed over does the cursor move,
  * so none is ever dropped. Its cost grows with the blocks' transfers, not with the number of open payments.
  */
 export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
   const { knex, chains } = deps;
-  const chain = chains.registry.chain(input.chainId);
-  const provider = chains.provider(input.chainId);
+  const adapter = chains.adapter(input.chainId);
   const cursor = await findChainCursor({ knex, chainId: input.chainId });
-  const head = await provider.getBlockNumber();
+  const head = await adapter.head();
   const fromBlock = await nextBlock(deps, input.chainId, cursor, head);
   if (fromBlock > head) return { range: null, caughtUp: true, payins: 0 };
   const toBlock = Math.min(head, fromBlock + input.maxBlocks - 1);
 
-  const tokens = Object.values(chain.tokens).map((t) => t.address);
-  const transfers = await readTokenTransfers({ provider, chainId: input.chainId, tokens, fromBlock, toBlock });
-  input.heartbeat();
-  if (chain.nativeCurrency) transfers.push(...(await readNativeTransfers({ provider, chainId: input.chainId, fromBlock, toBlock })));
-  input.heartbeat();
+  const watched = { all: () => listWatchedDeposits({ knex, chainId: input.chainId }) };
+  const transfers = await adapter.scanPayins({ fromBlock, toBlock, watched, heartbeat: input.heartbeat });
 
-  const watched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
-  const paymentByAddress = new Map(watched.map((w) => [w.address, w.payment_id]));
+  const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
+  const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
   const payins = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
   const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
@@ -74,15 +70,15 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
     }),
   );
 
-  const block = await provider.getBlock(toBlock);
-  if (!block?.hash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
+  const blockHash = await adapter.blockHash(toBlock);
+  if (!blockHash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
   // Another scan moving the cursor meanwhile (a zombie attempt) is fine: the payins above were handed over anyway.
-  await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash: block.hash } });
+  await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash } });
   return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length };
 }
 
 /** One look at a payin's confirmation at the chain's confirmations or finality depth. */
 export async function checkPayinConfirmation(deps: Pick<PayinServiceDeps, 'chains'>, payin: DetectedPayin, depth: ChainDepth): Promise<PayinCheck> {
   const chain = deps.chains.registry.chain(payin.chainId);
-  return checkPayin({ provider: deps.chains.provider(payin.chainId), payin, depth: depth === 'finality' ? chain.finalityDepth : chain.confirmations });
+  return deps.chains.adapter(payin.chainId).checkPayin(payin, depth === 'finality' ? chain.finalityDepth : chain.confirmations);
 }

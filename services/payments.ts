@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { EvmChains } from '../chains/evm/clients';
+import type { ChainAdapters } from '../chains/adapters';
 import type { TokenConfig } from '../chains/registry';
 import { invalidField } from '../domain/errors';
 import { AmountError, parseUnits } from '../domain/money';
@@ -13,7 +13,7 @@ import { ensurePaymentWorkflow } from './workflows';
 
 export interface PaymentServiceDeps {
   knex: Knex;
-  chains: EvmChains;
+  chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   feeBps: number;
   paymentTtlSeconds: number;
@@ -51,6 +51,9 @@ export interface DraftFields {
 }
 
 const PAYMENT_FIELDS: DraftFields = { token: 'source.tokenSymbol', amount: 'source.amount' };
+
+/** The smallest payment the token takes: its configured minimum, else one base unit. */
+export const minimumUnits = (token: TokenConfig): bigint => (token.minimumAmount ? parseUnits(token.minimumAmount, token.decimals) : 1n);
 
 const planToken = (chainId: number, token: TokenConfig): PlanToken => ({ chainId, ...token });
 
@@ -141,6 +144,7 @@ export async function createPayment(
     if (err instanceof AmountError) throw invalidField('source.amount', err.message);
     throw err;
   }
+  if (amountUnits < minimumUnits(sourceToken)) throw invalidField('source.amount', `must be at least ${sourceToken.minimumAmount} ${sourceToken.symbol}`);
 
   const { payment, watchUntil } = preparePayment(deps, app, {
     sourceChainId,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ChainRegistry } from '../chains/registry';
+import type { ChainAdapters } from '../chains/adapters';
 import { formatUnits } from '../domain/money';
 import { STATS_DECIMALS, dailySettledPayments } from '../db/queries/stats';
 
@@ -15,8 +15,8 @@ const USDC_DECIMALS = 6;
  * fee included) of the payments paid out in the period; net is what reached the merchant wallet. Stablecoins
  * count 1:1 as USDC; tokens without a USD peg are left out until payments record a price.
  */
-export async function merchantStats(deps: { knex: Knex; registry: ChainRegistry }, appId: string, period: StatsPeriod) {
-  const usdTokens = deps.registry.chains.flatMap((c) =>
+export async function merchantStats(deps: { knex: Knex; chains: ChainAdapters }, appId: string, period: StatsPeriod) {
+  const usdTokens = deps.chains.registry.chains.flatMap((c) =>
     Object.entries(c.tokens)
       .filter(([, token]) => token.usdPegged)
       .map(([symbol]) => ({ chainId: c.chainId, symbol })),

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ChainRegistry } from '../chains/registry';
+import { scanRangeBlocks, type ChainRegistry } from '../chains/registry';
 import type { chainWatcherWorkflow, paymentReconcilerWorkflow } from '../workflows';
 import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId } from '../workflows/ids';
 
@@ -32,7 +32,7 @@ export async function ensureBackgroundWorkflows(client: Client, taskQueue: strin
       client.workflow.start<typeof chainWatcherWorkflow>('chainWatcherWorkflow', {
         workflowId,
         taskQueue,
-        args: [{ chainId: chain.chainId, pollIntervalMs: chain.pollIntervalMs, maxBlocks: chain.logBatchBlocks }],
+        args: [{ chainId: chain.chainId, pollIntervalMs: chain.pollIntervalMs, maxBlocks: scanRangeBlocks(chain) }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         memo: { chain: `${chain.name} (${chain.chainId})`, version: BACKGROUND_WORKFLOWS_VERSION },
       }),

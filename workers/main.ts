@@ -2,8 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
-import { EvmChains } from '../chains/evm/clients';
-import { ChainRegistry } from '../chains/registry';
+import { chainKeys, loadChainAdapters } from '../services/chains';
 import { createKnex } from '../db/connection';
 import { loadConfig, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
@@ -57,7 +56,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   installRuntime(config.logLevel);
   const log = createLogger(config.logLevel, 'worker');
   const knex = createKnex(config.databaseUrl);
-  const chains = new EvmChains(ChainRegistry.fromFile(config.chainsFile));
+  const chains = loadChainAdapters(config.chainsFile, chainKeys(config));
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
@@ -67,7 +66,6 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   const deps: ActivityDeps = {
     knex,
     chains,
-    treasuryPrivateKey: config.treasuryPrivateKey,
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
     log,

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { EvmChains } from '../../chains/evm/clients';
 import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateWebhookUrl } from '../../db/queries/merchants';
 import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
@@ -32,7 +31,7 @@ import {
 import { merchantStats } from '../../services/stats';
 import { parseOrThrow } from '../validation';
 
-export type MerchantRoutesDeps = Omit<AccountServiceDeps, 'registry'> & { chains: EvmChains };
+export type MerchantRoutesDeps = AccountServiceDeps;
 
 type MerchantState = ApiKeyState & DeveloperState;
 
@@ -43,7 +42,7 @@ type MerchantState = ApiKeyState & DeveloperState;
  */
 export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> {
   const { knex } = deps;
-  const services: AccountServiceDeps = { ...deps, registry: deps.chains.registry };
+  const services: AccountServiceDeps = deps;
   const router = new Router<MerchantState>();
   const developer = requireJwt(deps);
   const adminKey = requireApiKey(deps, ['Admin']);

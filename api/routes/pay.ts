@@ -35,7 +35,7 @@ export function payRoutes(deps: OrderServiceDeps): Router {
     return { order, payment: order.payment_id ? ((await findPaymentById({ knex, id: order.payment_id })) ?? null) : null };
   };
   const orderState = async ({ order, payment }: { order: OrderRow; payment: PaymentRow | null }): Promise<PageState> =>
-    orderPageState({ order, payment, registry: chains.registry, merchant: await merchantName(order.app_id) });
+    orderPageState({ order, payment, chains, merchant: await merchantName(order.app_id) });
 
   const html = (ctx: Context, status: number, body: string) => {
     ctx.status = status;
@@ -90,14 +90,14 @@ export function payRoutes(deps: OrderServiceDeps): Router {
   router.get('/pay/:id', async (ctx) => {
     const payment = await loadPayment(ctx.params.id ?? '');
     if (!payment) return html(ctx, 404, renderNotFoundPage('payment'));
-    const state = paymentPageState({ payment, registry: chains.registry, merchant: await merchantName(payment.app_id) });
+    const state = paymentPageState({ payment, chains, merchant: await merchantName(payment.app_id) });
     html(ctx, 200, await renderPayPage(state, { state: `/pay/${payment.id}/state` }));
   });
 
   router.get('/pay/:id/state', async (ctx) => {
     const payment = await loadPayment(ctx.params.id ?? '');
     if (!payment) throw new ApiError(404, 'not_found', 'payment not found');
-    json(ctx, paymentPageState({ payment, registry: chains.registry, merchant: await merchantName(payment.app_id) }));
+    json(ctx, paymentPageState({ payment, chains, merchant: await merchantName(payment.app_id) }));
   });
 
   return router;

@@ -13,6 +13,7 @@ import {
   orderIdSchema,
   paymentIdParamSchema,
 } from '../schemas/payments';
+import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
 import { parseOrThrow } from '../validation';
@@ -36,6 +37,11 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   };
   const present = async (row: PaymentRow, app?: MerchantAppRow) =>
     toPaymentResource(row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl);
+
+  // Public: which chains and tokens payments may use, with decimals and minimums.
+  router.get('/chains', (ctx) => {
+    ctx.body = toChainList(deps.chains.registry);
+  });
 
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');

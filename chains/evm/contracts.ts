@@ -1,4 +1,4 @@
-import { getCreate2Address, keccak256, toUtf8Bytes } from 'ethers';
+import { Interface, getCreate2Address, id, keccak256, toUtf8Bytes } from 'ethers';
 
 // Human-readable ABI fragments for the calls and events Payrail uses at run time.
 
@@ -11,6 +11,9 @@ export const erc20Abi = [
   'function allowance(address owner, address spender) view returns (uint256)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
 ] as const;
+
+export const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
+export const erc20Interface = new Interface(erc20Abi);
 
 export const depositFactoryAbi = [
   'function addressOf(bytes32 salt) view returns (address)',

@@ -1,7 +1,8 @@
 import { getAddress, type JsonRpcProvider, type Log, type TransactionReceipt } from 'ethers';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
-import { NATIVE_LOG_INDEX, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
-import { TRANSFER_TOPIC } from './clients';
+import { NATIVE_LOG_INDEX, type DetectedPayin } from '../../domain/payins';
+import type { PayinCheck } from '../family';
+import { TRANSFER_TOPIC } from './contracts';
 
 /** Blocks fetched at once while reading a range for native-coin transfers. */
 const BLOCK_FETCH_CONCURRENCY = 8;
@@ -77,8 +78,6 @@ export async function readNativeTransfers(options: { provider: JsonRpcProvider; 
   return payins;
 }
 
-/** One look at a payin: still waiting, confirmed at `depth` blocks, gone (reorged or reverted), or unknown to the node. */
-export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 'dropped' } | { state: 'confirmed'; payin: ConfirmedPayin };
 
 export async function checkPayin(options: { provider: JsonRpcProvider; payin: DetectedPayin; depth: number }): Promise<PayinCheck> {
   const { provider, payin, depth } = options;

@@ -1,16 +1,8 @@
 import { Contract, type Provider } from 'ethers';
-import type { UsdRate } from '../../domain/pricing';
+import { PriceUnavailable, type FeedReading } from '../family';
 import { priceFeedAbi } from './contracts';
 
-/** The feed cannot be used now: no answer, a non-positive answer, or an answer older than allowed. */
-export class PriceUnavailable extends Error {}
 
-export interface FeedReading extends UsdRate {
-  feed: string;
-  roundId: bigint;
-  /** Unix seconds of the answer. */
-  updatedAt: number;
-}
 
 /** Reads a Chainlink AggregatorV3-style feed and refuses stale or nonsensical answers rather than guessing. */
 export async function readUsdPriceFeed(provider: Provider, feed: string, options: { maxAgeSeconds: number; nowSeconds: number }): Promise<FeedReading> {

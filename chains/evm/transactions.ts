@@ -1,8 +1,8 @@
 import { Interface, Transaction, keccak256, toUtf8Bytes, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
-import type { ChainConfig } from '../registry';
-import { erc20Interface } from './clients';
-import { depositFactoryAbi, devnetBridgeAbi, paymentSalt } from './contracts';
+import type { TxCheck } from '../family';
+import type { EvmChainConfig } from '../registry';
+import { depositFactoryAbi, devnetBridgeAbi, erc20Interface, paymentSalt } from './contracts';
 
 const factoryInterface = new Interface(depositFactoryAbi);
 const bridgeInterface = new Interface(devnetBridgeAbi);
@@ -15,7 +15,7 @@ export interface EvmCall {
 }
 
 /** Moves `amountUnits` of `token` out of the payment's deposit address (deploying its forwarder if needed). */
-export function sweepCall(chain: ChainConfig, paymentId: string, token: string, to: string, amountUnits: string): EvmCall {
+export function sweepCall(chain: EvmChainConfig, paymentId: string, token: string, to: string, amountUnits: string): EvmCall {
   return { to: chain.depositFactory, data: factoryInterface.encodeFunctionData('sweep', [paymentSalt(paymentId), token, to, amountUnits]) };
 }
 
@@ -75,8 +75,6 @@ export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txH
   }
 }
 
-/** One look at a transaction: not mined (or not yet `depth` deep on the canonical chain), or mined with its outcome. */
-export type TxCheck = { state: 'unmined' } | { state: 'pending' } | { state: 'mined'; blockNumber: number; succeeded: boolean; confirmedAt: string };
 
 export async function checkTx(provider: JsonRpcProvider, txHash: string, depth: number): Promise<TxCheck> {
   const receipt = await provider.getTransactionReceipt(txHash);

@@ -38,7 +38,6 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     deps = {
       knex: services.knex,
       chains: services.chains,
-      treasuryPrivateKey: stack.env.TREASURY_PRIVATE_KEY!,
       temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
       latePayinWindowMs: 60_000,
       log: createLogger('silent', 'test'),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ChainRegistry, chainRegistrySchema, type ChainRegistryFile } from '../../chains/registry';
 import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
 import { formatRate, peggedUnitsForUsd, unitsForUsd } from '../../domain/pricing';
-import { eip681Uri } from '../../services/pay-page';
+import { eip681Uri } from '../../chains/evm/adapter';
 import { resolvePayCurrency, servedPayCurrencies } from '../../services/pay-currencies';
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;

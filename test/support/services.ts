@@ -4,8 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp, MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
 import { apiDeps } from '../../api/server';
-import { EvmChains } from '../../chains/evm/clients';
-import { ChainRegistry } from '../../chains/registry';
+import { chainKeys, loadChainAdapters, type ChainAdapters } from '../../services/chains';
 import { createKnex } from '../../db/connection';
 import type { AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
@@ -15,7 +14,7 @@ import type { Stack } from '../../scripts/stack';
 export interface StackServices {
   knex: Knex;
   client: Client;
-  chains: EvmChains;
+  chains: ChainAdapters;
   close(): Promise<void>;
 }
 
@@ -23,7 +22,7 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 4 });
   const connection = await Connection.connect({ address: stack.info.temporalAddress });
   const client = new Client({ connection, namespace: stack.config.temporal.namespace });
-  const chains = new EvmChains(ChainRegistry.fromFile(stack.config.chainsFile));
+  const chains = loadChainAdapters(stack.config.chainsFile, chainKeys(stack.config));
   return {
     knex,
     client,

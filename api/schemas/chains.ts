@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+/** `GET {payment_api_url}/chains`: every chain this deployment serves, with its tokens. */
+export const chainListSchema = z.object({
+  data: z.array(
+    z.object({
+      chainId: z.string().regex(/^[1-9][0-9]*$/),
+      family: z.enum(['evm', 'solana', 'ton', 'tron', 'stellar']),
+      name: z.string(),
+      confirmations: z.number().int().positive(),
+      finalityDepth: z.number().int().positive(),
+      tokens: z.array(
+        z.object({
+          symbol: z.string(),
+          /** Contract, mint or jetton master; null for the chain's native coin. */
+          address: z.string().nullable(),
+          decimals: z.number().int().min(0),
+          native: z.boolean(),
+          /** The smallest `source.amount` a payment may ask for, as a decimal string. */
+          minimumAmount: z.string().regex(/^[0-9]+(\.[0-9]+)?$/),
+        }),
+      ),
+    }),
+  ),
+});
+
+export type ChainList = z.infer<typeof chainListSchema>;

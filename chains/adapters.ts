@@ -1,0 +1,58 @@
+import type { ChainAdapter } from './family';
+import { EvmAdapter } from './evm/adapter';
+import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
+import { ChainRegistry, type ChainConfig } from './registry';
+
+/**
+ * Keys the adapters sign and derive with. The API process holds only what deposit addresses need; a worker holds
+ * the treasury keys too. Absent keys make the operations that need them throw.
+ */
+export interface ChainKeys {
+  /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
+  evmTreasuryPrivateKey?: string;
+  solana?: SolanaKeys;
+}
+
+function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
+  switch (config.family) {
+    case 'evm':
+      return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
+    case 'solana':
+      return new SolanaAdapter(config, keys.solana);
+  }
+}
+
+/** Every configured chain's adapter, created once per process and shared by every service and activity. */
+export class ChainAdapters {
+  private readonly adapters: Map<number, ChainAdapter>;
+
+  constructor(
+    readonly registry: ChainRegistry,
+    keys: ChainKeys = {},
+  ) {
+    this.adapters = new Map(registry.chains.map((c) => [c.chainId, createAdapter(c, keys)]));
+  }
+
+  /** The adapter of a configured chain (throws for any other chain id). */
+  adapter(chainId: number): ChainAdapter {
+    const adapter = this.adapters.get(chainId);
+    if (!adapter) throw new Error(`chain ${chainId} is not configured`);
+    return adapter;
+  }
+
+  findAdapter(chainId: number): ChainAdapter | undefined {
+    return this.adapters.get(chainId);
+  }
+
+  /** The payment's deposit address on `chainId`. */
+  depositAddressFor(chainId: number, paymentId: string): string {
+    return this.adapter(chainId).depositAddress(paymentId);
+  }
+
+  destroy(): void {
+    for (const adapter of this.adapters.values()) adapter.destroy();
+  }
+}
+
+/** The configured chains (`PAYRAIL_CHAINS_FILE`) with their adapters. */
+export const loadChainAdapters = (chainsFile: string, keys: ChainKeys = {}): ChainAdapters => new ChainAdapters(ChainRegistry.fromFile(chainsFile), keys);
