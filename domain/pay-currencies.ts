@@ -1,15 +1,15 @@
 /**
  * The legacy `pay_currency` values (spec 2.10) and where each one is paid. EVM entries name their mainnet chain
  * id; a deployment serves an entry when its chain registry has that chain (or a chain that stands in for it,
- * `servesChainIds`, as the devnet does) with that token (services/pay-currencies.ts). Non-EVM entries wait for
- * their chain adapters.
+ * `servesChainIds`, as the devnet does) with that token (services/pay-currencies.ts). Entries of other families
+ * are served by the family's configured chain once the family has an adapter.
  */
 export interface PayCurrencyDefinition {
   token: string;
   network: string;
-  /** `evm` entries are served by the chain registry; the others have no adapter yet. */
+  /** The chain family that takes the payin. */
   family: 'evm' | 'tron' | 'solana' | 'ton' | 'stellar';
-  /** Mainnet chain id of an EVM entry. */
+  /** Mainnet chain id of an EVM entry; other families' entries are served by the family's one configured chain. */
   chainId?: number;
   /** The chain's native coin rather than an ERC-20 token. */
   native?: boolean;
@@ -24,7 +24,7 @@ export const PAY_CURRENCIES = {
   USDT_TRC20: { token: 'USDT', network: 'Tron', family: 'tron' },
   USDC_SOL: { token: 'USDC', network: 'Solana', family: 'solana' },
   USDC_POL: { token: 'USDC', network: 'Polygon', family: 'evm', chainId: 137 },
-  TON: { token: 'TON', network: 'TON', family: 'ton' },
+  TON: { token: 'TON', network: 'TON', family: 'ton', native: true },
   USDT_TON: { token: 'USDT', network: 'TON', family: 'ton' },
   USDT_BNB: { token: 'USDT', network: 'BNB Chain', family: 'evm', chainId: 56 },
   USDT_CELO: { token: 'USDT', network: 'Celo', family: 'evm', chainId: 42220 },

@@ -43,6 +43,18 @@ const envSchema = z.object({
     .string()
     .transform((s) => Object.fromEntries(Object.entries(z.record(z.string(), z.array(z.number().int().min(0).max(255)).length(64)).parse(JSON.parse(s))).map(([k, v]) => [k, Uint8Array.from(v)])))
     .optional(),
+  /** TON treasury (wallet v5r1): its 64-byte ed25519 secret key (seed then public key) as hex. Worker only. */
+  TON_TREASURY_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{128}$/, 'must be a 64-byte ed25519 secret key as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
+  /** Seed of the TON deposit wallets' keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
+  TON_DEPOSIT_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   PAYMENT_TTL_SECONDS: int(1800).pipe(z.number().min(1)),
   /** Time from creation until an unpaid legacy order expires (spec 8: 60 minutes for crypto payments). */
@@ -97,6 +109,7 @@ export interface AppConfig {
   chainsFile: string;
   treasuryPrivateKey?: string;
   solana: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array; mintAuthorities?: Record<string, Uint8Array> };
+  ton: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array };
   feeBps: number;
   paymentTtlSeconds: number;
   orderTtlSeconds: number;
@@ -132,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
     solana: { treasurySecretKey: e.SOLANA_TREASURY_SECRET_KEY, depositSeed: e.SOLANA_DEPOSIT_SEED, mintAuthorities: e.SOLANA_DEVNET_MINT_AUTHORITIES },
+    ton: { treasurySecretKey: e.TON_TREASURY_SECRET_KEY, depositSeed: e.TON_DEPOSIT_SEED },
     feeBps: e.FEE_BPS,
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
     orderTtlSeconds: e.ORDER_TTL_SECONDS,

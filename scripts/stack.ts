@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
+import { startTonDevnet, type TonDevnet } from '../chains/devnet/ton';
+import { tonSecretKeyHex } from '../chains/ton/wallets';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
@@ -35,6 +37,8 @@ export interface StackOptions {
     temporal: number;
     temporalUi?: number;
     chains: [number, number];
+    /** The TON devnet's toncenter front. */
+    ton: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -56,10 +60,33 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<{ family: 'evm'; chainId: number; name: string; rpcUrl: string; tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>; multiSend: string }>;
-  customer: { privateKey: string; address: string };
+  chains: Array<DevStackEvmChain | DevStackTonChain>;
+  /** EVM private key and address; `ton.mnemonic` is a funded wallet v5r1 (24 words). */
+  customer: { privateKey: string; address: string; ton: { mnemonic: string[] } };
   demoMerchant: DemoMerchant;
 }
+
+export interface DevStackEvmChain {
+  family: 'evm';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>;
+  multiSend: string;
+}
+
+/** TON: `rpcUrl` is toncenter v2 (`new TonClient({ endpoint: rpcUrl })`); `tokens.USDT.address` is the jetton master. */
+export interface DevStackTonChain {
+  family: 'ton';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: { USDT: { address: string; decimals: number } };
+  nativeCurrency: { symbol: 'TON'; decimals: 9 };
+}
+
+/** The TON devnet's chain id: TON's SLIP-44 coin type (docs/chains.md). */
+export const TON_DEVNET_CHAIN = { chainId: 607, name: 'TON (devnet)' } as const;
 
 export interface Stack {
   info: DevStackInfo;
@@ -67,6 +94,7 @@ export interface Stack {
   /** The environment a separately started worker or API process needs to join this stack. */
   env: Record<string, string>;
   devnet: Devnet;
+  tonDevnet: TonDevnet;
   api: RunningApi;
   worker?: RunningWorker;
   stop(): Promise<void>;
@@ -119,8 +147,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('starting the TON devnet…');
+    await mkdir(path.join(options.varDir, 'devnet'), { recursive: true });
+    const tonDevnet = await startTonDevnet({
+      port: options.ports.ton,
+      // The dev stack keeps its TON chain across restarts; tests start from genesis.
+      stateFile: options.persistent ? path.join(options.varDir, 'devnet', 'ton.json') : undefined,
+      blockTimeMs: options.blockTimeMs ?? 1000,
+      logFile: path.join(logDir, 'ton.log'),
+    });
+    stops.push(() => tonDevnet.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, tonDevnet), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -137,6 +175,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
+      TON_TREASURY_SECRET_KEY: await tonSecretKeyHex(tonDevnet.treasury.mnemonic),
+      TON_DEPOSIT_SEED: await stackTonDepositSeed(options.varDir, options.persistent),
       HTTP_PORT: String(options.ports.http),
       ...definedEntries(env),
     };
@@ -146,9 +186,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
-      // The devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
-      await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
-      await deleteChainCursors({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
+      // The EVM devnet chains start from block 0 on every run: their nonces and watcher cursors start over too
+      // (the TON devnet's only when it starts from genesis).
+      const restarted = [...devnet.chains.map((c) => c.chainId), ...(options.persistent ? [] : [TON_DEVNET_CHAIN.chainId])];
+      await resetSignerNonces({ knex, chainIds: restarted });
+      await deleteChainCursors({ knex, chainIds: restarted });
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: apiConfig.apiKeyPrefix,
@@ -183,22 +225,41 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       temporalAddress,
       temporalUiUrl,
       mailSinkUrl: mailSink?.url ?? null,
-      chains: devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
-      customer: devnet.customer,
+      chains: [
+        ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
+        { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: tonDevnet.jettons.USDT.master, decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
+      ],
+      customer: { ...devnet.customer, ton: { mnemonic: tonDevnet.customer.mnemonic } },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, api, worker, stop };
+    return { info, config, env: processEnv, devnet, tonDevnet, api, worker, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-/** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet): ChainRegistryFile {
+/**
+ * The chain registry for the devnets. EVM: 2 confirmations so a reorg can be staged, finality at 4. TON: a block
+ * is final once in the masterchain, so one block is both.
+ */
+function devnetRegistry(devnet: Devnet, ton: TonDevnet): ChainRegistryFile {
+  const feedChain = devnet.chains.find((c) => c.chainId === 42161)!;
+  const tonChain = {
+    family: 'ton' as const,
+    ...TON_DEVNET_CHAIN,
+    rpcUrl: ton.endpoint,
+    v3Url: ton.apiV3,
+    confirmations: 1,
+    finalityDepth: 1,
+    pollIntervalMs: 500,
+    tokens: { USDT: { address: ton.jettons.USDT.master, decimals: ton.jettons.USDT.decimals, usdPegged: true } },
+    // Priced by the devnet's TON/USD feed on the EVM devnet's Arbitrum (never updated, so a long age is allowed).
+    nativeCurrency: { symbol: 'TON', decimals: 9, usdPriceFeed: feedChain.priceFeeds.TON_USD, usdPriceFeedChainId: feedChain.chainId, maxPriceAgeSeconds: 7 * 24 * 3600 },
+  };
   return {
-    chains: devnet.chains.map((c) => ({
+    chains: [...devnet.chains.map((c) => ({
       family: 'evm' as const,
       chainId: c.chainId,
       name: c.name,
@@ -218,7 +279,7 @@ function devnetRegistry(devnet: Devnet): ChainRegistryFile {
       // and the mainnet entries of the currency table that the two devnet chains stand in for.
       nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
       servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
-    })),
+    })), tonChain],
   };
 }
 
@@ -230,6 +291,15 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   if (!existsSync(file)) return undefined;
   const previous = JSON.parse(await readFile(file, 'utf8')) as Partial<DevStackInfo>;
   return previous.demoMerchant;
+}
+
+/** The TON deposit seed: kept in `var/` (0600) with the persistent devnet state, so deposit addresses stay sweepable. */
+async function stackTonDepositSeed(varDir: string, persistent: boolean): Promise<string> {
+  const file = path.join(varDir, 'ton-deposit-seed');
+  if (persistent && existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const seed = randomBytes(32).toString('hex');
+  if (persistent) await writeFile(file, seed, { mode: 0o600 });
+  return seed;
 }
 
 /** The JWT and secret-sealing keys of the dev stack: kept in `var/` (0600) so sessions and secrets survive restarts. */
@@ -260,6 +330,7 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
+      ton: 0,
       mailSink: { smtp: 0, http: 0 },
     },
     env: options.env,

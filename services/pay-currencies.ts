@@ -1,4 +1,4 @@
-import type { ChainRegistry, TokenConfig } from '../chains/registry';
+import type { ChainConfig, ChainRegistry, TokenConfig } from '../chains/registry';
 import { PAY_CURRENCIES, PAY_CURRENCY_CODES, type PayCurrencyCode, type PayCurrencyDefinition } from '../domain/pay-currencies';
 
 /** A pay currency as this deployment serves it. */
@@ -14,19 +14,28 @@ export interface ServedPayCurrency {
   token: TokenConfig;
   native: boolean;
   /** Where the USD price comes from: 1:1 for stablecoins, else the chain's price feed. */
-  pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; maxAgeSeconds: number };
+  pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; feedChainId: number; maxAgeSeconds: number };
 }
+
+/** Families whose entries this build serves (the others answer `unsupported_pay_currency`). */
+const SERVED_FAMILIES = new Set<PayCurrencyDefinition['family']>(['evm', 'ton']);
 
 export type PayCurrencyResolution =
   | { ok: true; currency: ServedPayCurrency }
   | { ok: false; reason: 'not_evm' | 'not_configured' | 'no_price_source'; message: string };
 
+/** The configured chain that takes an entry: an EVM entry's chain (or its stand-in), else the family's one chain. */
+function chainFor(registry: ChainRegistry, def: PayCurrencyDefinition): ChainConfig | undefined {
+  if (def.family === 'evm') return def.chainId === undefined ? undefined : registry.findChainServing(def.chainId);
+  return registry.chains.find((c) => c.family === def.family);
+}
+
 export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCode): PayCurrencyResolution {
   const def: PayCurrencyDefinition = PAY_CURRENCIES[code];
-  if (def.family !== 'evm' || def.chainId === undefined) {
+  if (!SERVED_FAMILIES.has(def.family)) {
     return { ok: false, reason: 'not_evm', message: `${code} (${def.token} on ${def.network}) is not supported yet: Payrail has no ${def.network} adapter` };
   }
-  const chain = registry.findChainServing(def.chainId);
+  const chain = chainFor(registry, def);
   const token = chain && (def.native ? registry.findNativeToken(chain.chainId) : registry.findToken(chain.chainId, def.token));
   if (!chain || !token || (def.native && token.symbol !== def.token)) {
     return { ok: false, reason: 'not_configured', message: `${code} (${def.token} on ${def.network}) is not available on this deployment` };
@@ -35,7 +44,8 @@ export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCod
   if (token.usdPegged) {
     pricing = { kind: 'usd_pegged' };
   } else if (def.native && chain.nativeCurrency?.usdPriceFeed) {
-    pricing = { kind: 'price_feed', feed: chain.nativeCurrency.usdPriceFeed, maxAgeSeconds: chain.nativeCurrency.maxPriceAgeSeconds };
+    const feedChainId = chain.nativeCurrency.usdPriceFeedChainId ?? chain.chainId;
+    pricing = { kind: 'price_feed', feed: chain.nativeCurrency.usdPriceFeed, feedChainId, maxAgeSeconds: chain.nativeCurrency.maxPriceAgeSeconds };
   } else {
     return { ok: false, reason: 'no_price_source', message: `${code} cannot be priced in USD: no price feed is configured for ${def.token} on ${def.network}` };
   }
@@ -47,7 +57,7 @@ export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCod
       network: def.network,
       chainId: chain.chainId,
       chainName: chain.name,
-      mainnetChainId: def.chainId,
+      mainnetChainId: def.chainId ?? chain.chainId,
       token,
       native: def.native === true,
       pricing,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
-import type { TokenConfig } from '../chains/registry';
+import { hasBridge, type TokenConfig } from '../chains/registry';
 import { invalidField } from '../domain/errors';
 import { AmountError, parseUnits } from '../domain/money';
 import type { PaymentDisplay } from '../domain/payment';
@@ -70,7 +70,7 @@ export function preparePayment(
   const { registry } = deps.chains;
   const destinationToken = registry.findToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
-  const bridges = Boolean(registry.chain(draft.sourceChainId).bridge && registry.findChain(app.payout_chain_id)?.bridge);
+  const bridges = hasBridge(registry.chain(draft.sourceChainId)) && hasBridge(registry.findChain(app.payout_chain_id));
   const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
   const plan = planPayment({
     source: planToken(draft.sourceChainId, draft.sourceToken),

@@ -3,6 +3,7 @@ import { getAddress, isAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { parseUnits } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
+import { tokenAddress as evmTokenAddress } from '../support/chain';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -63,9 +64,7 @@ describe('payment service: reading payments', function () {
   after(async () => services?.close());
 
   const tokenAddress = (chainId: number, symbol: 'USDC' | 'USDT') => {
-    const chain = stack.info.chains.find((c) => c.chainId === chainId);
-    assert.ok(chain, `devnet chain ${chainId}`);
-    return getAddress(chain.tokens[symbol].address);
+    return getAddress(evmTokenAddress(stack.info, chainId, symbol));
   };
 
   async function create(key: string, body: unknown): Promise<PaymentResource> {

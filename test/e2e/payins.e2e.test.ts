@@ -13,7 +13,7 @@ import type { Stack } from '../../scripts/stack';
 import { ensureBackgroundWorkflows } from '../../workers/background';
 import { chainWatcherWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
+import { customerTransfer, evmChain, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -43,7 +43,7 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
   it('a multisend of two equal transfers in one transaction: one pays the payment, the other is refunded', async () => {
     const amount = '5';
     const created = await createPayment(api, key, paymentBody({ orderId: `multisend-${randomUUID()}`, chainId: '8453', amount }));
-    const chain = stack.info.chains.find((c) => c.chainId === 8453)!;
+    const chain = evmChain(stack.info, 8453);
     const customer = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, 8453));
     const usdc = new Contract(tokenAddress(stack.info, 8453, 'USDC'), erc20Abi, customer);
     const multiSend = new Contract(chain.multiSend, ['function send(address token, address[] recipients, uint256[] amounts)'], customer);

@@ -1,6 +1,6 @@
 import { Contract, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
-import type { DevStackInfo } from '../../scripts/stack';
+import type { DevStackEvmChain, DevStackInfo } from '../../scripts/stack';
 
 const providers = new Map<string, JsonRpcProvider>();
 
@@ -15,10 +15,15 @@ export function providerFor(info: DevStackInfo, chainId: number | string): JsonR
   return provider;
 }
 
+/** One of the stack's EVM devnet chains. */
+export function evmChain(info: DevStackInfo, chainId: number | string): DevStackEvmChain {
+  const chain = info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && String(c.chainId) === String(chainId));
+  if (!chain) throw new Error(`no EVM devnet chain ${chainId}`);
+  return chain;
+}
+
 export function tokenAddress(info: DevStackInfo, chainId: number | string, symbol: 'USDC' | 'USDT'): string {
-  const chain = info.chains.find((c) => String(c.chainId) === String(chainId));
-  if (!chain) throw new Error(`no devnet chain ${chainId}`);
-  return chain.tokens[symbol].address;
+  return evmChain(info, chainId).tokens[symbol].address;
 }
 
 export async function tokenBalance(info: DevStackInfo, chainId: number | string, symbol: 'USDC' | 'USDT', owner: string): Promise<bigint> {
