@@ -187,6 +187,12 @@ export class ChainRegistry {
     return token;
   }
 
+  /** A token or the native coin (TON, ETH) by symbol: what a payment may be paid in or paid out in. */
+  findPayableToken(chainId: number, symbol: string): TokenConfig | undefined {
+    const native = this.findNativeToken(chainId);
+    return this.findToken(chainId, symbol) ?? (native?.symbol === symbol ? native : undefined);
+  }
+
   /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */
   findNativeToken(chainId: number): TokenConfig | undefined {
     const native = this.byId.get(chainId)?.nativeCurrency;
