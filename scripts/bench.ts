@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
+import type { Knex } from 'knex';
 import { devnetRpc } from '../chains/devnet/devnet';
 import { loadChainAdapters } from '../chains/adapters';
 import { createKnex } from '../db/connection';
 import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
 import { scanChain } from '../services/payins';
-import { startThrowawayStack } from './stack';
+import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
+import { TON_DEVNET_CHAIN, startThrowawayStack } from './stack';
 
 /**
  * `npm run bench`: speed and memory targets, measured on a real stack (not in the test suite, where timing
@@ -19,6 +21,8 @@ const TARGETS = {
   createsPerSecond: 40,
   /** One scan of a full 500-block range with 20,000 watched deposit addresses. */
   scan20kAddressesMs: 3000,
+  /** One TON watcher scan with 10,000 open TON deposits. */
+  tonScan10kDepositsMs: 2000,
   rssMb: 700,
 };
 
@@ -26,6 +30,32 @@ const SEQUENTIAL_CREATES = 100;
 const CONCURRENT_CREATES = 400;
 const CONCURRENCY = 16;
 const WATCHED_ADDRESSES = 20_000;
+const WATCHED_TON_DEPOSITS = 10_000;
+
+/**
+ * Synthetic open payments on `chainId`, each with its own watched deposit address (`address`: an SQL expression of
+ * the series number `ids.g`), copied from the first real payment; `nativeCoin` makes them payments in the chain's coin.
+ */
+async function insertOpenPayments(knex: Knex, p: { chainId: number; count: number; address: string; nativeCoin?: boolean }): Promise<void> {
+  const token = p.nativeCoin ? `'${NATIVE_TOKEN_ADDRESS}'` : 'src.source_token_address';
+  await knex.raw(
+    `with src as (select * from payments order by created_at limit 1),
+     ids as (select gen_random_uuid() as id, g from generate_series(1, ?) g),
+     pay as (insert into payments (id, app_id, order_id, status, display, source_chain_id, source_token_symbol,
+               source_token_address, source_decimals, source_amount_units, fee_units, deposit_address,
+               destination_chain_id, destination_token_symbol, destination_token_address, destination_decimals,
+               destination_address, destination_amount_units, expires_at, workflow_started_at)
+             select ids.id, src.app_id, 'bench-scan-' || ? || '-' || ids.g, 'payment_unpaid', src.display, ?,
+               src.source_token_symbol, ${token}, src.source_decimals, src.source_amount_units,
+               src.fee_units, ${p.address}, src.destination_chain_id,
+               src.destination_token_symbol, src.destination_token_address, src.destination_decimals,
+               src.destination_address, src.destination_amount_units, now() + interval '1 day', now()
+             from ids cross join src returning id, deposit_address)
+     insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+     select ?, deposit_address, id, now() + interval '1 day' from pay`,
+    [p.count, p.chainId, p.chainId, p.chainId],
+  );
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -76,24 +106,7 @@ async function main(): Promise<void> {
     const chains = loadChainAdapters(stack.config.chainsFile);
     const connection = await Connection.connect({ address: stack.info.temporalAddress });
     try {
-      // Synthetic open payments, each with its own deposit address (payment_id is unique per address).
-      await knex.raw(
-        `with src as (select * from payments order by created_at limit 1),
-         ids as (select gen_random_uuid() as id, g from generate_series(1, ?) g),
-         pay as (insert into payments (id, app_id, order_id, status, display, source_chain_id, source_token_symbol,
-                   source_token_address, source_decimals, source_amount_units, fee_units, deposit_address,
-                   destination_chain_id, destination_token_symbol, destination_token_address, destination_decimals,
-                   destination_address, destination_amount_units, expires_at, workflow_started_at)
-                 select ids.id, src.app_id, 'bench-scan-' || ids.g, 'payment_unpaid', src.display, 42161,
-                   src.source_token_symbol, src.source_token_address, src.source_decimals, src.source_amount_units,
-                   src.fee_units, '0x' || lpad(to_hex(ids.g), 40, '0'), src.destination_chain_id,
-                   src.destination_token_symbol, src.destination_token_address, src.destination_decimals,
-                   src.destination_address, src.destination_amount_units, now() + interval '1 day', now()
-                 from ids cross join src returning id, deposit_address)
-         insert into deposit_addresses (chain_id, address, payment_id, watch_until)
-         select 42161, deposit_address, id, now() + interval '1 day' from pay`,
-        [WATCHED_ADDRESSES],
-      );
+      await insertOpenPayments(knex, { chainId: 42161, count: WATCHED_ADDRESSES, address: `'0x' || lpad(to_hex(ids.g), 40, '0')` });
       // A full 500-block range to scan, whatever the young devnet's height, from a cursor 500 blocks below the head.
       await devnetRpc(stack.devnet.chains.find((c) => c.chainId === 42161)!.rpcUrl, 'hardhat_mine', ['0x200']);
       const arbitrum = chains.adapter(42161);
@@ -107,6 +120,18 @@ async function main(): Promise<void> {
       const watched = await knex('deposit_addresses').where({ chain_id: 42161 }).count<{ count: string }[]>('* as count');
       console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${scanMs.toFixed(0)} ms`);
       results.push({ name: `scan with ${WATCHED_ADDRESSES} addresses`, value: scanMs, target: TARGETS.scan20kAddressesMs, unit: 'ms' });
+
+      // 2b. TON: one scan over 10,000 open TON deposits (one v3 accountStates read per 1,000 of them).
+      await insertOpenPayments(knex, { chainId: TON_DEVNET_CHAIN.chainId, count: WATCHED_TON_DEPOSITS, address: `'0:' || lpad(to_hex(ids.g), 64, '0')`, nativeCoin: true });
+      const ton = chains.adapter(TON_DEVNET_CHAIN.chainId);
+      const tonCursor = (await ton.head()) - 1;
+      await deleteChainCursors({ knex, chainIds: [TON_DEVNET_CHAIN.chainId] });
+      await advanceChainCursor({ knex, chainId: TON_DEVNET_CHAIN.chainId, from: null, to: { blockNumber: tonCursor, blockHash: (await ton.blockHash(tonCursor))! } });
+      const t1 = performance.now();
+      const tonScan = await scanChain(deps, { chainId: TON_DEVNET_CHAIN.chainId, maxBlocks: 100, heartbeat: () => undefined });
+      const tonScanMs = performance.now() - t1;
+      console.log(`TON scan: ${WATCHED_TON_DEPOSITS} open deposits, blocks ${tonScan.range?.fromBlock}..${tonScan.range?.toBlock}: ${tonScanMs.toFixed(0)} ms`);
+      results.push({ name: `TON scan, ${WATCHED_TON_DEPOSITS} deposits`, value: tonScanMs, target: TARGETS.tonScan10kDepositsMs, unit: 'ms' });
     } finally {
       chains.destroy();
       await Promise.all([knex.destroy(), connection.close()]);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { startTonDevnet, type TonDevnet } from '../chains/devnet/ton';
+import { Address } from '@ton/core';
 import { tonSecretKeyHex } from '../chains/ton/wallets';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
@@ -75,7 +76,7 @@ export interface DevStackEvmChain {
   multiSend: string;
 }
 
-/** TON: `rpcUrl` is toncenter v2 (`new TonClient({ endpoint: rpcUrl })`); `tokens.USDT.address` is the jetton master. */
+/** TON: `rpcUrl` is toncenter v2 (`new TonClient({ endpoint: rpcUrl })`); `tokens.USDT.address` is the jetton master (raw form). */
 export interface DevStackTonChain {
   family: 'ton';
   chainId: number;
@@ -227,7 +228,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       mailSinkUrl: mailSink?.url ?? null,
       chains: [
         ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
-        { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: tonDevnet.jettons.USDT.master, decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
+        { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: Address.parse(tonDevnet.jettons.USDT.master).toRawString(), decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
       ],
       customer: { ...devnet.customer, ton: { mnemonic: tonDevnet.customer.mnemonic } },
       demoMerchant,
