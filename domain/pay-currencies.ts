@@ -1,16 +1,15 @@
 /**
- * The legacy `pay_currency` values (spec 2.10) and where each one is paid. EVM entries name their mainnet chain
- * id; a deployment serves an entry when its chain registry has that chain (or a chain that stands in for it,
- * `servesChainIds`, as the devnet does) with that token (services/pay-currencies.ts). Entries of other families
- * are served by the family's configured chain once the family has an adapter.
+ * The legacy `pay_currency` values (spec 2.10) and where each one is paid. Each entry names its mainnet chain id
+ * (EIP-155 for EVM chains, the SLIP-44 coin type for the others: docs/chains.md); a deployment serves an entry when
+ * its chain registry has that chain of that family (or a chain that stands in for it, `servesChainIds`, as the
+ * devnet does) with that token (services/pay-currencies.ts).
  */
 export interface PayCurrencyDefinition {
   token: string;
   network: string;
-  /** The chain family that takes the payin. */
   family: 'evm' | 'tron' | 'solana' | 'ton' | 'stellar';
-  /** Mainnet chain id of an EVM entry; other families' entries are served by the family's one configured chain. */
-  chainId?: number;
+  /** Mainnet chain id. */
+  chainId: number;
   /** The chain's native coin rather than an ERC-20 token. */
   native?: boolean;
 }
@@ -21,17 +20,17 @@ export const PAY_CURRENCIES = {
   ETH_ARB: { token: 'ETH', network: 'Arbitrum', family: 'evm', chainId: 42161, native: true },
   USDC_ERC20: { token: 'USDC', network: 'Ethereum', family: 'evm', chainId: 1 },
   USDT_ERC20: { token: 'USDT', network: 'Ethereum', family: 'evm', chainId: 1 },
-  USDT_TRC20: { token: 'USDT', network: 'Tron', family: 'tron' },
-  USDC_SOL: { token: 'USDC', network: 'Solana', family: 'solana' },
+  USDT_TRC20: { token: 'USDT', network: 'Tron', family: 'tron', chainId: 195 },
+  USDC_SOL: { token: 'USDC', network: 'Solana', family: 'solana', chainId: 501 },
   USDC_POL: { token: 'USDC', network: 'Polygon', family: 'evm', chainId: 137 },
-  TON: { token: 'TON', network: 'TON', family: 'ton', native: true },
-  USDT_TON: { token: 'USDT', network: 'TON', family: 'ton' },
+  TON: { token: 'TON', network: 'TON', family: 'ton', chainId: 607, native: true },
+  USDT_TON: { token: 'USDT', network: 'TON', family: 'ton', chainId: 607 },
   USDT_BNB: { token: 'USDT', network: 'BNB Chain', family: 'evm', chainId: 56 },
   USDT_CELO: { token: 'USDT', network: 'Celo', family: 'evm', chainId: 42220 },
   CUSD: { token: 'CUSD', network: 'Celo', family: 'evm', chainId: 42220 },
   USDC_BASE: { token: 'USDC', network: 'Base', family: 'evm', chainId: 8453 },
   ETH_BASE: { token: 'ETH', network: 'Base', family: 'evm', chainId: 8453, native: true },
-  USDC_XLM: { token: 'USDC', network: 'Stellar', family: 'stellar' },
+  USDC_XLM: { token: 'USDC', network: 'Stellar', family: 'stellar', chainId: 148 },
 } as const satisfies Record<string, PayCurrencyDefinition>;
 
 export type PayCurrencyCode = keyof typeof PAY_CURRENCIES;

@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { getBase58Decoder } from '@solana/kit';
 import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { devnetRpc } from '../chains/devnet/devnet';
@@ -8,7 +9,7 @@ import { createKnex } from '../db/connection';
 import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
 import { scanChain } from '../services/payins';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
-import { TON_DEVNET_CHAIN, startThrowawayStack } from './stack';
+import { TON_DEVNET_CHAIN, solanaChain, startThrowawayStack } from './stack';
 
 /**
  * `npm run bench`: speed and memory targets, measured on a real stack (not in the test suite, where timing
@@ -23,6 +24,8 @@ const TARGETS = {
   scan20kAddressesMs: 3000,
   /** One TON watcher scan with 10,000 open TON deposits. */
   tonScan10kDepositsMs: 2000,
+  /** One Solana scan over 10,000 open deposits (their token accounts read in getMultipleAccounts batches). */
+  solanaScan10kDepositsMs: 2000,
   rssMb: 700,
 };
 
@@ -56,6 +59,7 @@ async function insertOpenPayments(knex: Knex, p: { chainId: number; count: numbe
     [p.count, p.chainId, p.chainId, p.chainId],
   );
 }
+const SOLANA_OPEN_DEPOSITS = 10_000;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -121,7 +125,39 @@ async function main(): Promise<void> {
       console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${scanMs.toFixed(0)} ms`);
       results.push({ name: `scan with ${WATCHED_ADDRESSES} addresses`, value: scanMs, target: TARGETS.scan20kAddressesMs, unit: 'ms' });
 
-      // 2b. TON: one scan over 10,000 open TON deposits (one v3 accountStates read per 1,000 of them).
+      // 3. The Solana watcher's scan over many open deposits: one getMultipleAccounts per 100 deposit token accounts.
+      const solana = solanaChain(stack.info);
+      const depositAddresses = Array.from({ length: SOLANA_OPEN_DEPOSITS }, () => getBase58Decoder().decode(randomBytes(32)));
+      await knex.raw(
+        `with src as (select * from payments order by created_at limit 1),
+         addrs as (select a, row_number() over () as g from unnest(?::text[]) a),
+         pay as (insert into payments (id, app_id, order_id, status, display, source_chain_id, source_token_symbol,
+                   source_token_address, source_decimals, source_amount_units, fee_units, deposit_address,
+                   destination_chain_id, destination_token_symbol, destination_token_address, destination_decimals,
+                   destination_address, destination_amount_units, expires_at, workflow_started_at)
+                 select gen_random_uuid(), src.app_id, 'bench-solana-scan-' || addrs.g, 'payment_unpaid', src.display, ?,
+                   'USDC', ?, 6, src.source_amount_units, src.fee_units, addrs.a, src.destination_chain_id,
+                   src.destination_token_symbol, src.destination_token_address, src.destination_decimals,
+                   src.destination_address, src.destination_amount_units, now() + interval '1 day', now()
+                 from addrs cross join src returning id, deposit_address)
+         insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+         select ?, lower(deposit_address), id, now() + interval '1 day' from pay`,
+        [depositAddresses, solana.chainId, solana.tokens.USDC.address, solana.chainId],
+      );
+      // The watcher derives each deposit's token account once per process (its first scan after the deposit appears);
+      // every later scan is the steady state the target is for.
+      const timedScan = async (label: string) => {
+        const t1 = performance.now();
+        const scan = await scanChain(deps, { chainId: solana.chainId, maxBlocks: 10_000, heartbeat: () => undefined });
+        const ms = performance.now() - t1;
+        console.log(`solana scan (${label}): ${SOLANA_OPEN_DEPOSITS} open deposits, slots ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${ms.toFixed(0)} ms`);
+        return ms;
+      };
+      await timedScan('first, deriving every token account');
+      const solanaScanMs = await timedScan('steady state');
+      results.push({ name: `solana scan, ${SOLANA_OPEN_DEPOSITS} deposits`, value: solanaScanMs, target: TARGETS.solanaScan10kDepositsMs, unit: 'ms' });
+
+      // 4. TON: one scan over 10,000 open TON deposits (one v3 accountStates read per 1,000 of them).
       await insertOpenPayments(knex, { chainId: TON_DEVNET_CHAIN.chainId, count: WATCHED_TON_DEPOSITS, address: `'0:' || lpad(to_hex(ids.g), 64, '0')`, nativeCoin: true });
       const ton = chains.adapter(TON_DEVNET_CHAIN.chainId);
       const tonCursor = (await ton.head()) - 1;
@@ -137,7 +173,7 @@ async function main(): Promise<void> {
       await Promise.all([knex.destroy(), connection.close()]);
     }
 
-    // 3. Memory of this process, which hosts the API and a worker.
+    // 5. Memory of this process, which hosts the API and a worker.
     results.push({ name: 'RSS (API + worker)', value: process.memoryUsage().rss / 2 ** 20, target: TARGETS.rssMb, unit: 'MB' });
   } finally {
     await stack.stop();

@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Address } from '@ton/core';
 import type { ChainRegistryFile } from '../chains/registry';
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
+import { startSolanaDevnet, type SolanaDevnet } from '../chains/devnet/solana';
+import { devnetKey } from '../chains/devnet/solana/keys';
 import { startTonDevnet, type TonDevnet } from '../chains/devnet/ton';
-import { Address } from '@ton/core';
 import { tonSecretKeyHex } from '../chains/ton/wallets';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
@@ -38,6 +40,8 @@ export interface StackOptions {
     temporal: number;
     temporalUi?: number;
     chains: [number, number];
+    /** The Solana devnet's JSON-RPC (and websocket) port. */
+    solana: number;
     /** The TON devnet's toncenter front. */
     ton: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
@@ -51,6 +55,35 @@ export interface StackOptions {
   log?: (line: string) => void;
 }
 
+export interface DevStackEvmChain {
+  family: 'evm';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: Record<'USDC' | 'USDT', { address: string; decimals: number }>;
+  multiSend: string;
+}
+
+export interface DevStackSolanaChain {
+  family: 'solana';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  wsUrl: string;
+  /** The mints: USDC (SPL Token) and PYUSD (Token-2022). */
+  tokens: Record<'USDC' | 'PYUSD', { address: string; decimals: number; tokenProgram: string }>;
+}
+
+/** Solana's SLIP-44 coin type: its chain id here (docs/chains.md). */
+export const SOLANA_CHAIN_ID = 501;
+
+/** The stack's Solana devnet chain. */
+export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
+  const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');
+  if (!chain) throw new Error('the stack has no Solana devnet');
+  return chain;
+}
+
 /** What `var/dev-stack.json` holds: everything a developer or a test needs to talk to the running stack. */
 export interface DevStackInfo {
   paymentApiUrl: string;
@@ -61,9 +94,12 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<DevStackEvmChain | DevStackTonChain>;
-  /** EVM private key and address; `ton.mnemonic` is a funded wallet v5r1 (24 words). */
-  customer: { privateKey: string; address: string; ton: { mnemonic: string[] } };
+  chains: Array<DevStackEvmChain | DevStackSolanaChain | DevStackTonChain>;
+  /**
+   * Funded on every devnet: an EVM key, a Solana key (64-byte secret, seed then public key) and a TON wallet v5r1
+   * (24-word mnemonic).
+   */
+  customer: { privateKey: string; address: string; solana: { secretKey: number[]; address: string }; ton: { mnemonic: string[] } };
   demoMerchant: DemoMerchant;
 }
 
@@ -95,6 +131,7 @@ export interface Stack {
   /** The environment a separately started worker or API process needs to join this stack. */
   env: Record<string, string>;
   devnet: Devnet;
+  solana: SolanaDevnet;
   tonDevnet: TonDevnet;
   api: RunningApi;
   worker?: RunningWorker;
@@ -158,8 +195,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'ton.log'),
     });
     stops.push(() => tonDevnet.stop());
+    log('starting the Solana devnet…');
+    const solana = await startSolanaDevnet({
+      port: options.ports.solana,
+      // litesvm's state is saved at stop and loaded at start: the dev stack's Solana ledger survives restarts.
+      stateFile: options.persistent ? path.join(options.varDir, 'solana', 'state.json') : undefined,
+      logFile: path.join(logDir, 'solana.log'),
+    });
+    stops.push(() => solana.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, tonDevnet), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, solana, tonDevnet), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -176,8 +221,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       PAYRAIL_CHAINS_FILE: chainsFile,
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
+      SOLANA_TREASURY_SECRET_KEY: JSON.stringify(solana.treasury.secretKey),
+      SOLANA_DEVNET_MINT_AUTHORITIES: JSON.stringify(await solanaMintAuthorities(solana)),
       TON_TREASURY_SECRET_KEY: await tonSecretKeyHex(tonDevnet.treasury.mnemonic),
-      TON_DEPOSIT_SEED: await stackTonDepositSeed(options.varDir, options.persistent),
       HTTP_PORT: String(options.ports.http),
       ...definedEntries(env),
     };
@@ -187,11 +233,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
-      // The EVM devnet chains start from block 0 on every run: their nonces and watcher cursors start over too
-      // (the TON devnet's only when it starts from genesis).
-      const restarted = [...devnet.chains.map((c) => c.chainId), ...(options.persistent ? [] : [TON_DEVNET_CHAIN.chainId])];
-      await resetSignerNonces({ knex, chainIds: restarted });
-      await deleteChainCursors({ knex, chainIds: restarted });
+      // The EVM devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
+      await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
+      await deleteChainCursors({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: apiConfig.apiKeyPrefix,
@@ -228,13 +272,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       mailSinkUrl: mailSink?.url ?? null,
       chains: [
         ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
+        { family: 'solana', chainId: SOLANA_CHAIN_ID, name: SOLANA_NAME, rpcUrl: solana.rpcUrl, wsUrl: solana.wsUrl, tokens: solana.mints },
         { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: Address.parse(tonDevnet.jettons.USDT.master).toRawString(), decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
       ],
-      customer: { ...devnet.customer, ton: { mnemonic: tonDevnet.customer.mnemonic } },
+      customer: { ...devnet.customer, solana: solana.customer, ton: { mnemonic: tonDevnet.customer.mnemonic } },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, tonDevnet, api, worker, stop };
+    return { info, config, env: processEnv, devnet, solana, tonDevnet, api, worker, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -245,7 +290,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
  * The chain registry for the devnets. EVM: 2 confirmations so a reorg can be staged, finality at 4. TON: a block
  * is final once in the masterchain, so one block is both.
  */
-function devnetRegistry(devnet: Devnet, ton: TonDevnet): ChainRegistryFile {
+function devnetRegistry(devnet: Devnet, solana: SolanaDevnet, ton: TonDevnet): ChainRegistryFile {
   const feedChain = devnet.chains.find((c) => c.chainId === 42161)!;
   const tonChain = {
     family: 'ton' as const,
@@ -280,8 +325,33 @@ function devnetRegistry(devnet: Devnet, ton: TonDevnet): ChainRegistryFile {
       // and the mainnet entries of the currency table that the two devnet chains stand in for.
       nativeCurrency: { symbol: 'ETH', decimals: 18, usdPriceFeed: c.priceFeeds.ETH_USD, maxPriceAgeSeconds: 7 * 24 * 3600 },
       servesChainIds: DEVNET_STAND_INS[c.chainId] ?? [],
-    })), tonChain],
+    })),
+    {
+      family: 'solana',
+      chainId: SOLANA_CHAIN_ID,
+      name: SOLANA_NAME,
+      rpcUrl: solana.rpcUrl,
+      // One confirmed slot on top; finalized as the devnet finalizes (4 slots deep).
+      confirmations: 1,
+      finalityDepth: 4,
+      pollIntervalMs: 500,
+      tokens: {
+        USDC: { ...solana.mints.USDC, usdPegged: true },
+        PYUSD: { ...solana.mints.PYUSD, usdPegged: true },
+      },
+      bridge: 'devnet-mint-authority',
+    },
+    tonChain],
   };
+}
+
+const SOLANA_NAME = 'Solana (devnet)';
+
+/** The devnet bridge stand-in mints on Solana with the devnet mints' authorities (fixed devnet keys). */
+async function solanaMintAuthorities(solana: SolanaDevnet): Promise<Record<string, number[]>> {
+  const usdc = await devnetKey('usdc-authority');
+  const pyusd = await devnetKey('pyusd-authority');
+  return { [solana.mints.USDC.address]: Array.from(usdc.secretKey), [solana.mints.PYUSD.address]: Array.from(pyusd.secretKey) };
 }
 
 /** Devnet chain → the mainnet chains of the legacy currency table it serves (docs/legacy-orders.md). */
@@ -294,20 +364,21 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-/** The TON deposit seed: kept in `var/` (0600) with the persistent devnet state, so deposit addresses stay sweepable. */
-async function stackTonDepositSeed(varDir: string, persistent: boolean): Promise<string> {
-  const file = path.join(varDir, 'ton-deposit-seed');
-  if (persistent && existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const seed = randomBytes(32).toString('hex');
-  if (persistent) await writeFile(file, seed, { mode: 0o600 });
-  return seed;
-}
+type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED' | 'TON_DEPOSIT_SEED', string>;
 
-/** The JWT and secret-sealing keys of the dev stack: kept in `var/` (0600) so sessions and secrets survive restarts. */
-async function stackSecrets(varDir: string, persistent: boolean): Promise<Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>> {
+/**
+ * The JWT, secret-sealing and Solana and TON deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
+ * and deposit addresses survive restarts. A file from before a key existed gains it.
+ */
+async function stackSecrets(varDir: string, persistent: boolean): Promise<StackSecrets> {
   const file = path.join(varDir, 'secrets.json');
-  if (persistent && existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY', string>;
-  const secrets = { PAYRAIL_JWT_SECRET: randomBytes(32).toString('hex'), PAYRAIL_SECRETS_KEY: randomBytes(32).toString('hex') };
+  const kept = persistent && existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as Partial<StackSecrets>) : {};
+  const secrets: StackSecrets = {
+    PAYRAIL_JWT_SECRET: kept.PAYRAIL_JWT_SECRET ?? randomBytes(32).toString('hex'),
+    PAYRAIL_SECRETS_KEY: kept.PAYRAIL_SECRETS_KEY ?? randomBytes(32).toString('hex'),
+    SOLANA_DEPOSIT_SEED: kept.SOLANA_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+    TON_DEPOSIT_SEED: kept.TON_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+  };
   if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
 }
@@ -331,6 +402,7 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
+      solana: await freePort(),
       ton: 0,
       mailSink: { smtp: 0, http: 0 },
     },

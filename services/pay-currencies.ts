@@ -1,4 +1,4 @@
-import type { ChainConfig, ChainRegistry, TokenConfig } from '../chains/registry';
+import type { ChainRegistry, TokenConfig } from '../chains/registry';
 import { PAY_CURRENCIES, PAY_CURRENCY_CODES, type PayCurrencyCode, type PayCurrencyDefinition } from '../domain/pay-currencies';
 
 /** A pay currency as this deployment serves it. */
@@ -14,28 +14,21 @@ export interface ServedPayCurrency {
   token: TokenConfig;
   native: boolean;
   /** Where the USD price comes from: 1:1 for stablecoins, else the chain's price feed. */
+  /** A feed is read on `feedChainId`: the chain itself, or the EVM chain a feed-less chain's coin is priced on. */
   pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; feedChainId: number; maxAgeSeconds: number };
 }
 
-/** Families whose entries this build serves (the others answer `unsupported_pay_currency`). */
-const SERVED_FAMILIES = new Set<PayCurrencyDefinition['family']>(['evm', 'ton']);
-
 export type PayCurrencyResolution =
   | { ok: true; currency: ServedPayCurrency }
-  | { ok: false; reason: 'not_evm' | 'not_configured' | 'no_price_source'; message: string };
-
-/** The configured chain that takes an entry: an EVM entry's chain (or its stand-in), else the family's one chain. */
-function chainFor(registry: ChainRegistry, def: PayCurrencyDefinition): ChainConfig | undefined {
-  if (def.family === 'evm') return def.chainId === undefined ? undefined : registry.findChainServing(def.chainId);
-  return registry.chains.find((c) => c.family === def.family);
-}
+  | { ok: false; reason: 'no_adapter' | 'not_configured' | 'no_price_source'; message: string };
 
 export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCode): PayCurrencyResolution {
   const def: PayCurrencyDefinition = PAY_CURRENCIES[code];
-  if (!SERVED_FAMILIES.has(def.family)) {
-    return { ok: false, reason: 'not_evm', message: `${code} (${def.token} on ${def.network}) is not supported yet: Payrail has no ${def.network} adapter` };
+  const served = registry.findChainServing(def.chainId);
+  const chain = served?.family === def.family ? served : undefined;
+  if (!chain && !registry.chains.some((c) => c.family === def.family)) {
+    return { ok: false, reason: 'no_adapter', message: `${code} (${def.token} on ${def.network}) is not supported here: this deployment serves no ${def.network} chain` };
   }
-  const chain = chainFor(registry, def);
   const token = chain && (def.native ? registry.findNativeToken(chain.chainId) : registry.findToken(chain.chainId, def.token));
   if (!chain || !token || (def.native && token.symbol !== def.token)) {
     return { ok: false, reason: 'not_configured', message: `${code} (${def.token} on ${def.network}) is not available on this deployment` };
@@ -57,7 +50,7 @@ export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCod
       network: def.network,
       chainId: chain.chainId,
       chainName: chain.name,
-      mainnetChainId: def.chainId ?? chain.chainId,
+      mainnetChainId: def.chainId,
       token,
       native: def.native === true,
       pricing,

@@ -43,7 +43,7 @@ export interface TestMerchant {
 
 export async function createMerchant(
   knex: Knex,
-  options: { apiKeyPrefix: string; payoutAddress: string; webhookUrl?: string | null; name?: string; payout?: { chainId: number; tokenSymbol: string } },
+  options: { apiKeyPrefix: string; payoutAddress: string; payoutChainId?: number; payoutTokenSymbol?: string; webhookUrl?: string | null; name?: string },
 ): Promise<TestMerchant> {
   const appId = `merchant_test-${randomBytes(5).toString('hex')}`;
   await upsertMerchantApp({
@@ -51,8 +51,8 @@ export async function createMerchant(
     app: {
       app_id: appId,
       name: options.name ?? `Test merchant ${appId}`,
-      payout_chain_id: options.payout?.chainId ?? 8453,
-      payout_token_symbol: options.payout?.tokenSymbol ?? 'USDC',
+      payout_chain_id: options.payoutChainId ?? 8453,
+      payout_token_symbol: options.payoutTokenSymbol ?? 'USDC',
       payout_address: options.payoutAddress,
       webhook_url: options.webhookUrl ?? null,
     },

@@ -3,7 +3,7 @@ import { getAddress, isAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { parseUnits } from '../../domain/money';
 import type { Stack } from '../../scripts/stack';
-import { tokenAddress as evmTokenAddress } from '../support/chain';
+import { evmChain } from '../support/chain';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -64,7 +64,7 @@ describe('payment service: reading payments', function () {
   after(async () => services?.close());
 
   const tokenAddress = (chainId: number, symbol: 'USDC' | 'USDT') => {
-    return getAddress(evmTokenAddress(stack.info, chainId, symbol));
+    return getAddress(evmChain(stack.info, chainId).tokens[symbol].address);
   };
 
   async function create(key: string, body: unknown): Promise<PaymentResource> {

@@ -44,7 +44,7 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const merchant = async (tokenSymbol: 'TON' | 'USDT') => {
       const wallet = freshWallet();
-      const app = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: Address.parse(wallet).toRawString(), payout: { chainId: ton.chainId, tokenSymbol } });
+      const app = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: Address.parse(wallet).toRawString(), payoutChainId: ton.chainId, payoutTokenSymbol: tokenSymbol });
       return { ...app, wallet };
     };
     tonMerchant = await merchant('TON');

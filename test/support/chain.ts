@@ -4,22 +4,21 @@ import type { DevStackEvmChain, DevStackInfo } from '../../scripts/stack';
 
 const providers = new Map<string, JsonRpcProvider>();
 
+/** The stack's EVM devnet chain with this id. */
+export function evmChain(info: DevStackInfo, chainId: number | string): DevStackEvmChain {
+  const chain = info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && String(c.chainId) === String(chainId));
+  if (!chain) throw new Error(`no EVM devnet chain ${chainId}`);
+  return chain;
+}
+
 export function providerFor(info: DevStackInfo, chainId: number | string): JsonRpcProvider {
-  const chain = info.chains.find((c) => String(c.chainId) === String(chainId));
-  if (!chain) throw new Error(`no devnet chain ${chainId}`);
+  const chain = evmChain(info, chainId);
   let provider = providers.get(chain.rpcUrl);
   if (!provider) {
     provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true, cacheTimeout: -1 });
     providers.set(chain.rpcUrl, provider);
   }
   return provider;
-}
-
-/** One of the stack's EVM devnet chains. */
-export function evmChain(info: DevStackInfo, chainId: number | string): DevStackEvmChain {
-  const chain = info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && String(c.chainId) === String(chainId));
-  if (!chain) throw new Error(`no EVM devnet chain ${chainId}`);
-  return chain;
 }
 
 export function tokenAddress(info: DevStackInfo, chainId: number | string, symbol: 'USDC' | 'USDT'): string {

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { generateKeyPairSigner } from '@solana/kit';
+import { parseUnits } from '../../domain/money';
+import type { PaymentStatus } from '../../domain/payment';
+import type { Stack } from '../../scripts/stack';
+import { createPayment, paymentBody, waitForStatus } from '../support/api';
+import { tokenBalance } from '../support/chain';
+import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { solanaChain, solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';
+import { eventually } from '../support/poll';
+import { getStack } from '../support/stack';
+import { createMerchant, type TestMerchant } from '../api/helpers';
+
+/** FEE_BPS=50 in the test stack. */
+const payoutOf = (amount: bigint) => amount - (amount * 50n) / 10_000n;
+
+/** Payin-to-`payment_completed` times, printed at the end for the closing note. */
+const timings: string[] = [];
+
+describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @solana/kit clients)', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let chainId: string;
+  let customer: string;
+  /** Paid out in USDC on Solana. */
+  let solanaMerchant: TestMerchant;
+  let solanaPayout: string;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.paymentApiUrl;
+    chainId = String(solanaChain(stack.info).chainId);
+    customer = stack.info.customer.solana.address;
+    solanaPayout = (await generateKeyPairSigner()).address;
+    solanaMerchant = await createMerchant(services.knex, {
+      apiKeyPrefix: stack.config.apiKeyPrefix,
+      payoutAddress: solanaPayout,
+      payoutChainId: Number(chainId),
+      payoutTokenSymbol: 'USDC',
+    });
+  });
+  after(async () => {
+    if (timings.length > 0) console.log(`      payin → payment_completed: ${timings.join(', ')}`);
+    await services?.close();
+  });
+
+  async function payAndComplete(symbol: SolanaTokenSymbol, key: string, amount: string) {
+    const created = await createPayment(api, key, paymentBody({ orderId: `sol-${randomUUID()}`, chainId, tokenSymbol: symbol, amount }));
+    assert.equal(created.source.chainId, chainId);
+    assert.equal(created.source.tokenAddress, solanaChain(stack.info).tokens[symbol].address);
+    const started = Date.now();
+    const txHash = await solanaCustomerTransfer(stack.info, symbol, created.source.receiverAddress, amount);
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed');
+    timings.push(`${symbol} on Solana → ${payment.destination.chainId} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    assert.equal(payment.source.txHash, txHash);
+    assert.equal(payment.source.senderAddress, customer);
+    assert.equal(payment.source.amountReceived, amount);
+    return payment;
+  }
+
+  for (const symbol of ['USDC', 'PYUSD'] as const) {
+    it(`${symbol === 'USDC' ? 'USDC_SOL' : 'PYUSD'}: paid from the customer wallet, paid out in USDC to the merchant's Solana wallet, deposit account closed`, async () => {
+      const before = await solanaTokenBalance(stack.info, 'USDC', solanaPayout);
+      const payment = await payAndComplete(symbol, solanaMerchant.ordersKey, '5');
+      const paid = payoutOf(parseUnits('5', 6));
+      assert.equal(payment.destination.amount, '4.975');
+      assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaPayout), before + paid, 'the merchant wallet holds amount − fee on chain');
+      assert.equal(await solanaTokenBalance(stack.info, symbol, payment.source.receiverAddress), 0n, 'the deposit was swept');
+    });
+  }
+
+  it('USDC on Solana paid out on Base: the devnet bridge stand-in burns on Solana and mints on Base', async () => {
+    const merchant = stack.info.demoMerchant.payout.address;
+    const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
+    const payment = await payAndComplete('USDC', stack.info.demoMerchant.ordersKey, '3');
+    assert.equal(payment.destination.chainId, '8453');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', merchant), before + payoutOf(parseUnits('3', 6)));
+  });
+
+  it('an underpayment bounces at expiry and the customer gets it back on chain', async () => {
+    const shortLived = await startExtraApi(stack, services, { paymentTtlSeconds: 20 });
+    try {
+      const created = await createPayment(shortLived.paymentApiUrl, solanaMerchant.ordersKey, paymentBody({ orderId: `sol-under-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '10' }));
+      const before = await solanaTokenBalance(stack.info, 'USDC', customer);
+      await solanaCustomerTransfer(stack.info, 'USDC', created.source.receiverAddress, '4');
+      assert.equal(await solanaTokenBalance(stack.info, 'USDC', customer), before - parseUnits('4', 6));
+      const { payment } = await waitForStatus(api, created.id, 'payment_refunded');
+      assert.equal(payment.source.amountReceived, '4');
+      assert.equal(await solanaTokenBalance(stack.info, 'USDC', customer), before, 'the refund restored the customer balance');
+    } finally {
+      await shortLived.close();
+    }
+  });
+
+  it('a payin after completion is refunded on chain by a late-payin workflow', async () => {
+    const payment = await payAndComplete('USDC', solanaMerchant.ordersKey, '2');
+    const before = await solanaTokenBalance(stack.info, 'USDC', customer);
+    await solanaCustomerTransfer(stack.info, 'USDC', payment.source.receiverAddress, '1');
+    await eventually('the late payin to be refunded', 120_000, async () => ((await solanaTokenBalance(stack.info, 'USDC', customer)) === before ? true : undefined), 500);
+    const after: PaymentStatus = (await waitForStatus(api, payment.id, 'payment_completed')).payment.status;
+    assert.equal(after, 'payment_completed', 'the payment stays completed');
+  });
+});
