@@ -1,6 +1,7 @@
 import type { ChainAdapter } from './family';
 import { EvmAdapter } from './evm/adapter';
 import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
+import { TonAdapter, type TonKeys } from './ton/adapter';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -11,6 +12,7 @@ export interface ChainKeys {
   /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
   evmTreasuryPrivateKey?: string;
   solana?: SolanaKeys;
+  ton?: TonKeys;
 }
 
 function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
@@ -19,6 +21,8 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
       return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
     case 'solana':
       return new SolanaAdapter(config, keys.solana);
+    case 'ton':
+      return new TonAdapter(config, keys.ton);
   }
 }
 
