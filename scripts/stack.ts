@@ -127,6 +127,13 @@ export interface DevStackTonChain {
 /** The TON devnet's chain id: TON's SLIP-44 coin type (docs/chains.md). */
 export const TON_DEVNET_CHAIN = { chainId: 607, name: 'TON (devnet)' } as const;
 
+/** The stack's TON devnet chain. */
+export function tonChain(info: DevStackInfo): DevStackTonChain {
+  const chain = info.chains.find((c): c is DevStackTonChain => c.family === 'ton');
+  if (!chain) throw new Error('the stack has no TON devnet');
+  return chain;
+}
+
 export interface Stack {
   info: DevStackInfo;
   config: AppConfig;
