@@ -10,7 +10,7 @@ import { keyPairFromSeed } from '@ton/crypto';
 import { Address, WalletContractV5R1, beginCell, toNano } from '@ton/ton';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { listPayins } from '../../db/queries/payins';
-import type { DevStackTonChain, Stack } from '../../scripts/stack';
+import { tonChain, type DevStackTonChain, type Stack } from '../../scripts/stack';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
@@ -40,7 +40,7 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    ton = stack.info.chains.find((c): c is DevStackTonChain => 'family' in c && c.family === 'ton')!;
+    ton = tonChain(stack.info);
     customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const merchant = async (tokenSymbol: 'TON' | 'USDT') => {
       const wallet = freshWallet();
@@ -87,6 +87,15 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     const before = await usdtBalance(usdtMerchant.wallet);
     await payAndComplete('USDT_TON', usdtMerchant, 'USDT', '12.5', (to) => payJetton(customer, ton.tokens.USDT.address, to, 12_500_000n));
     await eventually('the USDT payout at the merchant', 60_000, async () => ((await usdtBalance(usdtMerchant.wallet)) - before === afterFee(12_500_000n) ? true : undefined));
+  });
+
+  it('USDT on TON for a merchant paid out on Base is refused at create: no bridge carries it', async () => {
+    const res = await request(stack.info.paymentApiUrl, {
+      headers: { 'x-api-key': stack.info.demoMerchant.ordersKey },
+      body: paymentBody({ orderId: `ton-${randomUUID()}`, chainId: String(ton.chainId), tokenSymbol: 'USDT', amount: '3' }),
+    });
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.text, /cannot be bridged/);
   });
 
   it('an underpaid USDT payment bounces at expiry and the customer gets every jetton back on chain', async () => {
@@ -143,7 +152,7 @@ describe('a TON legacy order on the hosted page in Chromium', function () {
   after(async () => chromium?.close());
 
   it('the customer chooses TON, gets a ton://transfer link and QR code, pays 2 TON for 10 USD, and sees it paid', async () => {
-    const ton = stack.info.chains.find((c): c is DevStackTonChain => 'family' in c && c.family === 'ton')!;
+    const ton = tonChain(stack.info);
     const customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const res = await request(`${stack.info.legacyApiUrl}/v1/orders`, {
       headers: { token: stack.info.demoMerchant.ordersKey },
