@@ -67,7 +67,7 @@ export async function benchOpenDepositScan(
 ): Promise<Figure[]> {
   await ensureTemplatePayment(stack, knex);
   await insertOpenDeposits(knex, p);
-  const chains = new ChainAdapters(ChainRegistry.fromFile(stack.config.chainsFile), { solana: stack.config.solana, ton: { depositSeed: stack.config.ton.depositSeed } });
+  const chains = new ChainAdapters(ChainRegistry.fromFile(stack.config.chainsFile));
   const connection = await Connection.connect({ address: stack.info.temporalAddress });
   try {
     const adapter = chains.adapter(p.chainId);
