@@ -26,4 +26,10 @@ export const PATCHES = {
    * contract (burnForBridge / mintFromBridge, which no worker serves any more: replay only).
    */
   realBridges: 'real-bridges',
+  /**
+   * A payment run's read-model writes and chain writes run as local activities (markers in the history) instead of
+   * activity tasks; the chain waits and webhook deliveries stay activity tasks. Runs recorded before it keep
+   * activity tasks for every step.
+   */
+  localSteps: 'local-steps',
 } as const;
