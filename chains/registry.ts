@@ -185,7 +185,16 @@ export type OftConfig = z.infer<typeof oftSchema>;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
 
 /** The largest block (slot) range one watcher scan covers. */
-export const scanRangeBlocks = (chain: ChainConfig): number => (chain.family === 'evm' ? chain.logBatchBlocks : chain.family === 'solana' ? chain.scanBatchSlots : chain.scanBatchBlocks);
+export function scanRangeBlocks(chain: ChainConfig): number {
+  switch (chain.family) {
+    case 'evm':
+      return chain.logBatchBlocks;
+    case 'solana':
+      return chain.scanBatchSlots;
+    case 'ton':
+      return chain.scanBatchBlocks;
+  }
+}
 
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;
 
