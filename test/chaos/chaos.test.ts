@@ -46,6 +46,7 @@ describe('chaos on the production topology', function () {
         temporalUi: await freePort(),
         chains: [await freePort(), await freePort()],
         solana: await freePort(),
+        ton: await freePort(),
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,

@@ -51,6 +51,10 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
     const time = await solana.blockTime(slot);
     assert.equal(time, Number(await createSolanaRpc(solanaChain(stack.info).rpcUrl).getBlockTime(BigInt(slot)).send()));
     assert.ok(time !== null && Math.abs(time - Date.now() / 1000) < 600, `slot ${slot} at ${time}: a recent Unix time in seconds`);
+    const ton = services.chains.adapter(services.chains.registry.chains.find((c) => c.family === 'ton')!.chainId);
+    const seqno = await ton.head();
+    const tonTime = await ton.blockTime(seqno);
+    assert.ok(tonTime !== null && Math.abs(tonTime - Date.now() / 1000) < 600, `masterchain block ${seqno} at ${tonTime}: a recent Unix time in seconds`);
   });
 
   it('a multisend of two equal transfers in one transaction: one pays the payment, the other is refunded', async () => {
