@@ -50,6 +50,12 @@ export interface PreparedChainTx {
   sign(nonce: number): Promise<SignedChainTx>;
 }
 
+/** Where a wallet pays a deposit: an address, and the memo it must carry when deposits share one account (Stellar). */
+export interface PaymentDestination {
+  address: string;
+  memo: string | null;
+}
+
 export interface ChainAdapter {
   readonly family: ChainFamily;
   readonly config: ChainConfig;
@@ -58,6 +64,14 @@ export interface ChainAdapter {
   normalizeAddress(address: string): string | null;
   /** The payment's own deposit address: one per payment, never reused, always sweepable by the service. */
   depositAddress(paymentId: string): string;
+  /** What a wallet is told to pay the deposit address: the address itself, or (Stellar) the shared account and memo. */
+  paymentDestination(depositAddress: string): PaymentDestination;
+  /**
+   * The one account every deposit shares (Stellar's receiving account; null where each deposit has its own address):
+   * `scanPayins` reports a payin into it that matches no watched deposit (no memo, an unknown one) with it as the
+   * recipient, and the watcher holds that payin for the operator.
+   */
+  readonly sharedReceiver: string | null;
   /** The hot wallet that pays fees, holds payout liquidity and receives sweeps. */
   treasuryAddress(): string;
 

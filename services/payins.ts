@@ -5,10 +5,12 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
+import type { Logger } from '../lib/logger';
 import type { PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
+import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
 import { routePayin } from './workflows';
 
@@ -16,6 +18,7 @@ export interface PayinServiceDeps {
   knex: Knex;
   chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
+  log?: Logger;
 }
 
 /** Blocks the watcher steps back when its cursor block is no longer canonical. */
@@ -61,6 +64,10 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
   const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
   const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
   const payins = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  // Into the account every deposit shares but for no payment: held for the operator before the cursor moves on.
+  const held = transfers.filter((t) => adapter.sharedReceiver !== null && t.to === adapter.sharedReceiver);
+  await insertHeldPayins({ knex, payins: held });
+  for (const payin of held) deps.log?.warn({ chainId: payin.chainId, txHash: payin.txHash, from: payin.from, amountUnits: payin.amountUnits }, 'payin held for the operator: it names no payment');
   const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
     payins.map((payin: DetectedPayin) => {

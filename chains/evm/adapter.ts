@@ -1,7 +1,7 @@
 import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
-import type { ChainAction, ChainAdapter, PayinCheck, PreparedChainTx, SignedChainTx, TxCheck } from '../family';
+import type { ChainAction, ChainAdapter, PayinCheck, PaymentDestination, PreparedChainTx, SignedChainTx, TxCheck } from '../family';
 import type { EvmChainConfig } from '../registry';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
@@ -38,6 +38,12 @@ export class EvmAdapter implements ChainAdapter {
   }
 
   /** The payment's CREATE2 deposit address; no key exists for it, only the factory can move funds. */
+  readonly sharedReceiver = null;
+
+  paymentDestination(depositAddress: string): PaymentDestination {
+    return { address: depositAddress, memo: null };
+  }
+
   depositAddress(paymentId: string): string {
     return depositAddress(this.config.depositFactory, paymentSalt(paymentId), this.config.forwarderInitCodeHash);
   }

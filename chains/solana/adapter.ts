@@ -31,7 +31,7 @@ import {
 } from '@solana-program/token-2022';
 import { formatUnits } from '../../domain/money';
 import type { DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
+import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PaymentDestination, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
 import type { SolanaChainConfig, TokenConfig } from '../registry';
 import { depositPath, derivePrivateKey, publicAddress } from './derivation';
 
@@ -77,6 +77,12 @@ export class SolanaAdapter implements ChainAdapter {
 
   normalizeAddress(value: string): string | null {
     return isAddress(value) ? value : null;
+  }
+
+  readonly sharedReceiver = null;
+
+  paymentDestination(depositAddress: string): PaymentDestination {
+    return { address: depositAddress, memo: null };
   }
 
   depositAddress(paymentId: string): string {
