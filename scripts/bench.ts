@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { getBase58Decoder } from '@solana/kit';
 import { Client, Connection } from '@temporalio/client';
 import { devnetRpc } from '../chains/devnet/devnet';
 import { loadChainAdapters } from '../chains/adapters';
 import { createKnex } from '../db/connection';
 import { advanceChainCursor, deleteChainCursors } from '../db/queries/chain-cursors';
 import { scanChain } from '../services/payins';
-import { startThrowawayStack } from './stack';
+import { solanaChain, startThrowawayStack } from './stack';
 
 /**
  * `npm run bench`: speed and memory targets, measured on a real stack (not in the test suite, where timing
@@ -19,6 +20,8 @@ const TARGETS = {
   createsPerSecond: 40,
   /** One scan of a full 500-block range with 20,000 watched deposit addresses. */
   scan20kAddressesMs: 3000,
+  /** One Solana scan over 10,000 open deposits (their token accounts read in getMultipleAccounts batches). */
+  solanaScan10kDepositsMs: 2000,
   rssMb: 700,
 };
 
@@ -26,6 +29,7 @@ const SEQUENTIAL_CREATES = 100;
 const CONCURRENT_CREATES = 400;
 const CONCURRENCY = 16;
 const WATCHED_ADDRESSES = 20_000;
+const SOLANA_OPEN_DEPOSITS = 10_000;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -107,12 +111,44 @@ async function main(): Promise<void> {
       const watched = await knex('deposit_addresses').where({ chain_id: 42161 }).count<{ count: string }[]>('* as count');
       console.log(`scan: ${watched[0]!.count} watched addresses, blocks ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${scanMs.toFixed(0)} ms`);
       results.push({ name: `scan with ${WATCHED_ADDRESSES} addresses`, value: scanMs, target: TARGETS.scan20kAddressesMs, unit: 'ms' });
+
+      // 3. The Solana watcher's scan over many open deposits: one getMultipleAccounts per 100 deposit token accounts.
+      const solana = solanaChain(stack.info);
+      const depositAddresses = Array.from({ length: SOLANA_OPEN_DEPOSITS }, () => getBase58Decoder().decode(randomBytes(32)));
+      await knex.raw(
+        `with src as (select * from payments order by created_at limit 1),
+         addrs as (select a, row_number() over () as g from unnest(?::text[]) a),
+         pay as (insert into payments (id, app_id, order_id, status, display, source_chain_id, source_token_symbol,
+                   source_token_address, source_decimals, source_amount_units, fee_units, deposit_address,
+                   destination_chain_id, destination_token_symbol, destination_token_address, destination_decimals,
+                   destination_address, destination_amount_units, expires_at, workflow_started_at)
+                 select gen_random_uuid(), src.app_id, 'bench-solana-scan-' || addrs.g, 'payment_unpaid', src.display, ?,
+                   'USDC', ?, 6, src.source_amount_units, src.fee_units, addrs.a, src.destination_chain_id,
+                   src.destination_token_symbol, src.destination_token_address, src.destination_decimals,
+                   src.destination_address, src.destination_amount_units, now() + interval '1 day', now()
+                 from addrs cross join src returning id, deposit_address)
+         insert into deposit_addresses (chain_id, address, payment_id, watch_until)
+         select ?, lower(deposit_address), id, now() + interval '1 day' from pay`,
+        [depositAddresses, solana.chainId, solana.tokens.USDC.address, solana.chainId],
+      );
+      // The watcher derives each deposit's token account once per process (its first scan after the deposit appears);
+      // every later scan is the steady state the target is for.
+      const timedScan = async (label: string) => {
+        const t1 = performance.now();
+        const scan = await scanChain(deps, { chainId: solana.chainId, maxBlocks: 10_000, heartbeat: () => undefined });
+        const ms = performance.now() - t1;
+        console.log(`solana scan (${label}): ${SOLANA_OPEN_DEPOSITS} open deposits, slots ${scan.range?.fromBlock}..${scan.range?.toBlock}: ${ms.toFixed(0)} ms`);
+        return ms;
+      };
+      await timedScan('first, deriving every token account');
+      const solanaScanMs = await timedScan('steady state');
+      results.push({ name: `solana scan, ${SOLANA_OPEN_DEPOSITS} deposits`, value: solanaScanMs, target: TARGETS.solanaScan10kDepositsMs, unit: 'ms' });
     } finally {
       chains.destroy();
       await Promise.all([knex.destroy(), connection.close()]);
     }
 
-    // 3. Memory of this process, which hosts the API and a worker.
+    // 4. Memory of this process, which hosts the API and a worker.
     results.push({ name: 'RSS (API + worker)', value: process.memoryUsage().rss / 2 ** 20, target: TARGETS.rssMb, unit: 'MB' });
   } finally {
     await stack.stop();

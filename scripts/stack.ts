@@ -102,6 +102,13 @@ export const SOLANA_CHAIN_ID = 501;
 export const TRON_CHAIN_ID = 195;
 export const STELLAR_CHAIN_ID = 148;
 
+/** The stack's Solana devnet chain. */
+export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
+  const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');
+  if (!chain) throw new Error('the stack has no Solana devnet');
+  return chain;
+}
+
 /** What `var/dev-stack.json` holds: everything a developer or a test needs to talk to the running stack. */
 export interface DevStackInfo {
   paymentApiUrl: string;

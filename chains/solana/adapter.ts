@@ -45,7 +45,7 @@ export interface SolanaKeys {
 }
 
 /** Deposit token accounts read at once while a scan looks for funded ones. */
-const SCAN_CONCURRENCY = 4;
+const SCAN_CONCURRENCY = 8;
 /** Newest signatures of a funded deposit account read for its payins (a deposit sees a handful at most). */
 const HISTORY_LIMIT = 50;
 /** SPL token account layout: mint (32), owner (32), amount (u64 little-endian). */

@@ -16,6 +16,7 @@ import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { launchChromium, type Chromium } from '../support/chromium';
+import { solanaChain, solanaCustomerTransfer } from '../support/solana';
 import { getStack } from '../support/stack';
 import { startShop, type OrderCreated, type ShopServer } from './helpers';
 
@@ -190,6 +191,38 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     const parent = await services.client.workflow.getHandle(orderWorkflowId(created.order.id)).describe();
     assert.equal(parent.memo?.merchantOrderId, merchantOrderId);
     assert.equal(await services.client.workflow.getHandle(orderWorkflowId(created.order.id)).result(), 'paid');
+  });
+
+  it('the customer chooses USDC on Solana: a base58 deposit address, its QR code and solana: link; paid with @solana/kit', async () => {
+    const merchantOrderId = uniqueOrderId('legacy-e2e-sol');
+    const created = await createOrder({
+      merchant_order_id: merchantOrderId,
+      price_amount: 7.5,
+      title: 'Pour-over kettle',
+      callback_url: `${shop.url}/callbacks/solana`,
+      merchant_token: 'mt-solana-21b0',
+    });
+    const page = await newPage();
+    await page.goto(created.payment_url);
+    await page.getByRole('button', { name: /USDC\s+on Solana/ }).click();
+    const addressBox = page.locator('#deposit-address');
+    await addressBox.waitFor({ timeout: 30_000 });
+    const deposit = (await addressBox.textContent())!.trim();
+    assert.match(deposit, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    assert.equal(await page.locator('#pay-amount').textContent(), '7.5 USDC');
+    assert.match((await page.locator('#pay-network').textContent()) ?? '', /^Solana/);
+    assert.equal(await page.getByRole('img', { name: /QR code to pay 7\.5 USDC/ }).count(), 1);
+    const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
+    assert.equal(walletLink, `solana:${deposit}?amount=7.5&spl-token=${solanaChain(stack.info).tokens.USDC.address}`);
+    await screenshot(page, 'solana-pay');
+
+    const signature = await solanaCustomerTransfer(stack.info, 'USDC', deposit, '7.5');
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'Paid', undefined, { timeout: 60_000 });
+    await page.close();
+    const callback = await shop.waitForCallback('solana', (b) => b.status === 'paid');
+    assert.equal(callback.pay_currency, 'USDC_SOL');
+    assert.equal(callback.received_amount, '7.5');
+    assert.equal(callback.tx_hash, signature);
   });
 
   it('an order nobody pays expires: the page shows it and the expiry callback is sent', async () => {

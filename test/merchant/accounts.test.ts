@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import { generateKeyPairSigner, getBase58Decoder } from '@solana/kit';
 import { Keypair } from '@stellar/stellar-sdk';
 import { Wallet, getAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
@@ -279,5 +280,32 @@ describe('merchant service: registration, API keys and webhook settings', functi
     assert.equal(assertErrorEnvelope(unauthenticated).error, 'missing_token');
     const apps = (await request(`${api}/apps`, { headers: bearer(alice.token) })).body as { data: unknown[] };
     assert.ok(apps.data.length >= 1);
+  });
+
+  it("checks a payout address against the payout chain's family: Solana wallets on Solana, 400 naming payout.address otherwise", async () => {
+    const solanaWallet = (await generateKeyPairSigner()).address;
+    const solana = (p: Record<string, unknown>) => registerBody({ payout: { chainId: '501', tokenSymbol: 'USDC', address: solanaWallet, ...p } });
+    const good = await request(`${api}/register`, { headers: bearer(alice.token), body: solana({}) });
+    assert.equal(good.status, 201, good.text);
+    assert.deepEqual((good.body as { payout: unknown }).payout, { chainId: '501', tokenSymbol: 'USDC', address: solanaWallet });
+    const pyusd = await request(`${api}/register`, { headers: bearer(alice.token), body: solana({ tokenSymbol: 'PYUSD' }) });
+    assert.equal(pyusd.status, 201, pyusd.text);
+
+    const bad: Array<[string, Record<string, unknown>]> = [
+      ['an EVM address on Solana', solana({ address: Wallet.createRandom().address })],
+      ['base58 with a 0 in it', solana({ address: `0${solanaWallet.slice(1)}` })],
+      ['base58 with an l in it', solana({ address: `l${solanaWallet.slice(1)}` })],
+      ['too short for 32 bytes', solana({ address: solanaWallet.slice(0, 20) })],
+      ['33 bytes', solana({ address: getBase58Decoder().decode(new Uint8Array(33).fill(7)) })],
+      ['a Solana address on Base', registerBody({ payout: { chainId: '8453', tokenSymbol: 'USDC', address: solanaWallet } })],
+      ['empty', solana({ address: '' })],
+    ];
+    for (const [label, body] of bad) {
+      const res = await request(`${api}/register`, { headers: bearer(alice.token), body });
+      assert.equal(res.status, 400, `${label}: ${res.text}`);
+      const error = assertErrorEnvelope(res, label);
+      assert.equal(error.error, 'invalid_request', label);
+      assert.ok(error.details?.some((d) => d.path === 'payout.address'), `${label}: details name payout.address: ${res.text}`);
+    }
   });
 });

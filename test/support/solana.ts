@@ -14,16 +14,12 @@ import {
 } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token-2022';
 import { parseUnits } from '../../domain/money';
-import type { DevStackInfo, DevStackSolanaChain } from '../../scripts/stack';
+import { solanaChain, type DevStackInfo, type DevStackSolanaChain } from '../../scripts/stack';
 import { eventually } from './poll';
 
 export type SolanaTokenSymbol = keyof DevStackSolanaChain['tokens'];
 
-export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
-  const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');
-  if (!chain) throw new Error('the stack has no Solana devnet');
-  return chain;
-}
+export { solanaChain };
 
 async function tokenAccount(info: DevStackInfo, symbol: SolanaTokenSymbol, owner: string): Promise<Address> {
   const token = solanaChain(info).tokens[symbol];

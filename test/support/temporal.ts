@@ -3,11 +3,14 @@
  * expiry or week-long window passes in moments), with Payrail's search attributes registered, shared by every
  * workflow test and stopped by the root hook. The workflow bundle is built once too.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, bundleWorkflowCode, makeTelemetryFilterString, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { resolveTemporalTestServer } from '../../scripts/provision/temporal-test-server';
 import { customSearchAttributes } from '../../workflows/search-attributes';
+import { eventually } from './poll';
 
 export const WORKFLOWS_PATH = require.resolve('../../workflows');
 
@@ -30,11 +33,51 @@ export function quietSdkLogs(): void {
   }
 }
 
+/**
+ * The SDK's own launcher gives the server 5 s to open its port, which a cold JVM on a loaded two-core machine can
+ * miss; so the server is started here, given a minute, and the environment connects to it as a time-skipping one.
+ */
+let server: ChildProcess | undefined;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+
+async function startTestServer(): Promise<string> {
+  const port = await freePort();
+  const child = spawn(await resolveTemporalTestServer(), [String(port)], { stdio: 'ignore' });
+  server = child;
+  process.once('exit', () => child.kill('SIGKILL'));
+  await eventually('the Temporal test server to accept connections', 60_000, async () => {
+    if (child.exitCode !== null) throw new Error(`the Temporal test server exited with ${child.exitCode}`);
+    return (await accepts(port)) || undefined;
+  });
+  return `127.0.0.1:${port}`;
+}
+
+/** `createTimeSkipping` with a server this module started: the SDK's `create` behind it, which it keeps private. */
+const connectTimeSkipping = (address: string) =>
+  (TestWorkflowEnvironment as unknown as {
+    create(opts: { server: { type: 'existing' }; address: string; namespace: string; supportsTimeSkipping: true }): Promise<TestWorkflowEnvironment>;
+  }).create({ server: { type: 'existing' }, address, namespace: 'default', supportsTimeSkipping: true });
+
 async function startEnv(): Promise<TestWorkflowEnvironment> {
   quietSdkLogs();
-  const started = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: await resolveTemporalTestServer() } },
-  });
+  const started = await connectTimeSkipping(await startTestServer());
   await started.connection.operatorService.addSearchAttributes({
     namespace: started.namespace ?? 'default',
     searchAttributes: Object.fromEntries(customSearchAttributes.map((key) => [key.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
@@ -57,6 +100,13 @@ export async function stopTestEnv(): Promise<void> {
   const running = await env;
   env = undefined;
   await running.teardown();
+  const stopping = server;
+  server = undefined;
+  if (stopping && stopping.exitCode === null) {
+    const exited = new Promise((resolve) => stopping.once('exit', resolve));
+    stopping.kill('SIGTERM');
+    await exited;
+  }
 }
 
 const quietLogger = {
