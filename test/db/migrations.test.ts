@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createKnex } from '../../db/connection';
 import { getStack } from '../support/stack';
 
-const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts', 'chain_cursors'];
+const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts', 'chain_cursors', 'held_payins'];
 
 /** Constraints the code relies on by name: idempotency, status spelling, the one payin identity, the watcher cursor. */
 const CONSTRAINTS = ['payments_app_order_unique', 'payments_status_valid', 'payins_chain_tx_log_unique', 'chain_cursors_block_number_valid'];
