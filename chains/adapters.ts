@@ -1,6 +1,8 @@
 import type { ChainAdapter } from './family';
 import { EvmAdapter } from './evm/adapter';
 import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
+import { StellarAdapter, type StellarKeys } from './stellar/adapter';
+import { TronAdapter, type TronKeys } from './tron/adapter';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -11,6 +13,8 @@ export interface ChainKeys {
   /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
   evmTreasuryPrivateKey?: string;
   solana?: SolanaKeys;
+  tron?: TronKeys;
+  stellar?: StellarKeys;
 }
 
 function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
@@ -19,6 +23,10 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
       return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
     case 'solana':
       return new SolanaAdapter(config, keys.solana);
+    case 'tron':
+      return new TronAdapter(config, keys.tron);
+    case 'stellar':
+      return new StellarAdapter(config, keys.stellar);
   }
 }
 

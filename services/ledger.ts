@@ -8,6 +8,7 @@ import { conservation, type Conservation, type LedgerEntry } from '../domain/led
 import { paymentRoute } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks } from '../db/queries/ledger';
+import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
 
@@ -25,6 +26,22 @@ export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, p
   await insertLedgerEntries({
     knex: deps.knex,
     entries: [{ ref: `held:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'held', debit: 'held', credit: 'deposit', amountUnits: heldUnits, paymentId }],
+  });
+}
+
+/**
+ * Payins into an account every deposit shares (Stellar's receiving account) that name no payment (no memo, an
+ * unknown one): listed in `held_payins` for the operator and entered in the ledger as quarantined, at once, so a
+ * rescan records nothing twice and the books account for them until the operator returns or credits them.
+ */
+export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPayin[]): Promise<void> {
+  if (payins.length === 0) return;
+  await deps.knex.transaction(async (trx) => {
+    await insertHeldPayins({ knex: trx, payins });
+    await insertLedgerEntries({
+      knex: trx,
+      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', amountUnits: p.amountUnits, paymentId: null })),
+    });
   });
 }
 
