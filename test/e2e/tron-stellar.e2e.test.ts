@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { parseUnits } from '../../domain/money';
 import { listHeldPayins } from '../../db/queries/held-payins';
 import type { DevStackInfo, Stack } from '../../scripts/stack';
+import { assertFuelOnTerms, TransferRefused, type TransferRequest } from '../../services/money-terms';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -99,6 +101,15 @@ for (const family of FAMILIES) {
       assert.equal(await family.balance(stack.info, payout), before + payoutOf(parseUnits('5', family.decimals)), 'the merchant wallet holds amount − fee on chain');
     });
 
+    it(`${family.symbol} on ${family.name.split(' on ')[1]} for a merchant paid out on Base is refused at create: no bridge carries it`, async () => {
+      const res = await request(api, {
+        headers: { 'x-api-key': stack.info.demoMerchant.ordersKey },
+        body: paymentBody({ orderId: `${chainId}-${randomUUID()}`, chainId, tokenSymbol: family.symbol, amount: '3' }),
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.text, /cannot be bridged/);
+    });
+
     it('an underpayment bounces at expiry and the customer gets it back on chain', async () => {
       const shortLived = await startExtraApi(stack, services, { paymentTtlSeconds: 20 });
       try {
@@ -158,6 +169,53 @@ describe('Stellar payments without the right memo', function () {
       assert.equal(row.token_address, chain.tokens.USDC.address);
     }
     assert.deepEqual(held.map((r) => r.amount_units).sort(), ['25000000', '30000000']);
+    const quarantined = await services.knex('ledger_entries').whereIn('ref', held.map((r) => `quarantined:${r.chain_id}:${r.tx_hash}:${r.log_index}`));
+    assert.deepEqual(
+      quarantined.map((e: { kind: string; debit_account: string; credit_account: string; payment_id: string | null }) => [e.kind, e.debit_account, e.credit_account, e.payment_id]),
+      [['quarantined', 'quarantine', 'external', null], ['quarantined', 'quarantine', 'external', null]],
+      'the ledger accounts for both as quarantined',
+    );
     assert.equal((await getPayment(stack.info.paymentApiUrl, created.id)).status, 'payment_unpaid', 'a payment without its memo credits nothing');
+  });
+});
+
+describe('the Tron sweep top-up on the payment’s terms', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let services: StackServices;
+  let merchant: TestMerchant;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: newTronAddress(), payoutChainId: tronChain(stack.info).chainId, payoutTokenSymbol: 'USDT' });
+  });
+  after(() => services?.close());
+
+  it('TRX goes only with the payment’s sweep, only to its stored deposit address, at most the chain’s fee_limit', async () => {
+    const chain = tronChain(stack.info);
+    const created = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `fuel-${randomUUID()}`, chainId: String(chain.chainId), tokenSymbol: 'USDT', amount: '3' }));
+    const adapter = services.chains.adapter(chain.chainId);
+    const cap = adapter.maxSweepFuelUnits!;
+    const deps = { knex: services.knex, chains: services.chains };
+    const sweep: TransferRequest = {
+      intentKey: `sweep:${created.id}`,
+      paymentId: created.id,
+      chainId: chain.chainId,
+      tokenAddress: chain.tokens.USDT.address,
+      recipient: null,
+      amountUnits: '3000000',
+      from: 'deposit',
+    };
+    const deposit = created.source.receiverAddress;
+    await assertFuelOnTerms(deps, sweep, { to: deposit, amountUnits: cap.toString() });
+    const refusals: Array<[string, TransferRequest, { to: string; amountUnits: string }]> = [
+      ['above the fee_limit', sweep, { to: deposit, amountUnits: (cap + 1n).toString() }],
+      ['to another address', sweep, { to: newTronAddress(), amountUnits: '1' }],
+      ['with a payout', { ...sweep, intentKey: `payout:${created.id}`, from: 'treasury', recipient: deposit }, { to: deposit, amountUnits: '1' }],
+      ['for another payment', { ...sweep, paymentId: randomUUID() }, { to: deposit, amountUnits: '1' }],
+    ];
+    for (const [what, request, fuel] of refusals) await assert.rejects(assertFuelOnTerms(deps, request, fuel), TransferRefused, what);
   });
 });
