@@ -87,13 +87,15 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
 }
 
 /**
- * Fuel (PreparedChainTx.fuel) goes only with a sweep of the payment's deposit, only to its deposit address as
- * stored, and never more than the chain's cap (`maxSweepFuelUnits`: what the swept call may burn for its fees). The
- * treasury's native coin cannot be sent elsewhere, or in an amount taken from input.
+ * Fuel (PreparedChainTx.fuel) goes only with a transfer out of the payment's deposit (a sweep or a refund, whose own
+ * terms `assertTransferOnTerms` checks), only to its deposit address as stored, and never more than the chain's cap
+ * (`maxSweepFuelUnits`: what that call may burn for its fees). The treasury's native coin cannot be sent elsewhere,
+ * or in an amount taken from input.
  */
 export async function assertFuelOnTerms(deps: { knex: Knex; chains: ChainAdapters }, request: TransferRequest, fuel: { to: string; amountUnits: string }): Promise<void> {
   const refuse = (reason: string) => new TransferRefused(request.intentKey, `fuel ${reason}`);
-  if (request.intentKey.split(':')[0] !== 'sweep' || request.from !== 'deposit') throw refuse('goes only with a sweep');
+  const kind = request.intentKey.split(':')[0];
+  if ((kind !== 'sweep' && kind !== 'refund') || request.from !== 'deposit') throw refuse('goes only with a transfer out of a deposit');
   const payment = request.paymentId ? await findPaymentById({ knex: deps.knex, id: request.paymentId }) : undefined;
   if (!payment || request.chainId !== payment.source_chain_id) throw refuse('of no payment on this chain');
   if (!same(fuel.to, payment.deposit_address)) throw refuse('recipient is not the payment’s deposit address');

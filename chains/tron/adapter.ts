@@ -240,8 +240,9 @@ export class TronAdapter implements ChainAdapter {
     const parsed = JSON.parse(tx.rawTx) as SweepBundle | Types.SignedTransaction;
     if ('topUp' in parsed) {
       await this.send(parsed.topUp);
-      // The transfer spends the top-up: it is sent once the top-up is in a block (the activity's next attempt).
-      if ((await this.info(parsed.topUp.txID)).blockNumber === undefined) throw new Error(`chain ${this.config.chainId}: sweep top-up ${parsed.topUp.txID} is not in a block yet`);
+      // The transfer spends the top-up: it is sent once the top-up is in a block, by a later broadcast (the wait for
+      // the sweep re-broadcasts it at every new block while it is not mined).
+      if ((await this.info(parsed.topUp.txID)).blockNumber === undefined) return 'sent';
       await this.send(parsed.transfer);
     } else {
       await this.send(parsed);

@@ -193,7 +193,7 @@ describe('the Tron sweep top-up on the payment’s terms', function () {
   });
   after(() => services?.close());
 
-  it('TRX goes only with the payment’s sweep, only to its stored deposit address, at most the chain’s fee_limit', async () => {
+  it('TRX goes only with a transfer out of the payment’s deposit, only to its stored deposit address, at most the chain’s fee_limit', async () => {
     const chain = tronChain(stack.info);
     const created = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `fuel-${randomUUID()}`, chainId: String(chain.chainId), tokenSymbol: 'USDT', amount: '3' }));
     const adapter = services.chains.adapter(chain.chainId);
@@ -210,10 +210,12 @@ describe('the Tron sweep top-up on the payment’s terms', function () {
     };
     const deposit = created.source.receiverAddress;
     await assertFuelOnTerms(deps, sweep, { to: deposit, amountUnits: cap.toString() });
+    await assertFuelOnTerms(deps, { ...sweep, intentKey: `refund:${chain.chainId}:0xabc:0`, recipient: stack.info.customer.tron.address }, { to: deposit, amountUnits: '1' });
     const refusals: Array<[string, TransferRequest, { to: string; amountUnits: string }]> = [
       ['above the fee_limit', sweep, { to: deposit, amountUnits: (cap + 1n).toString() }],
       ['to another address', sweep, { to: newTronAddress(), amountUnits: '1' }],
       ['with a payout', { ...sweep, intentKey: `payout:${created.id}`, from: 'treasury', recipient: deposit }, { to: deposit, amountUnits: '1' }],
+      ['with a refund from the treasury', { ...sweep, intentKey: `refund-from-treasury:${created.id}`, from: 'treasury', recipient: deposit }, { to: deposit, amountUnits: '1' }],
       ['for another payment', { ...sweep, paymentId: randomUUID() }, { to: deposit, amountUnits: '1' }],
     ];
     for (const [what, request, fuel] of refusals) await assert.rejects(assertFuelOnTerms(deps, request, fuel), TransferRefused, what);
