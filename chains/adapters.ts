@@ -1,6 +1,7 @@
 import type { ChainAdapter } from './family';
 import { EvmAdapter } from './evm/adapter';
 import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
+import { TonAdapter, type TonKeys } from './ton/adapter';
 import { StellarAdapter, type StellarKeys } from './stellar/adapter';
 import { TronAdapter, type TronKeys } from './tron/adapter';
 import { ChainRegistry, type ChainConfig } from './registry';
@@ -15,6 +16,7 @@ export interface ChainKeys {
   solana?: SolanaKeys;
   tron?: TronKeys;
   stellar?: StellarKeys;
+  ton?: TonKeys;
 }
 
 function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
@@ -27,6 +29,8 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
       return new TronAdapter(config, keys.tron);
     case 'stellar':
       return new StellarAdapter(config, keys.stellar);
+    case 'ton':
+      return new TonAdapter(config, keys.ton);
   }
 }
 

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Address } from '@ton/core';
 import { ensureDashboardBuilt } from '../lib/dashboard-build';
 import type { CctpConfig, ChainRegistryFile, OftConfig } from '../chains/registry';
 import { lzReceiveOption } from '../chains/bridges/oft';
@@ -10,6 +11,8 @@ import { deployDevnetBridges, type DevnetBridges } from '../chains/devnet/bridge
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { startSolanaDevnet, type SolanaDevnet } from '../chains/devnet/solana';
 import { devnetKey } from '../chains/devnet/solana/keys';
+import { startTonDevnet, type TonDevnet } from '../chains/devnet/ton';
+import { tonSecretKeyHex } from '../chains/ton/wallets';
 import { startStellarDevnet, type StellarDevnet } from '../chains/devnet/stellar';
 import { startTronDevnet, type TronDevnet } from '../chains/devnet/tron';
 import { createKnex, migrateLatest } from '../db/connection';
@@ -47,6 +50,8 @@ export interface StackOptions {
     iris?: number;
     /** The Solana devnet's JSON-RPC (and websocket) port. */
     solana: number;
+    /** The TON devnet's toncenter front. */
+    ton: number;
     /** The Tron devnet's full-node HTTP API port. */
     tron: number;
     /** The Stellar devnet's Horizon port. */
@@ -130,16 +135,40 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<DevStackEvmChain | DevStackSolanaChain | DevStackTronChain | DevStackStellarChain>;
-  /** Funded on every devnet: an EVM key, a Solana key (64-byte secret, seed then public key), a Tron key (hex), a Stellar secret. */
+  chains: Array<DevStackEvmChain | DevStackSolanaChain | DevStackTonChain | DevStackTronChain | DevStackStellarChain>;
+  /**
+   * Funded on every devnet: an EVM key, a Solana key (64-byte secret, seed then public key), a TON wallet v5r1
+   * (24-word mnemonic), a Tron key (hex) and a Stellar secret.
+   */
   customer: {
     privateKey: string;
     address: string;
     solana: { secretKey: number[]; address: string };
+    ton: { mnemonic: string[] };
     tron: { privateKey: string; address: string };
     stellar: { secret: string; address: string };
   };
   demoMerchant: DemoMerchant;
+}
+
+/** TON: `rpcUrl` is toncenter v2 (`new TonClient({ endpoint: rpcUrl })`); `tokens.USDT.address` is the jetton master (raw form). */
+export interface DevStackTonChain {
+  family: 'ton';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: { USDT: { address: string; decimals: number } };
+  nativeCurrency: { symbol: 'TON'; decimals: 9 };
+}
+
+/** The TON devnet's chain id: TON's SLIP-44 coin type (docs/chains.md). */
+export const TON_DEVNET_CHAIN = { chainId: 607, name: 'TON (devnet)' } as const;
+
+/** The stack's TON devnet chain. */
+export function tonChain(info: DevStackInfo): DevStackTonChain {
+  const chain = info.chains.find((c): c is DevStackTonChain => c.family === 'ton');
+  if (!chain) throw new Error('the stack has no TON devnet');
+  return chain;
 }
 
 export interface Stack {
@@ -151,6 +180,7 @@ export interface Stack {
   /** The devnet's CCTP and OFT deployments, with the attestation service and relayer (tests stop and start them). */
   bridges: DevnetBridges;
   solana: SolanaDevnet;
+  tonDevnet: TonDevnet;
   tron: TronDevnet;
   stellar: StellarDevnet;
   /** The API in this process, unless `api: false`. */
@@ -213,6 +243,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('starting the TON devnet…');
+    await mkdir(path.join(options.varDir, 'devnet'), { recursive: true });
+    const tonDevnet = await startTonDevnet({
+      port: options.ports.ton,
+      // The dev stack keeps its TON chain across restarts; tests start from genesis.
+      stateFile: options.persistent ? path.join(options.varDir, 'devnet', 'ton.json') : undefined,
+      blockTimeMs: options.blockTimeMs ?? 1000,
+      logFile: path.join(logDir, 'ton.log'),
+    });
+    stops.push(() => tonDevnet.stop());
     log('starting the Solana devnet…');
     const solana = await startSolanaDevnet({
       port: options.ports.solana,
@@ -239,7 +279,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey, attestation: { port: options.ports.iris } });
     stops.push(() => bridges.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges, solana, tron, stellar), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges, solana, tonDevnet, tron, stellar), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -258,6 +298,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
       SOLANA_TREASURY_SECRET_KEY: JSON.stringify(solana.treasury.secretKey),
       SOLANA_DEVNET_MINT_AUTHORITIES: JSON.stringify(await solanaMintAuthorities(solana)),
+      TON_TREASURY_SECRET_KEY: await tonSecretKeyHex(tonDevnet.treasury.mnemonic),
       TRON_TREASURY_PRIVATE_KEY: tron.treasury.privateKey,
       STELLAR_TREASURY_SECRET: stellar.treasury.secret,
       STELLAR_RECEIVING_SECRET: stellar.receiving.secret,
@@ -271,7 +312,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
-      // The devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
+      // The EVM and Tron devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
       const freshChains = [...devnet.chains.map((c) => c.chainId), TRON_CHAIN_ID];
       await resetSignerNonces({ knex, chainIds: freshChains });
       await deleteChainCursors({ knex, chainIds: freshChains });
@@ -318,6 +359,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       chains: [
         ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
         { family: 'solana', chainId: SOLANA_CHAIN_ID, name: SOLANA_NAME, rpcUrl: solana.rpcUrl, wsUrl: solana.wsUrl, tokens: solana.mints },
+        { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: Address.parse(tonDevnet.jettons.USDT.master).toRawString(), decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
         { family: 'tron', chainId: TRON_CHAIN_ID, name: TRON_NAME, rpcUrl: tron.fullHost, tokens: tron.tokens },
         {
           family: 'stellar',
@@ -332,21 +374,39 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       customer: {
         ...devnet.customer,
         solana: solana.customer,
+        ton: { mnemonic: tonDevnet.customer.mnemonic },
         tron: tron.customer,
         stellar: { secret: stellar.customer.secret, address: stellar.customer.publicKey },
       },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, bridges, solana, tron, stellar, api, publicBaseUrl, worker, stop };
+    return { info, config, env: processEnv, devnet, bridges, solana, tonDevnet, tron, stellar, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-/** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDevnet, tron: TronDevnet, stellar: StellarDevnet): ChainRegistryFile {
+/**
+ * The chain registry for the devnets. EVM: 2 confirmations so a reorg can be staged, finality at 4. TON: a block
+ * is final once in the masterchain, so one block is both. Tron: solidified at the devnet's solidity depth; Stellar:
+ * a closed ledger is final.
+ */
+function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDevnet, ton: TonDevnet, tron: TronDevnet, stellar: StellarDevnet): ChainRegistryFile {
+  const feedChain = devnet.chains.find((c) => c.chainId === 42161)!;
+  const tonChain = {
+    family: 'ton' as const,
+    ...TON_DEVNET_CHAIN,
+    rpcUrl: ton.endpoint,
+    v3Url: ton.apiV3,
+    confirmations: 1,
+    finalityDepth: 1,
+    pollIntervalMs: 500,
+    tokens: { USDT: { address: ton.jettons.USDT.master, decimals: ton.jettons.USDT.decimals, usdPegged: true } },
+    // Priced by the devnet's TON/USD feed on the EVM devnet's Arbitrum (never updated, so a long age is allowed).
+    nativeCurrency: { symbol: 'TON', decimals: 9, usdPriceFeed: feedChain.priceFeeds.TON_USD, usdPriceFeedChainId: feedChain.chainId, maxPriceAgeSeconds: 7 * 24 * 3600 },
+  };
   return {
     chains: [...devnet.chains.map((c, i) => ({
       family: 'evm' as const,
@@ -413,7 +473,8 @@ function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDe
       finalityDepth: 1,
       pollIntervalMs: 500,
       tokens: { USDC: { ...stellarUsdc(stellar), usdPegged: true } },
-    }],
+    },
+    tonChain],
   };
 }
 
@@ -455,10 +516,10 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED' | 'TRON_DEPOSIT_SEED', string>;
+type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED' | 'TON_DEPOSIT_SEED' | 'TRON_DEPOSIT_SEED', string>;
 
 /**
- * The JWT, secret-sealing and Solana and Tron deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
+ * The JWT, secret-sealing and Solana, TON and Tron deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
  * and deposit addresses survive restarts. A file from before a key existed gains it.
  */
 async function stackSecrets(varDir: string, persistent: boolean): Promise<StackSecrets> {
@@ -468,6 +529,7 @@ async function stackSecrets(varDir: string, persistent: boolean): Promise<StackS
     PAYRAIL_JWT_SECRET: kept.PAYRAIL_JWT_SECRET ?? randomBytes(32).toString('hex'),
     PAYRAIL_SECRETS_KEY: kept.PAYRAIL_SECRETS_KEY ?? randomBytes(32).toString('hex'),
     SOLANA_DEPOSIT_SEED: kept.SOLANA_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+    TON_DEPOSIT_SEED: kept.TON_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
     TRON_DEPOSIT_SEED: kept.TRON_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
   };
   if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
@@ -494,6 +556,7 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
       solana: await freePort(),
+      ton: 0,
       tron: await freePort(),
       stellar: await freePort(),
       mailSink: { smtp: 0, http: 0 },

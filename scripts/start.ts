@@ -17,6 +17,7 @@ async function main(): Promise<void> {
       chains: [port('DEVNET_ARBITRUM_PORT', 8545), port('DEVNET_BASE_PORT', 8546)],
       iris: port('DEVNET_IRIS_PORT', 8547),
       solana: port('DEVNET_SOLANA_PORT', 8899),
+      ton: port('DEVNET_TON_PORT', 8548),
       tron: port('DEVNET_TRON_PORT', 8090),
       stellar: port('DEVNET_STELLAR_PORT', 8000),
       mailSink: { smtp: port('MAIL_SINK_SMTP_PORT', 2525), http: port('MAIL_SINK_HTTP_PORT', 8025) },

@@ -32,4 +32,9 @@ export const PATCHES = {
    * activity tasks for every step.
    */
   localSteps: 'local-steps',
+  /**
+   * A payin that confirms when the counted ones already add up is refunded whole instead of counted (before it, two
+   * payins confirming together both counted, and the excess went back as an overpayment's).
+   */
+  countUntilPaid: 'count-until-paid',
 } as const;

@@ -202,7 +202,9 @@ class PaymentRun {
       }
       return;
     }
-    if (!this.collecting) {
+    // Payins count in the order they confirm, until they add up: one confirming beside the one that paid (a
+    // multisend, or two in one block) is returned whole, not counted into an overpayment.
+    if (!this.collecting || (this.paid() && patched(PATCHES.countUntilPaid))) {
       await this.refundConfirmed(result.payin, result.payin.amountUnits, 'arrived after the payment was paid or expired');
       return;
     }

@@ -36,7 +36,7 @@ export function derivePrivateKey(seed: Uint8Array, path: number[]): Buffer {
   return path.reduce(hardenedChild, master(seed)).key;
 }
 
-/** `m/44'/<coinType>'/0'` followed by the payment id's 128 bits in 31-bit groups (Solana's 501 unless asked; Tron uses it with 195). */
+/** `m/44'/<coin type>'/0'` followed by the payment id's 128 bits in 31-bit groups (Solana 501, TON 607, Tron 195). */
 export function depositPath(paymentId: string, coinType = 501): number[] {
   const hex = paymentId.replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/i.test(hex)) throw new Error(`payment id ${paymentId} is not a UUID`);
@@ -49,9 +49,14 @@ export function depositPath(paymentId: string, coinType = 501): number[] {
   return [44, coinType, 0, ...groups];
 }
 
-/** The base58 public key of a 32-byte ed25519 private key. */
-export function publicAddress(privateKey: Uint8Array): string {
+/** The 32-byte ed25519 public key of a 32-byte private key (seed). */
+export function ed25519PublicKey(privateKey: Uint8Array): Buffer {
   const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, privateKey]), format: 'der', type: 'pkcs8' });
   const { x } = createPublicKey(key).export({ format: 'jwk' });
-  return getBase58Decoder().decode(Buffer.from(x!, 'base64url'));
+  return Buffer.from(x!, 'base64url');
+}
+
+/** The base58 public key of a 32-byte ed25519 private key. */
+export function publicAddress(privateKey: Uint8Array): string {
+  return getBase58Decoder().decode(ed25519PublicKey(privateKey));
 }

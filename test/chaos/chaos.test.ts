@@ -46,6 +46,7 @@ describe('chaos on the production topology', function () {
         temporalUi: await freePort(),
         chains: [await freePort(), await freePort()],
         solana: await freePort(),
+        ton: await freePort(),
         tron: await freePort(),
         stellar: await freePort(),
         mailSink: { smtp: 0, http: 0 },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { Stack } from '../../scripts/stack';
 import { createMerchant, uniqueOrderId } from '../api/helpers';
-import { launchChromium, type Chromium } from '../support/chromium';
+import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -14,7 +14,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
   this.timeout(240_000);
   let stack: Stack;
   let services: StackServices;
-  let chromium: Chromium;
+  let chromium: TestBrowser;
 
   before(async function () {
     this.timeout(300_000);

@@ -59,6 +59,7 @@ describe('the production topology (npm run stack:prod)', function () {
         temporalUi: await freePort(),
         chains: [await freePort(), await freePort()],
         solana: await freePort(),
+        ton: await freePort(),
         tron: await freePort(),
         stellar: await freePort(),
         mailSink: { smtp: 0, http: 0 },

@@ -1,3 +1,4 @@
+/** Headless Chromium for the hosted-page tests: one persistent profile in a temporary directory per suite. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -5,13 +6,12 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export interface Chromium {
+export interface TestBrowser {
   browser: BrowserContext;
   close(): Promise<void>;
 }
 
-/** Headless Chromium with a throwaway profile, for the hosted-page tests. */
-export async function launchChromium(): Promise<Chromium> {
+export async function launchChromium(): Promise<TestBrowser> {
   const profileDir = await mkdtemp(path.join(tmpdir(), 'payrail-chromium-'));
   const browser = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
@@ -21,7 +21,7 @@ export async function launchChromium(): Promise<Chromium> {
   });
   return {
     browser,
-    async close() {
+    close: async () => {
       await browser.close();
       await rm(profileDir, { recursive: true, force: true });
     },
