@@ -118,6 +118,20 @@ export const SOLANA_CHAIN_ID = 501;
 export const TRON_CHAIN_ID = 195;
 export const STELLAR_CHAIN_ID = 148;
 
+/** The stack's Tron devnet chain. */
+export function tronChain(info: DevStackInfo): DevStackTronChain {
+  const chain = info.chains.find((c): c is DevStackTronChain => c.family === 'tron');
+  if (!chain) throw new Error('the stack has no Tron devnet');
+  return chain;
+}
+
+/** The stack's Stellar devnet chain. */
+export function stellarChain(info: DevStackInfo): DevStackStellarChain {
+  const chain = info.chains.find((c): c is DevStackStellarChain => c.family === 'stellar');
+  if (!chain) throw new Error('the stack has no Stellar devnet');
+  return chain;
+}
+
 /** The stack's Solana devnet chain. */
 export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
   const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');

@@ -1,12 +1,8 @@
 import { Asset, Horizon, Keypair, Memo, Operation, StrKey, TimeoutInfinite, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
 import { formatUnits, parseUnits } from '../../domain/money';
-import type { DevStackInfo, DevStackStellarChain } from '../../scripts/stack';
+import { stellarChain, type DevStackInfo } from '../../scripts/stack';
 
-export function stellarChain(info: DevStackInfo): DevStackStellarChain {
-  const chain = info.chains.find((c): c is DevStackStellarChain => c.family === 'stellar');
-  if (!chain) throw new Error('the stack has no Stellar devnet');
-  return chain;
-}
+export { stellarChain };
 
 const horizon = (info: DevStackInfo) => new Horizon.Server(stellarChain(info).rpcUrl, { allowHttp: true });
 const usdc = (info: DevStackInfo): Asset => {

@@ -1,13 +1,9 @@
 import { TronWeb, utils as tronUtils } from 'tronweb';
 import { parseUnits } from '../../domain/money';
-import type { DevStackInfo, DevStackTronChain } from '../../scripts/stack';
+import { tronChain, type DevStackInfo } from '../../scripts/stack';
 import { eventually } from './poll';
 
-export function tronChain(info: DevStackInfo): DevStackTronChain {
-  const chain = info.chains.find((c): c is DevStackTronChain => c.family === 'tron');
-  if (!chain) throw new Error('the stack has no Tron devnet');
-  return chain;
-}
+export { tronChain };
 
 const client = (info: DevStackInfo) => new TronWeb({ fullHost: tronChain(info).rpcUrl });
 
