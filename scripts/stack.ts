@@ -461,6 +461,7 @@ function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDe
       },
       bridge: 'devnet-mint-authority',
     },
+    tonChain,
     {
       family: 'tron',
       chainId: TRON_CHAIN_ID,
@@ -487,8 +488,7 @@ function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDe
       finalityDepth: 1,
       pollIntervalMs: 500,
       tokens: { USDC: { ...stellarUsdc(stellar), usdPegged: true } },
-    },
-    tonChain],
+    }],
   };
 }
 
