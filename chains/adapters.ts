@@ -2,6 +2,8 @@ import type { ChainAdapter } from './family';
 import { EvmAdapter } from './evm/adapter';
 import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
 import { TonAdapter, type TonKeys } from './ton/adapter';
+import { StellarAdapter, type StellarKeys } from './stellar/adapter';
+import { TronAdapter, type TronKeys } from './tron/adapter';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -12,6 +14,8 @@ export interface ChainKeys {
   /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
   evmTreasuryPrivateKey?: string;
   solana?: SolanaKeys;
+  tron?: TronKeys;
+  stellar?: StellarKeys;
   ton?: TonKeys;
 }
 
@@ -21,6 +25,10 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
       return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
     case 'solana':
       return new SolanaAdapter(config, keys.solana);
+    case 'tron':
+      return new TronAdapter(config, keys.tron);
+    case 'stellar':
+      return new StellarAdapter(config, keys.stellar);
     case 'ton':
       return new TonAdapter(config, keys.ton);
   }

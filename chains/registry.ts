@@ -128,6 +128,47 @@ const solanaChainSchema = z.object({
   servesChainIds: z.array(z.number().int().positive()).default([]),
 });
 
+/** Tron and Stellar chains take tokens only: their native coin is not accepted and they have no bridge stand-in. */
+const tokenOnlyFields = { nativeCurrency: z.undefined().optional(), bridge: z.undefined().optional() };
+
+/** Tron base58check addresses (T…, 34 characters). */
+const tronAddress = z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+/** Stellar account ids (StrKey G…, 56 characters). */
+const stellarAccount = z.string().regex(/^G[A-Z2-7]{55}$/);
+
+const tronChainSchema = z.object({
+  family: z.literal('tron'),
+  ...commonChainFields,
+  /** TRC-20 contracts. */
+  tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), z.object({ address: tronAddress, ...tokenFields })),
+  /** `fee_limit` of every contract call (sun): the most TRX one call may burn for energy. */
+  feeLimitSun: z.number().int().positive().default(50_000_000),
+  /**
+   * TRX (sun) the treasury sends a deposit address before it sweeps, to burn for the TRC-20 transfer's energy
+   * (mainnet: about 65,000 energy × 210 sun, 14–28 TRX; docs/chains.md).
+   */
+  sweepTopUpSun: z.number().int().positive().default(30_000_000),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+  ...tokenOnlyFields,
+});
+
+const stellarChainSchema = z.object({
+  family: z.literal('stellar'),
+  ...commonChainFields,
+  networkPassphrase: z.string().min(1),
+  /** The one account every payment is paid into, told apart by memo (MEMO_ID); it has the trustlines. */
+  receivingAccount: stellarAccount,
+  /** Credit assets: `address` is `CODE:ISSUER` (SEP-11). */
+  tokens: z.record(
+    z.string().regex(/^[A-Z0-9]{2,12}$/),
+    z.object({ address: z.string().regex(/^[A-Za-z0-9]{1,12}:G[A-Z2-7]{55}$/), ...tokenFields, decimals: z.literal(7).default(7) }),
+  ),
+  /** Payments of the receiving account read per Horizon page while scanning (Horizon allows 200). */
+  pageSize: z.number().int().min(1).max(200).default(200),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+  ...tokenOnlyFields,
+});
+
 /** TON account addresses (raw `0:<hex>` or user-friendly), stored raw: `0:` and 64 lowercase hex digits. */
 const tonAddress = z.string().transform((a, ctx) => {
   const parsed = parseTonAddress(a);
@@ -164,7 +205,7 @@ const tonChainSchema = z.object({
 /** Chains without a `family` are EVM chains (every registry file written before families existed). */
 const chainSchema = z.preprocess(
   (c) => (typeof c === 'object' && c !== null && !('family' in c) ? { ...c, family: 'evm' } : c),
-  z.discriminatedUnion('family', [evmChainSchema, solanaChainSchema, tonChainSchema]),
+  z.discriminatedUnion('family', [evmChainSchema, solanaChainSchema, tonChainSchema, tronChainSchema, stellarChainSchema]),
 );
 
 export const chainRegistrySchema = z.object({
@@ -174,15 +215,20 @@ export const chainRegistrySchema = z.object({
     .refine((chains) => new Set(chains.map((c) => c.chainId)).size === chains.length, 'chain ids must be unique'),
 });
 
-type AnyTokenConfig = z.infer<typeof tokenSchema> | z.infer<typeof solanaTokenSchema> | z.infer<typeof tonTokenSchema>;
+type AnyTokenConfig = z.infer<typeof tokenSchema> | z.infer<typeof solanaTokenSchema> | z.infer<typeof tonTokenSchema> | TronChainConfig['tokens'][string] | StellarChainConfig['tokens'][string];
 export type TokenConfig = AnyTokenConfig & { symbol: string };
 export type EvmChainConfig = z.infer<typeof evmChainSchema>;
 export type SolanaChainConfig = z.infer<typeof solanaChainSchema>;
 export type TonChainConfig = z.infer<typeof tonChainSchema>;
-export type ChainConfig = EvmChainConfig | SolanaChainConfig | TonChainConfig;
+export type TronChainConfig = z.infer<typeof tronChainSchema>;
+export type StellarChainConfig = z.infer<typeof stellarChainSchema>;
+export type ChainConfig = EvmChainConfig | SolanaChainConfig | TonChainConfig | TronChainConfig | StellarChainConfig;
 export type CctpConfig = z.infer<typeof cctpSchema>;
 export type OftConfig = z.infer<typeof oftSchema>;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
+
+/** Tron scans read block by block; Stellar pages the receiving account's payments, so its range only bounds the cursor step. */
+const TRON_STELLAR_SCAN_BLOCKS = 100;
 
 /** The largest block (slot) range one watcher scan covers. */
 export function scanRangeBlocks(chain: ChainConfig): number {
@@ -193,6 +239,9 @@ export function scanRangeBlocks(chain: ChainConfig): number {
       return chain.scanBatchSlots;
     case 'ton':
       return chain.scanBatchBlocks;
+    case 'tron':
+    case 'stellar':
+      return TRON_STELLAR_SCAN_BLOCKS;
   }
 }
 

@@ -8,6 +8,8 @@ import { soak, workerRunning } from './bench/soak';
 import { benchSolanaScan } from './bench/solana';
 import { benchDevTemporal } from './bench/temporal';
 import { benchTonScan } from './bench/ton';
+import { benchTronScan } from './bench/tron';
+import { benchStellarScan } from './bench/stellar';
 import { benchWatcher } from './bench/watcher';
 import { startThrowawayStack } from './stack';
 
@@ -25,7 +27,7 @@ const BENCH_ENV = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 };
 
-const SECTIONS = ['temporal', 'create', 'settlement', 'dashboard', 'watcher', 'solana', 'ton'] as const;
+const SECTIONS = ['temporal', 'create', 'settlement', 'dashboard', 'watcher', 'solana', 'ton', 'tron', 'stellar'] as const;
 
 const log = (line: string) => console.log(line);
 
@@ -56,6 +58,8 @@ async function bench(run: Set<string>): Promise<number> {
     if (run.has('watcher')) figures.push(...(await benchWatcher(stack, knex, log)));
     if (run.has('solana')) figures.push(...(await benchSolanaScan(stack, knex, log)));
     if (run.has('ton')) figures.push(...(await benchTonScan(stack, knex, log)));
+    if (run.has('tron')) figures.push(...(await benchTronScan(stack, knex, log)));
+    if (run.has('stellar')) figures.push(...(await benchStellarScan(stack, knex, log)));
   } finally {
     worker.kill('SIGTERM');
     await exited(worker);

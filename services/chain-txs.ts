@@ -18,7 +18,7 @@ import { releaseTreasuryReservation } from '../db/queries/treasury-reservations'
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordMinedTxEntries } from './ledger';
-import { assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
+import { assertFuelOnTerms, assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
   knex: Knex;
@@ -60,6 +60,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     const prepared = await prepare().catch((err: unknown) => {
       throw err instanceof TxWouldRevert ? new EstimateReverted(request.intentKey, err.cause ?? err) : err;
     });
+    if (prepared.fuel) await assertFuelOnTerms({ knex, chains }, request, prepared.fuel);
     try {
       return await knex.transaction(async (trx) => {
         const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: prepared.signer, chainPendingNonce: prepared.chainPendingNonce });

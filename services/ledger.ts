@@ -8,6 +8,7 @@ import { conservation, type Conservation, type LedgerEntry } from '../domain/led
 import { paymentRoute } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
+import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
 
@@ -66,6 +67,22 @@ export async function listQuarantinedTransfers(deps: { knex: Knex }, paymentId: 
     // The ref carries the transfer's identity: `quarantined:<chainId>:<txHash>:<logIndex>`.
     const [, txHash = '', logIndex = ''] = row.ref.slice(QUARANTINED_REF.length).split(':');
     return { chainId: row.chain_id, tokenAddress: row.token_address, amountUnits: row.amount_units, txHash, logIndex: Number(logIndex), recordedAt: row.created_at };
+  });
+}
+
+/**
+ * Payins into an account every deposit shares (Stellar's receiving account) that name no payment (no memo, an
+ * unknown one): listed in `held_payins` for the operator and entered in the ledger as quarantined, at once, so a
+ * rescan records nothing twice and the books account for them until the operator returns or credits them.
+ */
+export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPayin[]): Promise<void> {
+  if (payins.length === 0) return;
+  await deps.knex.transaction(async (trx) => {
+    await insertHeldPayins({ knex: trx, payins });
+    await insertLedgerEntries({
+      knex: trx,
+      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', amountUnits: p.amountUnits, paymentId: null })),
+    });
   });
 }
 

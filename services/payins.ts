@@ -5,6 +5,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
+import type { Logger } from '../lib/logger';
 import type { PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
 import { isNativeToken } from '../domain/payment';
@@ -12,7 +13,7 @@ import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
 import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
 import type { WorkerMetrics } from '../lib/metrics';
-import { recordQuarantinedEntries } from './ledger';
+import { quarantinePayins, recordQuarantinedEntries } from './ledger';
 import { routePayin } from './workflows';
 
 export interface PayinServiceDeps {
@@ -20,6 +21,7 @@ export interface PayinServiceDeps {
   chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   metrics: Pick<WorkerMetrics, 'payinDetectionLag'>;
+  log?: Logger;
 }
 
 /** Blocks the watcher steps back when its cursor block is no longer canonical. */
@@ -71,6 +73,10 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
   const served = (t: DetectedPayin) => isNativeToken(t.tokenAddress) || chains.registry.tokenByAddress(input.chainId, t.tokenAddress) !== undefined;
   const payins = received.filter(served);
   await recordQuarantinedEntries({ knex }, received.filter((t) => !served(t)).map((transfer) => ({ paymentId: paymentByAddress.get(transfer.to.toLowerCase())!, transfer })));
+  // Into the account every deposit shares but for no payment: quarantined for the operator before the cursor moves on.
+  const unmatched = transfers.filter((t) => adapter.sharedReceiver !== undefined && t.to === adapter.sharedReceiver);
+  await quarantinePayins({ knex }, unmatched);
+  for (const payin of unmatched) deps.log?.warn({ chainId: payin.chainId, txHash: payin.txHash, from: payin.from, amountUnits: payin.amountUnits }, 'payin quarantined for the operator: it names no payment');
   const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
     payins.map((payin: DetectedPayin) => {

@@ -36,7 +36,7 @@ export function derivePrivateKey(seed: Uint8Array, path: number[]): Buffer {
   return path.reduce(hardenedChild, master(seed)).key;
 }
 
-/** `m/44'/<coin type>'/0'` followed by the payment id's 128 bits in 31-bit groups (Solana 501, TON 607). */
+/** `m/44'/<coin type>'/0'` followed by the payment id's 128 bits in 31-bit groups (Solana 501, TON 607, Tron 195). */
 export function depositPath(paymentId: string, coinType = 501): number[] {
   const hex = paymentId.replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/i.test(hex)) throw new Error(`payment id ${paymentId} is not a UUID`);

@@ -23,6 +23,8 @@ async function main(): Promise<void> {
       chains: [port('DEVNET_ARBITRUM_PORT', 8545), port('DEVNET_BASE_PORT', 8546)],
       solana: port('DEVNET_SOLANA_PORT', 8899),
       ton: port('DEVNET_TON_PORT', 8548),
+      tron: port('DEVNET_TRON_PORT', 8090),
+      stellar: port('DEVNET_STELLAR_PORT', 8000),
       mailSink: { smtp: port('MAIL_SINK_SMTP_PORT', 2525), http: port('MAIL_SINK_HTTP_PORT', 8025) },
     },
     blockTimeMs: port('DEVNET_BLOCK_TIME_MS', 1000),

@@ -47,6 +47,8 @@ describe('chaos on the production topology', function () {
         chains: [await freePort(), await freePort()],
         solana: await freePort(),
         ton: await freePort(),
+        tron: await freePort(),
+        stellar: await freePort(),
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,

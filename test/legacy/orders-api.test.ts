@@ -43,7 +43,7 @@ const RULES: Rule[] = [
   { name: 'pay_currency not in 2.10', body: { pay_currency: 'BTC' }, fields: ['pay_currency'] },
   { name: 'pay_currency a number', body: { pay_currency: 1 }, fields: ['pay_currency'] },
   ...(['USDT_TRC20', 'USDC_XLM'] as const).map((code) => ({
-    name: `pay_currency ${code} (no chain of its family here)`,
+    name: `pay_currency ${code} (no bridge carries it to this merchant's payout on Base)`,
     body: { pay_currency: code },
     error: 'unsupported_pay_currency',
     fields: ['pay_currency'],

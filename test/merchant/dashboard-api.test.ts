@@ -152,7 +152,7 @@ describe('merchant API: dashboard session, payments, timeline, deliveries, order
     assert.equal(stats.status, 200, stats.text);
     assert.equal(stats.body.chart.length, 7);
     const config = await request<{ chains: Array<{ chainId: string }>; paymentStatuses: string[] }>(`${api}/dashboard/config`);
-    assert.deepEqual(config.body.chains.map((c) => c.chainId).sort(), ['42161', '501', '607', '8453']);
+    assert.deepEqual(config.body.chains.map((c) => c.chainId).sort(), ['148', '195', '42161', '501', '607', '8453']);
     assert.deepEqual(config.body.paymentStatuses, [...PAYMENT_STATUSES], 'the status filter offers every status, in lifecycle order');
   });
 

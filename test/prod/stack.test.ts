@@ -60,6 +60,8 @@ describe('the production topology (npm run stack:prod)', function () {
         chains: [await freePort(), await freePort()],
         solana: await freePort(),
         ton: await freePort(),
+        tron: await freePort(),
+        stellar: await freePort(),
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,
