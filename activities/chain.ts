@@ -11,8 +11,8 @@ import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
-/** Polls after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
-const MISSING_POLLS_BEFORE_DROPPED = 3;
+/** Checks (each at a newer head) after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
+const MISSING_CHECKS_BEFORE_DROPPED = 3;
 
 /**
  * A transfer the database's terms refuse, or a call that would revert, fails for good with the error's name as its
@@ -75,46 +75,59 @@ export function createChainWriteActivities(deps: ActivityDeps) {
   };
 }
 
-/** Long waits on the chain (the chain-waits task queue): they heartbeat, and re-read the chain on every poll. */
+/**
+ * Long waits on the chain (the chain-waits task queue): they heartbeat, and re-read the chain at every new block.
+ * Hundreds of waits share one head read per poll interval (`sharedHead`); only a wait whose block moved reads more.
+ */
 export function createChainWaitActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
   const bridges = createBridgeService(deps);
+
+  /** Sleeps a poll interval at a time, heartbeating, until the chain's head is past `seen`; returns it. */
+  async function nextHead(chainId: number, seen: number, pollMs: number): Promise<number> {
+    for (;;) {
+      heartbeat();
+      const head = await deps.chains.sharedHead(chainId);
+      if (head > seen) return head;
+      await sleep(pollMs);
+    }
+  }
   return {
     /**
      * Idempotent (read-only): waits until the payin's transaction has the chain's confirmations (or finality
      * depth), re-reading its receipt on every poll, so a reorg that moves or removes it is seen. Heartbeats.
      */
     async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth?: ChainDepth }): Promise<PayinConfirmation> {
-      const pollMs = deps.chains.registry.chain(input.payin.chainId).pollIntervalMs;
-      let missingPolls = 0;
+      const chain = deps.chains.registry.chain(input.payin.chainId);
+      const depth = input.depth ?? 'confirmations';
+      // The payin's block is not `blocks` deep before the head reaches the last of them: until then only the head is read.
+      const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
+      let seen = input.payin.blockNumber + blocks - 2;
+      let missingChecks = 0;
       for (;;) {
-        heartbeat();
-        const check = await checkPayinConfirmation(deps, input.payin, input.depth ?? 'confirmations');
+        seen = await nextHead(chain.chainId, seen, chain.pollIntervalMs);
+        const check = await checkPayinConfirmation(deps, input.payin, depth);
         if (check.state === 'confirmed') return { outcome: 'confirmed', payin: check.payin };
         if (check.state === 'dropped') return { outcome: 'dropped' };
-        missingPolls = check.state === 'missing' ? missingPolls + 1 : 0;
-        if (missingPolls >= MISSING_POLLS_BEFORE_DROPPED) return { outcome: 'dropped' };
-        await sleep(pollMs);
+        missingChecks = check.state === 'missing' ? missingChecks + 1 : 0;
+        if (missingChecks >= MISSING_CHECKS_BEFORE_DROPPED) return { outcome: 'dropped' };
       }
     },
 
     /**
      * Idempotent (re-broadcasts, then reads): waits until the intent's transaction is mined with the chain's
-     * confirmations (or finality depth), re-broadcasting it while the node does not have it. Heartbeats.
+     * confirmations (or finality depth), re-broadcasting it while the node does not have it. Looks again only when
+     * the chain has a new block (nothing it reads can change before). Heartbeats.
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       for (;;) {
         heartbeat();
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
-        await sleep(check.pollAfterMs);
+        await nextHead(check.chainId, check.head, check.pollAfterMs);
       }
     },
 
-    /**
-     * Idempotent (read-only): waits until the started transfer is attested (CCTP) or delivered (OFT). Iris or a
-     * node being away only delays it: every poll is a fresh look, and the activity heartbeats throughout.
-     */
     async awaitBridgeArrival(input: { paymentId: string; quote: BridgeQuote; startTxHash: string }): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
       const pollMs = deps.chains.registry.chain(input.quote.sourceChainId).pollIntervalMs;
       let detail: string | undefined;

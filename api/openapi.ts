@@ -46,6 +46,15 @@ interface Operation {
 const PAYMENT = '/v1/payment-api';
 const MERCHANT = '/v1/merchant-api';
 
+/** A hosted page (HTML) and the JSON state it polls, at `<path>/state`: an order's and a payment's page alike. */
+function hostedPage(p: { path: string; param: string; page: string; state: string }): Operation[] {
+  const common = { method: 'get', tag: 'Hosted payment page', params: { [p.param]: z.string() }, errors: 'standard' } as const;
+  return [
+    { ...common, path: p.path, summary: p.page, success: [200], html: true },
+    { ...common, path: `${p.path}/state`, summary: p.state, success: [200] },
+  ];
+}
+
 const OPERATIONS: Operation[] = [
   { method: 'post', path: `${PAYMENT}`, tag: 'Payments', summary: 'Create a payment (idempotent per orderId)', security: 'apiKey', body: createPaymentBodySchema, success: [200, 201], errors: 'standard' },
   { method: 'post', path: `${PAYMENT}/payments`, tag: 'Payments', summary: 'Create a payment for a merchant app named in the body', body: createPaymentByAppIdBodySchema, success: [200, 201], errors: 'standard' },
@@ -105,8 +114,7 @@ const OPERATIONS: Operation[] = [
   { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy' },
   { method: 'get', path: `${LEGACY_ORDERS_PATH}/:id`, tag: 'Legacy orders', summary: 'Read an order and its callback log', security: 'legacyToken', params: { id: orderIdParamSchema }, success: [200], errors: 'legacy' },
 
-  { method: 'get', path: '/pay/order/:orderId', tag: 'Hosted payment page', summary: "An order's payment page", params: { orderId: z.string() }, success: [200], html: true, errors: 'standard' },
-  { method: 'get', path: '/pay/order/:orderId/state', tag: 'Hosted payment page', summary: "An order's page state", params: { orderId: z.string() }, success: [200], errors: 'standard' },
+  ...hostedPage({ path: '/pay/order/:orderId', param: 'orderId', page: "An order's payment page", state: "An order's page state" }),
   {
     method: 'post',
     path: '/pay/order/:orderId/currency',
@@ -118,8 +126,7 @@ const OPERATIONS: Operation[] = [
     errors: 'standard',
   },
   { method: 'post', path: '/pay/order/:orderId/cancel', tag: 'Hosted payment page', summary: 'Cancel an unpaid order', params: { orderId: z.string() }, success: [200], errors: 'standard' },
-  { method: 'get', path: '/pay/:id', tag: 'Hosted payment page', summary: "A payment's page", params: { id: z.string() }, success: [200], html: true, errors: 'standard' },
-  { method: 'get', path: '/pay/:id/state', tag: 'Hosted payment page', summary: "A payment's page state", params: { id: z.string() }, success: [200], errors: 'standard' },
+  ...hostedPage({ path: '/pay/:id', param: 'id', page: "A payment's page", state: "A payment's page state" }),
 ];
 
 /** The request's accepted form (before defaults and transforms); refinements JSON Schema cannot say are left to the server. */

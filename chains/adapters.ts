@@ -1,6 +1,9 @@
 import type { ChainAdapter } from './family';
 import { EvmAdapter } from './evm/adapter';
 import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
+import { TonAdapter, type TonKeys } from './ton/adapter';
+import { StellarAdapter, type StellarKeys } from './stellar/adapter';
+import { TronAdapter, type TronKeys } from './tron/adapter';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -11,6 +14,9 @@ export interface ChainKeys {
   /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
   evmTreasuryPrivateKey?: string;
   solana?: SolanaKeys;
+  tron?: TronKeys;
+  stellar?: StellarKeys;
+  ton?: TonKeys;
 }
 
 function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
@@ -19,12 +25,22 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
       return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
     case 'solana':
       return new SolanaAdapter(config, keys.solana);
+    case 'tron':
+      return new TronAdapter(config, keys.tron);
+    case 'stellar':
+      return new StellarAdapter(config, keys.stellar);
+    case 'ton':
+      return new TonAdapter(config, keys.ton);
   }
 }
+
+/** A head read this recently is shared: every wait of a process polling one chain costs one request per interval. */
+const SHARED_HEAD_MAX_AGE_MS = 200;
 
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
 export class ChainAdapters {
   private readonly adapters: Map<number, ChainAdapter>;
+  private readonly heads = new Map<number, { readAt: number; head: Promise<number> }>();
 
   constructor(
     readonly registry: ChainRegistry,
@@ -45,6 +61,17 @@ export class ChainAdapters {
     const adapter = this.adapter(chainId);
     if (!(adapter instanceof EvmAdapter)) throw new Error(`chain ${chainId} is not an EVM chain`);
     return adapter;
+  }
+
+  /** The chain's head, read once for every caller within SHARED_HEAD_MAX_AGE_MS (hundreds of waits poll it). */
+  sharedHead(chainId: number): Promise<number> {
+    const cached = this.heads.get(chainId);
+    if (cached && Date.now() - cached.readAt < SHARED_HEAD_MAX_AGE_MS) return cached.head;
+    const head = this.adapter(chainId).head();
+    this.heads.set(chainId, { readAt: Date.now(), head });
+    // A failed read is not shared: the next caller asks again (each caller sees this one's rejection itself).
+    head.catch(() => this.heads.delete(chainId));
+    return head;
   }
 
   findAdapter(chainId: number): ChainAdapter | undefined {

@@ -73,8 +73,24 @@ export interface PreparedChainTx {
   to: string;
   /** The signer's next nonce as the node sees it (families without account nonces: 0). */
   chainPendingNonce: number;
+  /**
+   * Optional: native coin the treasury sends the signer in the same signed bundle, before the call, so the signer
+   * (a deposit address holding only tokens) can pay the call's fees (Tron: TRX burnt for energy and bandwidth).
+   * Checked against the payment's terms before signing (services/money-terms.ts `assertFuelOnTerms`).
+   */
+  fuel?: { to: string; amountUnits: string };
   sign(nonce: number): Promise<SignedChainTx>;
 }
+
+/** Where a wallet pays a deposit: an address, and the memo it must carry when deposits share one account (Stellar). */
+export interface PaymentDestination {
+  address: string;
+  memo: string | null;
+}
+
+/** Where a wallet pays the deposit address: the adapter's answer, or the address itself where the family has no memo. */
+export const paymentDestination = (adapter: ChainAdapter, depositAddress: string): PaymentDestination =>
+  adapter.paymentDestination?.(depositAddress) ?? { address: depositAddress, memo: null };
 
 export interface ChainAdapter {
   readonly family: ChainFamily;
@@ -84,17 +100,36 @@ export interface ChainAdapter {
   normalizeAddress(address: string): string | null;
   /** The payment's own deposit address: one per payment, never reused, always sweepable by the service. */
   depositAddress(paymentId: string): string;
+  /**
+   * Optional (absent: the deposit address itself, no memo): what a wallet is told to pay the deposit address, e.g.
+   * (Stellar) the shared receiving account and the payment's memo.
+   */
+  paymentDestination?(depositAddress: string): PaymentDestination;
+  /**
+   * Optional (absent: each deposit has its own address): the one account every deposit shares (Stellar's receiving
+   * account). `scanPayins` reports a payin into it that matches no watched deposit (no memo, an unknown one) with it
+   * as the recipient, and the watcher quarantines that payin for the operator.
+   */
+  readonly sharedReceiver?: string;
   /** The hot wallet that pays fees, holds payout liquidity and receives sweeps. */
   treasuryAddress(): string;
+  /**
+   * Optional (absent: 0, no fuel): the most native coin (base units) the treasury may send a deposit address with a
+   * sweep to pay its fees; from the chains file (Tron: the call's `fee_limit`), never from input.
+   */
+  readonly maxSweepFuelUnits?: bigint;
 
   /** The chain's newest block (slot, ledger) number; also where a sent transaction's wait for replacement starts. */
   head(): Promise<number>;
   /** The hash of block `n` as the node has it now (null when it has none), to notice a reorged cursor. */
   blockHash(n: number): Promise<string | null>;
+  /** When block (slot) `n` was produced, in Unix seconds (null when the node has no time for it). */
+  blockTime(n: number): Promise<number | null>;
   /**
-   * Payins into watched deposit addresses in the block range (the caller matches recipients again). Batched: the
-   * RPC cost grows with the range's transfers or with batches of deposits, never with one call per open payment.
-   * Calls `heartbeat` between its reads.
+   * Transfers into watched deposit addresses in the block range (the caller matches recipients again): of the
+   * configured tokens, and of any other token contract where the family's read returns them (EVM reads every
+   * token's `Transfer` logs at once), which the caller quarantines. Batched: the RPC cost grows with the range's transfers or with batches of deposits, never
+   * with one call per open payment. Calls `heartbeat` between its reads.
    */
   scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]>;
   /** One look at a payin at `depth` blocks (the chain's confirmations or finality depth). */

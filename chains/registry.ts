@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getAddress } from 'ethers';
 import { z } from 'zod';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../domain/payment';
+import { parseTonAddress } from './ton/wallets';
 
 export const CHAIN_FAMILIES = ['evm', 'solana', 'ton', 'tron', 'stellar'] as const;
 export type ChainFamily = (typeof CHAIN_FAMILIES)[number];
@@ -40,6 +41,8 @@ const nativeCurrencySchema = z.object({
   decimals: z.number().int().min(0).max(36).default(18),
   /** Chainlink-style AggregatorV3 feed of the coin's USD price; without one the coin cannot be priced. */
   usdPriceFeed: address.optional(),
+  /** The EVM chain the feed is on, when it is not this chain (TON has no on-chain USD feeds of its own). */
+  usdPriceFeedChainId: z.number().int().positive().optional(),
   /** A feed answer older than this is refused rather than used (Chainlink ETH/USD heartbeats are 1 h or less). */
   maxPriceAgeSeconds: z.number().int().positive().default(3600),
   /** As a token's `dustUnits`, for native-coin payins. */
@@ -125,10 +128,84 @@ const solanaChainSchema = z.object({
   servesChainIds: z.array(z.number().int().positive()).default([]),
 });
 
+/** Tron and Stellar chains take tokens only: their native coin is not accepted and they have no bridge stand-in. */
+const tokenOnlyFields = { nativeCurrency: z.undefined().optional(), bridge: z.undefined().optional() };
+
+/** Tron base58check addresses (T…, 34 characters). */
+const tronAddress = z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+/** Stellar account ids (StrKey G…, 56 characters). */
+const stellarAccount = z.string().regex(/^G[A-Z2-7]{55}$/);
+
+const tronChainSchema = z.object({
+  family: z.literal('tron'),
+  ...commonChainFields,
+  /** TRC-20 contracts. */
+  tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), z.object({ address: tronAddress, ...tokenFields })),
+  /** `fee_limit` of every contract call (sun): the most TRX one call may burn for energy. */
+  feeLimitSun: z.number().int().positive().default(50_000_000),
+  /**
+   * TRX (sun) the treasury sends a deposit address before it sweeps, to burn for the TRC-20 transfer's energy
+   * (mainnet: about 65,000 energy × 210 sun, 14–28 TRX; docs/chains.md).
+   */
+  sweepTopUpSun: z.number().int().positive().default(30_000_000),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+  ...tokenOnlyFields,
+});
+
+const stellarChainSchema = z.object({
+  family: z.literal('stellar'),
+  ...commonChainFields,
+  networkPassphrase: z.string().min(1),
+  /** The one account every payment is paid into, told apart by memo (MEMO_ID); it has the trustlines. */
+  receivingAccount: stellarAccount,
+  /** Credit assets: `address` is `CODE:ISSUER` (SEP-11). */
+  tokens: z.record(
+    z.string().regex(/^[A-Z0-9]{2,12}$/),
+    z.object({ address: z.string().regex(/^[A-Za-z0-9]{1,12}:G[A-Z2-7]{55}$/), ...tokenFields, decimals: z.literal(7).default(7) }),
+  ),
+  /** Payments of the receiving account read per Horizon page while scanning (Horizon allows 200). */
+  pageSize: z.number().int().min(1).max(200).default(200),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+  ...tokenOnlyFields,
+});
+
+/** TON account addresses (raw `0:<hex>` or user-friendly), stored raw: `0:` and 64 lowercase hex digits. */
+const tonAddress = z.string().transform((a, ctx) => {
+  const parsed = parseTonAddress(a);
+  if (!parsed) {
+    ctx.addIssue({ code: 'custom', message: 'must be a TON address (raw 0:<64 hex> or user-friendly)' });
+    return z.NEVER;
+  }
+  return parsed.toRawString();
+});
+const tonTokenSchema = z.object({
+  /** The jetton master (minter). */
+  address: tonAddress,
+  ...tokenFields,
+});
+
+const tonChainSchema = z.object({
+  family: z.literal('ton'),
+  ...commonChainFields,
+  /** toncenter API key (sent as X-API-Key); without one toncenter allows 1 request a second. */
+  apiKey: z.string().min(1).optional(),
+  /** toncenter v3 base URL for the batched `accountStates` read; by default the v2 URL's `/api/v2/jsonRPC` becomes `/api/v3`. */
+  v3Url: z.string().url().optional(),
+  /** Watched accounts read per v3 `accountStates` call (toncenter allows 1,000). */
+  accountBatchSize: z.number().int().min(1).max(1000).default(1000),
+  /** Masterchain blocks one watcher scan may cover: a scan reads accounts as they are now, so the range only bounds the cursor step. */
+  scanBatchBlocks: z.number().int().positive().default(10_000),
+  /** Testnet addresses carry the test-only flag in their user-friendly form. */
+  testnet: z.boolean().default(false),
+  tokens: z.record(z.string().regex(/^[A-Z0-9]{2,12}$/), tonTokenSchema),
+  nativeCurrency: nativeCurrencySchema.optional(),
+  servesChainIds: z.array(z.number().int().positive()).default([]),
+});
+
 /** Chains without a `family` are EVM chains (every registry file written before families existed). */
 const chainSchema = z.preprocess(
   (c) => (typeof c === 'object' && c !== null && !('family' in c) ? { ...c, family: 'evm' } : c),
-  z.discriminatedUnion('family', [evmChainSchema, solanaChainSchema]),
+  z.discriminatedUnion('family', [evmChainSchema, solanaChainSchema, tonChainSchema, tronChainSchema, stellarChainSchema]),
 );
 
 export const chainRegistrySchema = z.object({
@@ -138,17 +215,35 @@ export const chainRegistrySchema = z.object({
     .refine((chains) => new Set(chains.map((c) => c.chainId)).size === chains.length, 'chain ids must be unique'),
 });
 
-type AnyTokenConfig = z.infer<typeof tokenSchema> | z.infer<typeof solanaTokenSchema>;
+type AnyTokenConfig = z.infer<typeof tokenSchema> | z.infer<typeof solanaTokenSchema> | z.infer<typeof tonTokenSchema> | TronChainConfig['tokens'][string] | StellarChainConfig['tokens'][string];
 export type TokenConfig = AnyTokenConfig & { symbol: string };
 export type EvmChainConfig = z.infer<typeof evmChainSchema>;
 export type SolanaChainConfig = z.infer<typeof solanaChainSchema>;
-export type ChainConfig = EvmChainConfig | SolanaChainConfig;
+export type TonChainConfig = z.infer<typeof tonChainSchema>;
+export type TronChainConfig = z.infer<typeof tronChainSchema>;
+export type StellarChainConfig = z.infer<typeof stellarChainSchema>;
+export type ChainConfig = EvmChainConfig | SolanaChainConfig | TonChainConfig | TronChainConfig | StellarChainConfig;
 export type CctpConfig = z.infer<typeof cctpSchema>;
 export type OftConfig = z.infer<typeof oftSchema>;
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
 
+/** Tron scans read block by block; Stellar pages the receiving account's payments, so its range only bounds the cursor step. */
+const TRON_STELLAR_SCAN_BLOCKS = 100;
+
 /** The largest block (slot) range one watcher scan covers. */
-export const scanRangeBlocks = (chain: ChainConfig): number => (chain.family === 'evm' ? chain.logBatchBlocks : chain.scanBatchSlots);
+export function scanRangeBlocks(chain: ChainConfig): number {
+  switch (chain.family) {
+    case 'evm':
+      return chain.logBatchBlocks;
+    case 'solana':
+      return chain.scanBatchSlots;
+    case 'ton':
+      return chain.scanBatchBlocks;
+    case 'tron':
+    case 'stellar':
+      return TRON_STELLAR_SCAN_BLOCKS;
+  }
+}
 
 export type ChainRegistryFile = z.input<typeof chainRegistrySchema>;
 
@@ -189,6 +284,12 @@ export class ChainRegistry {
     const token = this.findToken(chainId, symbol);
     if (!token) throw new Error(`token ${symbol} is not configured on chain ${chainId}`);
     return token;
+  }
+
+  /** A token or the native coin (TON, ETH) by symbol: what a payment may be paid in or paid out in. */
+  findPayableToken(chainId: number, symbol: string): TokenConfig | undefined {
+    const native = this.findNativeToken(chainId);
+    return this.findToken(chainId, symbol) ?? (native?.symbol === symbol ? native : undefined);
   }
 
   /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */

@@ -1,6 +1,7 @@
 /** Row types of the tables, as node-postgres returns them (numeric and bigint as strings). */
 
 import type { ChainTxIntent } from '../domain/chain-txs';
+import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import type { OrderRecord, OrderStatus } from '../domain/orders';
 import type { PayinDisposition, PayinStatus } from '../domain/payins';
 import type { PaymentDisplay, PaymentRecord } from '../domain/payment';
@@ -138,6 +139,20 @@ export interface TreasuryReservationRow {
   amount_units: string;
   created_at: Date;
   released_at: Date | null;
+}
+
+/** One movement of the conservation ledger (domain/ledger.ts). */
+export interface LedgerEntryRow {
+  id: string;
+  ref: string;
+  chain_id: number;
+  token_address: string;
+  kind: LedgerKind;
+  debit_account: LedgerAccount;
+  credit_account: LedgerAccount;
+  amount_units: string;
+  payment_id: string | null;
+  created_at: Date;
 }
 
 /** The legacy order: the domain's record is the row. */

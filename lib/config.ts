@@ -55,6 +55,18 @@ const envSchema = z.object({
   TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
   /** Solana treasury: pays every fee and rent, holds payout liquidity. */
   SOLANA_TREASURY_SECRET_KEY: solanaSecretKey.optional(),
+  /** Tron treasury (hex, no 0x): payouts, refunds and the TRX each sweep burns. */
+  TRON_TREASURY_PRIVATE_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a 32-byte hex key').optional(),
+  /** Seed of the Tron deposit keys (BIP-32, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
+  TRON_DEPOSIT_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
+  /** Stellar treasury secret (S…): payouts and refunds. */
+  STELLAR_TREASURY_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed (S…)').optional(),
+  /** Stellar receiving account secret (S…): the worker sweeps out of it; the API needs only its public key (chains file). */
+  STELLAR_RECEIVING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed (S…)').optional(),
   /** Seed of the Solana deposit keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
   SOLANA_DEPOSIT_SEED: z
     .string()
@@ -65,6 +77,18 @@ const envSchema = z.object({
   SOLANA_DEVNET_MINT_AUTHORITIES: z
     .string()
     .transform((s) => Object.fromEntries(Object.entries(z.record(z.string(), z.array(z.number().int().min(0).max(255)).length(64)).parse(JSON.parse(s))).map(([k, v]) => [k, Uint8Array.from(v)])))
+    .optional(),
+  /** TON treasury (wallet v5r1): its 64-byte ed25519 secret key (seed then public key) as hex. Worker only. */
+  TON_TREASURY_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{128}$/, 'must be a 64-byte ed25519 secret key as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
+    .optional(),
+  /** Seed of the TON deposit wallets' keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
+  TON_DEPOSIT_SEED: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
+    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
     .optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   /** The least fee per chain and token, in token units: what the treasury spends on gas for one payment. */
@@ -158,6 +182,9 @@ export interface AppConfig {
   chainsFile: string;
   treasuryPrivateKey?: string;
   solana: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array; mintAuthorities?: Record<string, Uint8Array> };
+  ton: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array };
+  tron: { treasuryPrivateKey?: string; depositSeed?: Uint8Array };
+  stellar: { treasurySecret?: string; receivingSecret?: string };
   feeBps: number;
   fixedFees: TokenAmountRule[];
   minimums: TokenAmountRule[];
@@ -198,6 +225,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
     solana: { treasurySecretKey: e.SOLANA_TREASURY_SECRET_KEY, depositSeed: e.SOLANA_DEPOSIT_SEED, mintAuthorities: e.SOLANA_DEVNET_MINT_AUTHORITIES },
+    ton: { treasurySecretKey: e.TON_TREASURY_SECRET_KEY, depositSeed: e.TON_DEPOSIT_SEED },
+    tron: { treasuryPrivateKey: e.TRON_TREASURY_PRIVATE_KEY, depositSeed: e.TRON_DEPOSIT_SEED },
+    stellar: { treasurySecret: e.STELLAR_TREASURY_SECRET, receivingSecret: e.STELLAR_RECEIVING_SECRET },
     feeBps: e.FEE_BPS,
     fixedFees: e.PAYMENT_FIXED_FEES,
     minimums: e.PAYMENT_MINIMUMS,

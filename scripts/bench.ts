@@ -5,7 +5,11 @@ import { benchDashboard } from './bench/dashboard';
 import { printTable, type Figure } from './bench/report';
 import { benchSettlement } from './bench/settlement';
 import { soak, workerRunning } from './bench/soak';
+import { benchSolanaScan } from './bench/solana';
 import { benchDevTemporal } from './bench/temporal';
+import { benchTonScan } from './bench/ton';
+import { benchTronScan } from './bench/tron';
+import { benchStellarScan } from './bench/stellar';
 import { benchWatcher } from './bench/watcher';
 import { startThrowawayStack } from './stack';
 
@@ -23,7 +27,7 @@ const BENCH_ENV = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 };
 
-const SECTIONS = ['temporal', 'create', 'settlement', 'dashboard', 'watcher'] as const;
+const SECTIONS = ['temporal', 'create', 'settlement', 'dashboard', 'watcher', 'solana', 'ton', 'tron', 'stellar'] as const;
 
 const log = (line: string) => console.log(line);
 
@@ -48,10 +52,14 @@ async function bench(run: Set<string>): Promise<number> {
     if (run.has('create')) figures.push(...(await benchCreate(stack, log)));
     if (run.has('settlement')) figures.push(...(await benchSettlement(stack, knex, { blockTimeMs: BLOCK_TIME_MS, batch: 100 }, log)));
     if (run.has('dashboard')) figures.push(...(await benchDashboard(stack)));
-    // The scan bench moves the watcher's cursor and fills the table of watched addresses: the worker stops first.
+    // The scan benches move the watchers' cursors and fill the table of watched addresses: the worker stops first.
     worker.kill('SIGTERM');
     await exited(worker);
     if (run.has('watcher')) figures.push(...(await benchWatcher(stack, knex, log)));
+    if (run.has('solana')) figures.push(...(await benchSolanaScan(stack, knex, log)));
+    if (run.has('ton')) figures.push(...(await benchTonScan(stack, knex, log)));
+    if (run.has('tron')) figures.push(...(await benchTronScan(stack, knex, log)));
+    if (run.has('stellar')) figures.push(...(await benchStellarScan(stack, knex, log)));
   } finally {
     worker.kill('SIGTERM');
     await exited(worker);

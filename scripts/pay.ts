@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   if (!payment) throw new Error(`order ${id} has no payment yet: choose a currency on its payment page first`);
   const chain = info.chains.find((c) => c.chainId === payment.chain_id);
   if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
-  if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with a Solana wallet (customer.solana in var/dev-stack.json)`);
+  if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with its family's wallet (customer.${chain.family} in var/dev-stack.json)`);
   const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
   const customer = new Wallet(info.customer.privateKey, provider);
   let tx: { hash: string; wait(): Promise<unknown> };

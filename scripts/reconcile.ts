@@ -16,6 +16,7 @@ function describe(chains: ChainAdapters, report: BookReport): { line: string; ok
     ` + refunds ${f(report.refunds)} + held ${f(report.held)} + in flight ${f(report.inFlight)}` +
     (report.difference === 0n ? '' : ` (difference ${f(report.difference)})`) +
     `; deposit addresses hold ${f(report.depositsOnChain)} on chain, ${f(report.depositsInLedger)} in the ledger` +
+    (report.quarantined === 0n ? '' : `; quarantined ${f(report.quarantined)} (a token nobody configured, never counted)`) +
     (ok ? ' — ok' : ' — DIFFERENCE');
   return { line, ok };
 }

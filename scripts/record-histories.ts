@@ -12,7 +12,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON } from '../test/replay/history-json';
-import { LEGACY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
+import { LEGACY_SCENARIOS, RECORDINGS, activitiesCalled } from '../test/replay/scenarios';
 import { getTestEnv, getWorkflowBundle, stopTestEnv } from '../test/support/temporal';
 
 const HISTORIES_DIR = path.resolve(__dirname, '../test/replay/histories');
@@ -33,11 +33,7 @@ async function main(): Promise<void> {
         // Fail here, not in the replay test, if the file would not read back.
         if (historyFromJSON(json).events.length !== history.events?.length) throw new Error(`${name}: history does not round-trip`);
         await writeFile(path.join(HISTORIES_DIR, `${name}.json`), `${json}\n`);
-        const activities: string[] = [];
-        for (const e of history.events ?? []) {
-          const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
-          if (type && !activities.includes(type)) activities.push(type);
-        }
+        const activities = activitiesCalled(history);
         process.stdout.write(`${name}.json: ${history.events?.length ?? 0} events; activities ${activities.join(', ')}\n`);
       }
     }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Address } from '@ton/core';
 import { ensureDashboardBuilt } from '../lib/dashboard-build';
 import type { CctpConfig, ChainRegistryFile, OftConfig } from '../chains/registry';
 import { lzReceiveOption } from '../chains/bridges/oft';
@@ -10,6 +11,10 @@ import { deployDevnetBridges, type DevnetBridges } from '../chains/devnet/bridge
 import { startDevnet, type Devnet } from '../chains/devnet/devnet';
 import { startSolanaDevnet, type SolanaDevnet } from '../chains/devnet/solana';
 import { devnetKey } from '../chains/devnet/solana/keys';
+import { startTonDevnet, type TonDevnet } from '../chains/devnet/ton';
+import { tonSecretKeyHex } from '../chains/ton/wallets';
+import { startStellarDevnet, type StellarDevnet } from '../chains/devnet/stellar';
+import { startTronDevnet, type TronDevnet } from '../chains/devnet/tron';
 import { createKnex, migrateLatest } from '../db/connection';
 import { deleteChainCursors } from '../db/queries/chain-cursors';
 import { resetSignerNonces } from '../db/queries/chain-txs';
@@ -45,6 +50,12 @@ export interface StackOptions {
     iris?: number;
     /** The Solana devnet's JSON-RPC (and websocket) port. */
     solana: number;
+    /** The TON devnet's toncenter front. */
+    ton: number;
+    /** The Tron devnet's full-node HTTP API port. */
+    tron: number;
+    /** The Stellar devnet's Horizon port. */
+    stellar: number;
     /** The local mail sink's SMTP and HTTP ports, 0 for any free one (unused when `SMTP_URL` selects a real mail server). */
     mailSink: { smtp: number; http: number };
   };
@@ -80,8 +91,46 @@ export interface DevStackSolanaChain {
   tokens: Record<'USDC' | 'PYUSD', { address: string; decimals: number; tokenProgram: string }>;
 }
 
-/** Solana's SLIP-44 coin type: its chain id here (docs/chains.md). */
+export interface DevStackTronChain {
+  family: 'tron';
+  chainId: number;
+  name: string;
+  /** The full-node HTTP API (tronweb's `fullHost`). */
+  rpcUrl: string;
+  tokens: Record<'USDT', { address: string; decimals: number }>;
+}
+
+export interface DevStackStellarChain {
+  family: 'stellar';
+  chainId: number;
+  name: string;
+  /** Horizon. */
+  rpcUrl: string;
+  networkPassphrase: string;
+  /** The one account payments are paid into, each with its memo. */
+  receivingAccount: string;
+  /** `address` is `CODE:ISSUER`. */
+  tokens: Record<'USDC', { address: string; decimals: number }>;
+}
+
+/** SLIP-44 coin types: the non-EVM chains' ids here (docs/chains.md). */
 export const SOLANA_CHAIN_ID = 501;
+export const TRON_CHAIN_ID = 195;
+export const STELLAR_CHAIN_ID = 148;
+
+/** The stack's Tron devnet chain. */
+export function tronChain(info: DevStackInfo): DevStackTronChain {
+  const chain = info.chains.find((c): c is DevStackTronChain => c.family === 'tron');
+  if (!chain) throw new Error('the stack has no Tron devnet');
+  return chain;
+}
+
+/** The stack's Stellar devnet chain. */
+export function stellarChain(info: DevStackInfo): DevStackStellarChain {
+  const chain = info.chains.find((c): c is DevStackStellarChain => c.family === 'stellar');
+  if (!chain) throw new Error('the stack has no Stellar devnet');
+  return chain;
+}
 
 /** The stack's Solana devnet chain. */
 export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
@@ -100,10 +149,40 @@ export interface DevStackInfo {
   temporalUiUrl: string | null;
   /** The local mail sink (`GET <url>/messages?to=<address>`); null when mail goes to an external `SMTP_URL`. */
   mailSinkUrl: string | null;
-  chains: Array<DevStackEvmChain | DevStackSolanaChain>;
-  /** Funded on every devnet: an EVM key, and a Solana key (64-byte secret, seed then public key). */
-  customer: { privateKey: string; address: string; solana: { secretKey: number[]; address: string } };
+  chains: Array<DevStackEvmChain | DevStackSolanaChain | DevStackTonChain | DevStackTronChain | DevStackStellarChain>;
+  /**
+   * Funded on every devnet: an EVM key, a Solana key (64-byte secret, seed then public key), a TON wallet v5r1
+   * (24-word mnemonic), a Tron key (hex) and a Stellar secret.
+   */
+  customer: {
+    privateKey: string;
+    address: string;
+    solana: { secretKey: number[]; address: string };
+    ton: { mnemonic: string[] };
+    tron: { privateKey: string; address: string };
+    stellar: { secret: string; address: string };
+  };
   demoMerchant: DemoMerchant;
+}
+
+/** TON: `rpcUrl` is toncenter v2 (`new TonClient({ endpoint: rpcUrl })`); `tokens.USDT.address` is the jetton master (raw form). */
+export interface DevStackTonChain {
+  family: 'ton';
+  chainId: number;
+  name: string;
+  rpcUrl: string;
+  tokens: { USDT: { address: string; decimals: number } };
+  nativeCurrency: { symbol: 'TON'; decimals: 9 };
+}
+
+/** The TON devnet's chain id: TON's SLIP-44 coin type (docs/chains.md). */
+export const TON_DEVNET_CHAIN = { chainId: 607, name: 'TON (devnet)' } as const;
+
+/** The stack's TON devnet chain. */
+export function tonChain(info: DevStackInfo): DevStackTonChain {
+  const chain = info.chains.find((c): c is DevStackTonChain => c.family === 'ton');
+  if (!chain) throw new Error('the stack has no TON devnet');
+  return chain;
 }
 
 export interface Stack {
@@ -115,6 +194,9 @@ export interface Stack {
   /** The devnet's CCTP and OFT deployments, with the attestation service and relayer (tests stop and start them). */
   bridges: DevnetBridges;
   solana: SolanaDevnet;
+  tonDevnet: TonDevnet;
+  tron: TronDevnet;
+  stellar: StellarDevnet;
   /** The API in this process, unless `api: false`. */
   api?: RunningApi;
   /** Origin of payment links: where the API listens. */
@@ -175,6 +257,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logDir,
     });
     stops.push(() => devnet.stop());
+    log('starting the TON devnet…');
+    await mkdir(path.join(options.varDir, 'devnet'), { recursive: true });
+    const tonDevnet = await startTonDevnet({
+      port: options.ports.ton,
+      // The dev stack keeps its TON chain across restarts; tests start from genesis.
+      stateFile: options.persistent ? path.join(options.varDir, 'devnet', 'ton.json') : undefined,
+      blockTimeMs: options.blockTimeMs ?? 1000,
+      logFile: path.join(logDir, 'ton.log'),
+    });
+    stops.push(() => tonDevnet.stop());
     log('starting the Solana devnet…');
     const solana = await startSolanaDevnet({
       port: options.ports.solana,
@@ -183,13 +275,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       logFile: path.join(logDir, 'solana.log'),
     });
     stops.push(() => solana.stop());
+    log('starting the Tron devnet…');
+    // A fresh chain on every start, like the EVM devnets.
+    const tron = await startTronDevnet({ port: options.ports.tron, blockTimeMs: options.blockTimeMs ?? 1000, logDir });
+    stops.push(() => tron.stop());
+    log('starting the Stellar devnet…');
+    const stellar = await startStellarDevnet({
+      port: options.ports.stellar,
+      stateFile: options.persistent ? path.join(options.varDir, 'stellar', 'state.json') : undefined,
+      ledgerTimeMs: options.blockTimeMs ?? 1000,
+      logFile: path.join(logDir, 'stellar.log'),
+    });
+    stops.push(() => stellar.stop());
     log('deploying the bridges (CCTP v2 with its attestation service, LayerZero OFT with its relayer)…');
     const [home, other] = devnet.chains.map((c) => ({ chainId: c.chainId, rpcUrl: c.rpcUrl, usdc: c.tokens.USDC.address, usdt: c.tokens.USDT.address }));
     if (!home || !other) throw new Error('the devnet bridges need two chains');
     const bridges = await deployDevnetBridges({ chains: [home, other], treasuryKey: devnet.treasury.privateKey, attestation: { port: options.ports.iris } });
     stops.push(() => bridges.stop());
     const chainsFile = path.join(options.varDir, 'chains.json');
-    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges, solana), null, 2));
+    await writeFile(chainsFile, JSON.stringify(devnetRegistry(devnet, bridges, solana, tonDevnet, tron, stellar), null, 2));
 
     let mailSink: { smtpUrl: string; url: string } | undefined;
     if (!env.SMTP_URL) {
@@ -208,6 +312,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       TREASURY_PRIVATE_KEY: devnet.treasury.privateKey,
       SOLANA_TREASURY_SECRET_KEY: JSON.stringify(solana.treasury.secretKey),
       SOLANA_DEVNET_MINT_AUTHORITIES: JSON.stringify(await solanaMintAuthorities(solana)),
+      TON_TREASURY_SECRET_KEY: await tonSecretKeyHex(tonDevnet.treasury.mnemonic),
+      TRON_TREASURY_PRIVATE_KEY: tron.treasury.privateKey,
+      STELLAR_TREASURY_SECRET: stellar.treasury.secret,
+      STELLAR_RECEIVING_SECRET: stellar.receiving.secret,
       HTTP_PORT: String(options.ports.http),
       ...(temporalUiUrl ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
       ...definedEntries(env),
@@ -218,9 +326,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let demoMerchant: DemoMerchant;
     try {
       await migrateLatest(knex);
-      // The devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
-      await resetSignerNonces({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
-      await deleteChainCursors({ knex, chainIds: devnet.chains.map((c) => c.chainId) });
+      // The EVM and Tron devnet chains start from block 0 on every run: their nonces and watcher cursors start over too.
+      const freshChains = [...devnet.chains.map((c) => c.chainId), TRON_CHAIN_ID];
+      await resetSignerNonces({ knex, chainIds: freshChains });
+      await deleteChainCursors({ knex, chainIds: freshChains });
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: apiConfig.apiKeyPrefix,
@@ -264,20 +373,54 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       chains: [
         ...devnet.chains.map((c) => ({ family: 'evm' as const, chainId: c.chainId, name: c.name, rpcUrl: c.rpcUrl, tokens: c.tokens, multiSend: c.multiSend })),
         { family: 'solana', chainId: SOLANA_CHAIN_ID, name: SOLANA_NAME, rpcUrl: solana.rpcUrl, wsUrl: solana.wsUrl, tokens: solana.mints },
+        { family: 'ton', ...TON_DEVNET_CHAIN, rpcUrl: tonDevnet.endpoint, tokens: { USDT: { address: Address.parse(tonDevnet.jettons.USDT.master).toRawString(), decimals: tonDevnet.jettons.USDT.decimals } }, nativeCurrency: { symbol: 'TON', decimals: 9 } },
+        { family: 'tron', chainId: TRON_CHAIN_ID, name: TRON_NAME, rpcUrl: tron.fullHost, tokens: tron.tokens },
+        {
+          family: 'stellar',
+          chainId: STELLAR_CHAIN_ID,
+          name: STELLAR_NAME,
+          rpcUrl: stellar.horizonUrl,
+          networkPassphrase: stellar.networkPassphrase,
+          receivingAccount: stellar.receiving.publicKey,
+          tokens: { USDC: stellarUsdc(stellar) },
+        },
       ],
-      customer: { ...devnet.customer, solana: solana.customer },
+      customer: {
+        ...devnet.customer,
+        solana: solana.customer,
+        ton: { mnemonic: tonDevnet.customer.mnemonic },
+        tron: tron.customer,
+        stellar: { secret: stellar.customer.secret, address: stellar.customer.publicKey },
+      },
       demoMerchant,
     };
     await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnet, bridges, solana, api, publicBaseUrl, worker, stop };
+    return { info, config, env: processEnv, devnet, bridges, solana, tonDevnet, tron, stellar, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-/** The chain registry for the devnet: 2 confirmations so a reorg can be staged, finality at 4. */
-function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDevnet): ChainRegistryFile {
+/**
+ * The chain registry for the devnets. EVM: 2 confirmations so a reorg can be staged, finality at 4. TON: a block
+ * is final once in the masterchain, so one block is both. Tron: solidified at the devnet's solidity depth; Stellar:
+ * a closed ledger is final.
+ */
+function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDevnet, ton: TonDevnet, tron: TronDevnet, stellar: StellarDevnet): ChainRegistryFile {
+  const feedChain = devnet.chains.find((c) => c.chainId === 42161)!;
+  const tonChain = {
+    family: 'ton' as const,
+    ...TON_DEVNET_CHAIN,
+    rpcUrl: ton.endpoint,
+    v3Url: ton.apiV3,
+    confirmations: 1,
+    finalityDepth: 1,
+    pollIntervalMs: 500,
+    tokens: { USDT: { address: ton.jettons.USDT.master, decimals: ton.jettons.USDT.decimals, usdPegged: true } },
+    // Priced by the devnet's TON/USD feed on the EVM devnet's Arbitrum (never updated, so a long age is allowed).
+    nativeCurrency: { symbol: 'TON', decimals: 9, usdPriceFeed: feedChain.priceFeeds.TON_USD, usdPriceFeedChainId: feedChain.chainId, maxPriceAgeSeconds: 7 * 24 * 3600 },
+  };
   return {
     chains: [...devnet.chains.map((c, i) => ({
       family: 'evm' as const,
@@ -317,6 +460,34 @@ function devnetRegistry(devnet: Devnet, bridges: DevnetBridges, solana: SolanaDe
         PYUSD: { ...solana.mints.PYUSD, usdPegged: true },
       },
       bridge: 'devnet-mint-authority',
+    },
+    tonChain,
+    {
+      family: 'tron',
+      chainId: TRON_CHAIN_ID,
+      name: TRON_NAME,
+      rpcUrl: tron.fullHost,
+      // Solidified as the devnet solidifies.
+      confirmations: 1,
+      finalityDepth: tron.solidityDepth,
+      pollIntervalMs: 500,
+      tokens: { USDT: { ...tron.tokens.USDT, usdPegged: true } },
+      // The devnet burns a flat fee per contract call; the top-up covers it with room to spare.
+      sweepTopUpSun: Number(tron.contractCallFeeSun) * 2,
+      feeLimitSun: Number(tron.contractCallFeeSun) * 2,
+    },
+    {
+      family: 'stellar',
+      chainId: STELLAR_CHAIN_ID,
+      name: STELLAR_NAME,
+      rpcUrl: stellar.horizonUrl,
+      networkPassphrase: stellar.networkPassphrase,
+      receivingAccount: stellar.receiving.publicKey,
+      // A closed ledger is final.
+      confirmations: 1,
+      finalityDepth: 1,
+      pollIntervalMs: 500,
+      tokens: { USDC: { ...stellarUsdc(stellar), usdPegged: true } },
     }],
   };
 }
@@ -337,6 +508,10 @@ function devnetOft(bridges: DevnetBridges, i: number): OftConfig {
 }
 
 const SOLANA_NAME = 'Solana (devnet)';
+const TRON_NAME = 'Tron (devnet)';
+const STELLAR_NAME = 'Stellar (devnet)';
+
+const stellarUsdc = (stellar: StellarDevnet) => ({ address: `${stellar.assets.USDC.code}:${stellar.assets.USDC.issuer}`, decimals: stellar.assets.USDC.decimals });
 
 /** The devnet bridge stand-in mints on Solana with the devnet mints' authorities (fixed devnet keys). */
 async function solanaMintAuthorities(solana: SolanaDevnet): Promise<Record<string, number[]>> {
@@ -355,10 +530,10 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED', string>;
+type StackSecrets = Record<'PAYRAIL_JWT_SECRET' | 'PAYRAIL_SECRETS_KEY' | 'SOLANA_DEPOSIT_SEED' | 'TON_DEPOSIT_SEED' | 'TRON_DEPOSIT_SEED', string>;
 
 /**
- * The JWT, secret-sealing and Solana deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
+ * The JWT, secret-sealing and Solana, TON and Tron deposit-seed keys of the dev stack: kept in `var/` (0600) so sessions, secrets
  * and deposit addresses survive restarts. A file from before a key existed gains it.
  */
 async function stackSecrets(varDir: string, persistent: boolean): Promise<StackSecrets> {
@@ -368,6 +543,8 @@ async function stackSecrets(varDir: string, persistent: boolean): Promise<StackS
     PAYRAIL_JWT_SECRET: kept.PAYRAIL_JWT_SECRET ?? randomBytes(32).toString('hex'),
     PAYRAIL_SECRETS_KEY: kept.PAYRAIL_SECRETS_KEY ?? randomBytes(32).toString('hex'),
     SOLANA_DEPOSIT_SEED: kept.SOLANA_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+    TON_DEPOSIT_SEED: kept.TON_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
+    TRON_DEPOSIT_SEED: kept.TRON_DEPOSIT_SEED ?? randomBytes(32).toString('hex'),
   };
   if (persistent) await writeFile(file, JSON.stringify(secrets), { mode: 0o600 });
   return secrets;
@@ -393,6 +570,9 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],
       solana: await freePort(),
+      ton: 0,
+      tron: await freePort(),
+      stellar: await freePort(),
       mailSink: { smtp: 0, http: 0 },
     },
     env: options.env,

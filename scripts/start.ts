@@ -17,6 +17,9 @@ async function main(): Promise<void> {
       chains: [port('DEVNET_ARBITRUM_PORT', 8545), port('DEVNET_BASE_PORT', 8546)],
       iris: port('DEVNET_IRIS_PORT', 8547),
       solana: port('DEVNET_SOLANA_PORT', 8899),
+      ton: port('DEVNET_TON_PORT', 8548),
+      tron: port('DEVNET_TRON_PORT', 8090),
+      stellar: port('DEVNET_STELLAR_PORT', 8000),
       mailSink: { smtp: port('MAIL_SINK_SMTP_PORT', 2525), http: port('MAIL_SINK_HTTP_PORT', 8025) },
     },
     blockTimeMs: port('DEVNET_BLOCK_TIME_MS', 1000),
@@ -35,7 +38,7 @@ Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
   Legacy orders   ${info.legacyApiUrl}/v1/orders
   Temporal        ${info.temporalAddress}   UI: ${info.temporalUiUrl ?? '(external)'}
   Mail sink       ${info.mailSinkUrl ? `${info.mailSinkUrl}/messages?to=<your e-mail>   (login codes land here)` : `(external SMTP_URL)`}
-${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (${c.family} chain ${c.chainId}, USDC ${c.tokens.USDC.address})`).join('\n')}
+${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (${c.family} chain ${c.chainId}, ${Object.entries(c.tokens).map(([symbol, t]) => `${symbol} ${t.address}`).join(', ')})`).join('\n')}
   Bridges         CCTP v2 (USDC), attestations at ${stack.bridges.cctp.irisUrl}; LayerZero OFT (USDT), devnet relayer
   Demo merchant   ${info.demoMerchant.appId}, payout ${info.demoMerchant.payout.tokenSymbol} on ${info.demoMerchant.payout.chainId} to ${info.demoMerchant.payout.address}
                   (dashboard login: ${info.demoMerchant.developerEmail})

@@ -163,7 +163,7 @@ export async function registerApp(
   const chainId = Number(body.payout.chainId);
   const adapter = deps.chains.findAdapter(chainId);
   if (!adapter) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
-  const token = deps.chains.registry.findToken(chainId, body.payout.tokenSymbol.toUpperCase());
+  const token = deps.chains.registry.findPayableToken(chainId, body.payout.tokenSymbol.toUpperCase());
   if (!token) throw invalidField('payout.tokenSymbol', `${body.payout.tokenSymbol} is not supported on chain ${chainId}`);
   const payoutAddress = adapter.normalizeAddress(body.payout.address);
   if (!payoutAddress) throw invalidField('payout.address', `must be a ${adapter.config.name} address (${ADDRESS_FORMS[adapter.family]})`);

@@ -18,7 +18,7 @@ import { releaseTreasuryReservation } from '../db/queries/treasury-reservations'
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordMinedTxEntries } from './ledger';
-import { assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
+import { assertFuelOnTerms, assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
   knex: Knex;
@@ -60,6 +60,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     const prepared = await prepare().catch((err: unknown) => {
       throw err instanceof TxWouldRevert ? new EstimateReverted(request.intentKey, err.cause ?? err) : err;
     });
+    if (prepared.fuel) await assertFuelOnTerms({ knex, chains }, request, prepared.fuel);
     try {
       return await knex.transaction(async (trx) => {
         const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: prepared.signer, chainPendingNonce: prepared.chainPendingNonce });
@@ -173,14 +174,16 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
 
     /**
      * One look at the intent's transaction: its result once mined `depth` deep on the canonical chain, else when to
-     * look again. Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
+     * look again (after the chain's next block). Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
      * new nonce when another transaction used its nonce (never taken for ours without our hash's receipt).
      */
-    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { pollAfterMs: number }> {
+    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number; pollAfterMs: number }> {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
       const adapter = chains.adapter(row.chain_id);
+      // Read first: a block that appears during the check is looked at again.
+      const headBefore = await chains.sharedHead(row.chain_id);
       // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
       const minedNonce = adapter.replacement ? await adapter.replacement.minedNonce(row.signer) : null;
       const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], depth === 'finality' ? chain.finalityDepth : chain.confirmations);
@@ -199,7 +202,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         }
         await broadcast((await findChainTx({ knex, intentKey }))!);
       }
-      if (check.state !== 'mined') return { pollAfterMs: chain.pollIntervalMs };
+      if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore, pollAfterMs: chain.pollIntervalMs };
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
       if (check.succeeded) await recordMinedTxEntries({ knex }, row);

@@ -7,7 +7,8 @@ import type { ChainAdapters } from '../chains/adapters';
 import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
 import { paymentRoute } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
-import { bookDepositAddresses, insertLedgerEntries, ledgerBooks } from '../db/queries/ledger';
+import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
+import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
 
@@ -25,6 +26,63 @@ export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, p
   await insertLedgerEntries({
     knex: deps.knex,
     entries: [{ ref: `held:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'held', debit: 'held', credit: 'deposit', amountUnits: heldUnits, paymentId }],
+  });
+}
+
+/**
+ * Transfers of tokens nobody configured into a payment's deposit address, recorded as seen (unconfirmed) for the
+ * operator: never a payin, never refunded, never swept. Recorded once per transfer, whatever the rescans.
+ */
+export async function recordQuarantinedEntries(deps: { knex: Knex }, transfers: Array<{ paymentId: string; transfer: DetectedPayin }>): Promise<void> {
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: transfers.map(({ paymentId, transfer }) => ({
+      ref: `${QUARANTINED_REF}${payinId(transfer)}`,
+      chainId: transfer.chainId,
+      tokenAddress: transfer.tokenAddress,
+      kind: 'quarantined',
+      debit: 'quarantine',
+      credit: 'external',
+      amountUnits: transfer.amountUnits,
+      paymentId,
+    })),
+  });
+}
+
+const QUARANTINED_REF = 'quarantined:';
+
+export interface QuarantinedTransfer {
+  chainId: number;
+  tokenAddress: string;
+  amountUnits: string;
+  txHash: string;
+  logIndex: number;
+  recordedAt: Date;
+}
+
+/** The quarantined transfers into one payment's deposit address, oldest first. */
+export async function listQuarantinedTransfers(deps: { knex: Knex }, paymentId: string): Promise<QuarantinedTransfer[]> {
+  const rows = await listPaymentLedgerEntries({ knex: deps.knex, paymentId, kind: 'quarantined' });
+  return rows.map((row) => {
+    // The ref carries the transfer's identity: `quarantined:<chainId>:<txHash>:<logIndex>`.
+    const [, txHash = '', logIndex = ''] = row.ref.slice(QUARANTINED_REF.length).split(':');
+    return { chainId: row.chain_id, tokenAddress: row.token_address, amountUnits: row.amount_units, txHash, logIndex: Number(logIndex), recordedAt: row.created_at };
+  });
+}
+
+/**
+ * Payins into an account every deposit shares (Stellar's receiving account) that name no payment (no memo, an
+ * unknown one): listed in `held_payins` for the operator and entered in the ledger as quarantined, at once, so a
+ * rescan records nothing twice and the books account for them until the operator returns or credits them.
+ */
+export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPayin[]): Promise<void> {
+  if (payins.length === 0) return;
+  await deps.knex.transaction(async (trx) => {
+    await insertHeldPayins({ knex: trx, payins });
+    await insertLedgerEntries({
+      knex: trx,
+      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', amountUnits: p.amountUnits, paymentId: null })),
+    });
   });
 }
 

@@ -87,6 +87,24 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
 }
 
 /**
+ * Fuel (PreparedChainTx.fuel) goes only with a transfer out of the payment's deposit (a sweep or a refund, whose own
+ * terms `assertTransferOnTerms` checks), only to its deposit address as stored, and never more than the chain's cap
+ * (`maxSweepFuelUnits`: what that call may burn for its fees). The treasury's native coin cannot be sent elsewhere,
+ * or in an amount taken from input.
+ */
+export async function assertFuelOnTerms(deps: { knex: Knex; chains: ChainAdapters }, request: TransferRequest, fuel: { to: string; amountUnits: string }): Promise<void> {
+  const refuse = (reason: string) => new TransferRefused(request.intentKey, `fuel ${reason}`);
+  const kind = request.intentKey.split(':')[0];
+  if ((kind !== 'sweep' && kind !== 'refund') || request.from !== 'deposit') throw refuse('goes only with a transfer out of a deposit');
+  const payment = request.paymentId ? await findPaymentById({ knex: deps.knex, id: request.paymentId }) : undefined;
+  if (!payment || request.chainId !== payment.source_chain_id) throw refuse('of no payment on this chain');
+  if (!same(fuel.to, payment.deposit_address)) throw refuse('recipient is not the payment’s deposit address');
+  const cap = deps.chains.adapter(request.chainId).maxSweepFuelUnits ?? 0n;
+  const amount = BigInt(fuel.amountUnits);
+  if (amount <= 0n || amount > cap) throw refuse(`amount ${amount} is above the chain’s cap of ${cap}`);
+}
+
+/**
  * A refund goes to the payin's sender, in its token, at most its amount (at most the payment's excess when the
  * payin paid the payment), and only for a payin recorded against this payment and confirmed on chain now.
  */

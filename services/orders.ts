@@ -81,7 +81,7 @@ async function quoteOrder(deps: Pick<OrderServiceDeps, 'chains'>, currency: Serv
   }
   let reading;
   try {
-    reading = await deps.chains.adapter(currency.chainId).readUsdPriceFeed(currency.pricing.feed, {
+    reading = await deps.chains.adapter(currency.pricing.feedChainId).readUsdPriceFeed(currency.pricing.feed, {
       maxAgeSeconds: currency.pricing.maxAgeSeconds,
       nowSeconds: Math.floor(Date.now() / 1000),
     });
@@ -93,7 +93,7 @@ async function quoteOrder(deps: Pick<OrderServiceDeps, 'chains'>, currency: Serv
     amountUnits: unitsForUsd(usdMicros, currency.token.decimals, reading),
     usdValueMicros: usdMicros,
     rate: formatRate(reading),
-    rateSource: `price feed ${reading.feed} on chain ${currency.chainId}, round ${reading.roundId}, updated ${new Date(reading.updatedAt * 1000).toISOString()}`,
+    rateSource: `price feed ${reading.feed} on chain ${currency.pricing.feedChainId}, round ${reading.roundId}, updated ${new Date(reading.updatedAt * 1000).toISOString()}`,
   };
 }
 

@@ -14,7 +14,8 @@ export interface ServedPayCurrency {
   token: TokenConfig;
   native: boolean;
   /** Where the USD price comes from: 1:1 for stablecoins, else the chain's price feed. */
-  pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; maxAgeSeconds: number };
+  /** A feed is read on `feedChainId`: the chain itself, or the EVM chain a feed-less chain's coin is priced on. */
+  pricing: { kind: 'usd_pegged' } | { kind: 'price_feed'; feed: string; feedChainId: number; maxAgeSeconds: number };
 }
 
 export type PayCurrencyResolution =
@@ -36,7 +37,8 @@ export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCod
   if (token.usdPegged) {
     pricing = { kind: 'usd_pegged' };
   } else if (def.native && chain.nativeCurrency?.usdPriceFeed) {
-    pricing = { kind: 'price_feed', feed: chain.nativeCurrency.usdPriceFeed, maxAgeSeconds: chain.nativeCurrency.maxPriceAgeSeconds };
+    const feedChainId = chain.nativeCurrency.usdPriceFeedChainId ?? chain.chainId;
+    pricing = { kind: 'price_feed', feed: chain.nativeCurrency.usdPriceFeed, feedChainId, maxAgeSeconds: chain.nativeCurrency.maxPriceAgeSeconds };
   } else {
     return { ok: false, reason: 'no_price_source', message: `${code} cannot be priced in USD: no price feed is configured for ${def.token} on ${def.network}` };
   }

@@ -1,4 +1,5 @@
 import type { ChainAdapters } from '../chains/adapters';
+import { paymentDestination } from '../chains/family';
 import { formatUnits } from '../domain/money';
 import { canonicalPrice } from '../domain/order-resource';
 import { PAY_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
@@ -27,7 +28,10 @@ export interface PagePayment {
   network: string;
   /** The configured chain's own name, shown when it stands in for another (devnet). */
   chain_name: string;
+  /** Where the wallet sends: the deposit address, or (Stellar) the receiving account every payment shares. */
   address: string;
+  /** The memo the payment must carry (Stellar's MEMO_ID); without it the payment is held, not credited. */
+  memo: string | null;
   /** EIP-681 payment request: what the QR code and the wallet link carry. */
   uri: string;
   tx_hash: string | null;
@@ -80,7 +84,7 @@ function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: st
     chain_id: payment.source_chain_id,
     network,
     chain_name: chain.name,
-    address,
+    ...paymentDestination(adapter, address),
     uri: adapter.paymentUri({ address, tokenAddress, amountUnits: payment.source_amount_units, decimals: payment.source_decimals }),
     tx_hash: payment.payin_tx_hash,
   };

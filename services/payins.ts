@@ -5,12 +5,15 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
+import type { Logger } from '../lib/logger';
 import type { PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
+import { isNativeToken } from '../domain/payment';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
 import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
 import type { WorkerMetrics } from '../lib/metrics';
+import { quarantinePayins, recordQuarantinedEntries } from './ledger';
 import { routePayin } from './workflows';
 
 export interface PayinServiceDeps {
@@ -18,6 +21,7 @@ export interface PayinServiceDeps {
   chains: ChainAdapters;
   temporal: { client: Client; taskQueue: string };
   metrics: Pick<WorkerMetrics, 'payinDetectionLag'>;
+  log?: Logger;
 }
 
 /** Blocks the watcher steps back when its cursor block is no longer canonical. */
@@ -43,10 +47,12 @@ async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainC
 
 /**
  * Scans the next range (at most `maxBlocks`) after the chain's stored cursor for transfers of the configured tokens
- * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way; hands
- * each payin to the run that owns its address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs
- * deduplicate payins on their identity. Only after every payin of the range was handed over does the cursor move,
- * so none is ever dropped. Its cost grows with the blocks' transfers, not with the number of open payments.
+ * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way;
+ * records other tokens' transfers into them as quarantined (never payins); hands each payin to the run that owns its
+ * address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated,
+ * and runs deduplicate payins (and the ledger quarantined transfers) on their identity. Only after every payin of
+ * the range was handed over does the cursor move, so none is ever dropped. Its cost grows with the blocks'
+ * transfers, not with the number of open payments.
  */
 export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
   const { knex, chains } = deps;
@@ -62,7 +68,15 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
 
   const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
   const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
-  const payins = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  const received = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
+  // A token nobody configured decides nothing: its transfers are recorded for the operator and never handed to a run.
+  const served = (t: DetectedPayin) => isNativeToken(t.tokenAddress) || chains.registry.tokenByAddress(input.chainId, t.tokenAddress) !== undefined;
+  const payins = received.filter(served);
+  await recordQuarantinedEntries({ knex }, received.filter((t) => !served(t)).map((transfer) => ({ paymentId: paymentByAddress.get(transfer.to.toLowerCase())!, transfer })));
+  // Into the account every deposit shares but for no payment: quarantined for the operator before the cursor moves on.
+  const unmatched = transfers.filter((t) => adapter.sharedReceiver !== undefined && t.to === adapter.sharedReceiver);
+  await quarantinePayins({ knex }, unmatched);
+  for (const payin of unmatched) deps.log?.warn({ chainId: payin.chainId, txHash: payin.txHash, from: payin.from, amountUnits: payin.amountUnits }, 'payin quarantined for the operator: it names no payment');
   const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
     payins.map((payin: DetectedPayin) => {
@@ -84,14 +98,12 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
 
 /** Time from each payin's block to its hand-over, for the payin detection lag histogram. */
 async function observeDetectionLag(deps: PayinServiceDeps, chainId: number, payins: DetectedPayin[]): Promise<void> {
-  // Block times are read where the family's node serves them by number (EVM); other families are not observed yet.
-  if (deps.chains.adapter(chainId).family !== 'evm') return;
-  const { provider } = deps.chains.evm(chainId);
+  const adapter = deps.chains.adapter(chainId);
   const handedOverAt = Date.now() / 1000;
   for (const blockNumber of new Set(payins.map((p) => p.blockNumber))) {
-    const block = await provider.getBlock(blockNumber);
-    if (!block) continue;
-    const lag = Math.max(0, handedOverAt - block.timestamp);
+    const blockTime = await adapter.blockTime(blockNumber);
+    if (blockTime === null) continue;
+    const lag = Math.max(0, handedOverAt - blockTime);
     for (const payin of payins) if (payin.blockNumber === blockNumber) deps.metrics.payinDetectionLag.observe({ chain: String(chainId) }, lag);
   }
 }

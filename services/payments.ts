@@ -68,7 +68,7 @@ export function preparePayment(
   fields: DraftFields = PAYMENT_FIELDS,
 ): { payment: NewPayment; watchUntil: Date } {
   const { registry } = deps.chains;
-  const destinationToken = registry.findToken(app.payout_chain_id, app.payout_token_symbol);
+  const destinationToken = registry.findPayableToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
   const bridges = bridgeKindFor(registry, draft.sourceChainId, app.payout_chain_id, draft.sourceToken.symbol) !== undefined;
   const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
@@ -137,7 +137,7 @@ export async function createPayment(
 
   const sourceChainId = Number(command.source.chainId);
   if (!chains.registry.findChain(sourceChainId)) throw invalidField('source.chainId', `chain ${command.source.chainId} is not supported`);
-  const sourceToken = chains.registry.findToken(sourceChainId, command.source.tokenSymbol.toUpperCase());
+  const sourceToken = chains.registry.findPayableToken(sourceChainId, command.source.tokenSymbol.toUpperCase());
   if (!sourceToken) throw invalidField('source.tokenSymbol', `${command.source.tokenSymbol} is not supported on chain ${sourceChainId}`);
   let amountUnits: bigint;
   try {

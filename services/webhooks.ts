@@ -70,6 +70,24 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     return { ...response, sentAt };
   }
 
+  /** The claimed delivery's one attempt, its outcome written to the delivery log: 2xx is `delivered`, anything else `exhausted`. */
+  async function attemptAndRecord(deliveryId: string, event: Parameters<typeof attempt>[0]): Promise<{ status: 'delivered' | 'exhausted'; result: Attempt }> {
+    let result: Attempt;
+    try {
+      result = await attempt(event);
+    } catch (err) {
+      // E.g. a secret sealed under another key: still this event's one attempt.
+      result = nothingSent((err as Error).message);
+    }
+    const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
+    await recordWebhookDeliveryOutcome({
+      knex,
+      deliveryId,
+      outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
+    });
+    return { status, result };
+  }
+
   return {
     /**
      * AT MOST ONCE: one POST per (payment, event), never repeated, also when a worker dies mid-delivery. The
@@ -100,19 +118,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
       deps.afterWebhookClaim?.(eventType);
 
-      let result: Attempt;
-      try {
-        result = await attempt({ url, sealedSecret, envelope: (sentAt) => webhookEnvelope({ deliveryId, eventType, payment, sentAt }) });
-      } catch (err) {
-        // E.g. a secret sealed under another key: still this event's one attempt.
-        result = nothingSent((err as Error).message);
-      }
-      const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
-      await recordWebhookDeliveryOutcome({
-        knex,
-        deliveryId,
-        outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
-      });
+      const { status, result } = await attemptAndRecord(deliveryId, { url, sealedSecret, envelope: (sentAt) => webhookEnvelope({ deliveryId, eventType, payment, sentAt }) });
       const entry = { paymentId, eventType, deliveryId, url: loggableUrl(url), statusCode: result.statusCode, error: result.error };
       if (status === 'delivered') log.info(entry, 'webhook delivered');
       else log.warn(entry, 'webhook delivery failed; it is not retried');
@@ -129,18 +135,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const { webhook_url: url, webhook_secret_ciphertext: sealedSecret } = app;
       const deliveryId = randomUUID();
       await claimWebhookDelivery({ knex, delivery: { delivery_id: deliveryId, app_id: appId, payment_id: null, event_type: WEBHOOK_TEST_EVENT, url } });
-      let result: Attempt;
-      try {
-        result = await attempt({ url, sealedSecret, envelope: (sentAt) => webhookTestEnvelope({ deliveryId, appId, sentAt }) });
-      } catch (err) {
-        result = nothingSent((err as Error).message);
-      }
-      const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
-      await recordWebhookDeliveryOutcome({
-        knex,
-        deliveryId,
-        outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
-      });
+      const { status, result } = await attemptAndRecord(deliveryId, { url, sealedSecret, envelope: (sentAt) => webhookTestEnvelope({ deliveryId, appId, sentAt }) });
       return { deliveryId, status, statusCode: result.statusCode, error: result.error };
     },
   };

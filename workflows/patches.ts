@@ -26,4 +26,15 @@ export const PATCHES = {
    * contract (burnForBridge / mintFromBridge, which no worker serves any more: replay only).
    */
   realBridges: 'real-bridges',
+  /**
+   * A payment run's read-model writes and chain writes run as local activities (markers in the history) instead of
+   * activity tasks; the chain waits and webhook deliveries stay activity tasks. Runs recorded before it keep
+   * activity tasks for every step.
+   */
+  localSteps: 'local-steps',
+  /**
+   * A payin that confirms when the counted ones already add up is refunded whole instead of counted (before it, two
+   * payins confirming together both counted, and the excess went back as an overpayment's).
+   */
+  countUntilPaid: 'count-until-paid',
 } as const;

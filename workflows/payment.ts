@@ -6,6 +6,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -26,6 +27,14 @@ import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types'
 
 const readModel = proxyActivities<PaymentActivities>(readModelOptions);
 const chainWrites = proxyActivities<PaymentActivities>(chainWriteOptions);
+/**
+ * The same steps as local activities (PATCHES.localSteps): run by the worker that runs the workflow task, recorded
+ * as markers, so a run of consecutive steps costs one workflow task instead of a task-queue round trip each. Every
+ * one of them is idempotent (read-model writes by sequence, chain writes by intent key), which a local activity
+ * re-run after a worker crash needs.
+ */
+const localReadModel = proxyLocalActivities<PaymentActivities>(readModelOptions);
+const localChainWrites = proxyLocalActivities<PaymentActivities>(chainWriteOptions);
 const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
 const retiredBridge = proxyActivities<RetiredBridgeActivities>(chainWriteOptions);
 
@@ -71,8 +80,14 @@ class PaymentRun {
   private readonly background: Array<Promise<void>> = [];
   /** `retryChainStep` signals received: each lets the chain steps waiting for an operator try again. */
   private operatorRetries = 0;
+  private readonly readModel: typeof readModel;
+  private readonly chainWrites: typeof chainWrites;
 
   constructor(private readonly paymentId: string) {
+    // Decided once, before the run's first step: a run recorded before the patch keeps its steps as activity tasks.
+    const localSteps = patched(PATCHES.localSteps);
+    this.readModel = localSteps ? localReadModel : readModel;
+    this.chainWrites = localSteps ? localChainWrites : chainWrites;
     setHandler(payinDetectedSignal, (payin) => {
       const known = this.payins.get(payinId(payin));
       // The watcher re-sends after reorgs and restarts; only a payin we saw vanish may come back.
@@ -87,7 +102,7 @@ class PaymentRun {
   }
 
   async run(): Promise<PaymentStatus> {
-    this.terms = await readModel.loadPaymentTerms({ paymentId: this.paymentId });
+    this.terms = await this.readModel.loadPaymentTerms({ paymentId: this.paymentId });
     void sleep(Math.max(0, Date.parse(this.terms.expiresAt) - workflowInfo().startTime.getTime())).then(() => {
       this.expired = true;
     });
@@ -110,7 +125,7 @@ class PaymentRun {
       break;
     }
     await this.drain();
-    await readModel.extendDepositWatch({ paymentId: this.paymentId });
+    await this.readModel.extendDepositWatch({ paymentId: this.paymentId });
     return this.status;
   }
 
@@ -129,7 +144,7 @@ class PaymentRun {
   private async transition(status: PaymentStatus, fields: Pick<PaymentTransition, 'payin' | 'payout'> = {}): Promise<void> {
     this.status = status;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: status }]);
-    await readModel.recordPaymentTransition({ paymentId: this.paymentId, status, sequence: ++this.sequence, ...fields });
+    await this.readModel.recordPaymentTransition({ paymentId: this.paymentId, status, sequence: ++this.sequence, ...fields });
     const parent = workflowInfo().parent;
     if (parent) {
       // A legacy order follows its payment. An order that has ended no longer listens; that is not an error.
@@ -140,7 +155,7 @@ class PaymentRun {
   }
 
   private recordPayin(payin: DetectedPayin, status: 'detected' | 'confirmed' | 'dropped', disposition?: 'payment' | 'refund'): Promise<void> {
-    return readModel.recordPayin({ paymentId: this.paymentId, payin, status, disposition, sequence: ++this.sequence });
+    return this.readModel.recordPayin({ paymentId: this.paymentId, payin, status, disposition, sequence: ++this.sequence });
   }
 
   /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
@@ -187,7 +202,9 @@ class PaymentRun {
       }
       return;
     }
-    if (!this.collecting) {
+    // Payins count in the order they confirm, until they add up: one confirming beside the one that paid (a
+    // multisend, or two in one block) is returned whole, not counted into an overpayment.
+    if (!this.collecting || (this.paid() && patched(PATCHES.countUntilPaid))) {
       await this.refundConfirmed(result.payin, result.payin.amountUnits, 'arrived after the payment was paid or expired');
       return;
     }
@@ -214,7 +231,7 @@ class PaymentRun {
     this.track(payin, 'refunding');
     await this.recordPayin(payin, 'confirmed', 'refund');
     await this.landed(
-      await this.chainStep(() => chainWrites.sweepDeposit({
+      await this.chainStep(() => this.chainWrites.sweepDeposit({
         intentKey: intentKeys.refund(payinId(payin)),
         paymentId: this.paymentId,
         chainId: payin.chainId,
@@ -229,7 +246,7 @@ class PaymentRun {
 
   /** Dust is held at the deposit address, recorded on the payin, rather than refunded at a loss. */
   private async heldAsDust(payin: ConfirmedPayin, amountUnits: string): Promise<boolean> {
-    if (!(await readModel.holdDust({ paymentId: this.paymentId, payin, amountUnits })).held) return false;
+    if (!(await this.readModel.holdDust({ paymentId: this.paymentId, payin, amountUnits })).held) return false;
     this.track(payin, 'held');
     return true;
   }
@@ -247,7 +264,8 @@ class PaymentRun {
       try {
         return await step();
       } catch (err) {
-        const cause = err instanceof ActivityFailure ? err.cause : undefined;
+        // An activity task's failure wraps the activity's error; a local activity's may arrive as that error itself.
+        const cause = err instanceof ActivityFailure ? err.cause : err;
         if (!(cause instanceof ApplicationFailure && cause.type === 'EstimateReverted')) throw err;
         const seen = this.operatorRetries;
         log.error('a chain step would revert; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, error: cause.message });
@@ -309,7 +327,7 @@ class PaymentRun {
     const { source, destination, route } = this.terms;
     const required = BigInt(source.amountUnits);
     const sweep = await this.chainStep(() =>
-      chainWrites.sweepDeposit({
+      this.chainWrites.sweepDeposit({
         intentKey: intentKeys.sweep(this.paymentId),
         paymentId: this.paymentId,
         chainId: source.chainId,
@@ -321,7 +339,7 @@ class PaymentRun {
     );
     const excessUnits = (received - required).toString();
     const excessRefund = () =>
-      chainWrites.sweepDeposit({
+      this.chainWrites.sweepDeposit({
         intentKey: intentKeys.refund(payinId(completing)),
         paymentId: this.paymentId,
         chainId: source.chainId,
@@ -352,14 +370,14 @@ class PaymentRun {
     // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
     const visible = patched(PATCHES.adversarialMoneyPath);
     let waited = false;
-    while (!(await chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
+    while (!(await this.chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
       if (visible && !waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: 'treasury_short' }]);
       waited = true;
       await sleep(LIQUIDITY_RECHECK);
     }
     if (visible && waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
-    const payout = await this.chainStep(() => chainWrites.transferFromTreasury({
+    const payout = await this.chainStep(() => this.chainWrites.transferFromTreasury({
       intentKey: intentKeys.payout(this.paymentId),
       paymentId: this.paymentId,
       chainId: destination.chainId,
@@ -389,15 +407,15 @@ class PaymentRun {
    */
   private async bridge(amountUnits: string): Promise<void> {
     const { source, destination } = this.terms;
-    const quote = await chainWrites.quoteBridge({
+    const quote = await this.chainWrites.quoteBridge({
       paymentId: this.paymentId, sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits,
     });
     log.info('bridging', { paymentId: this.paymentId, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
-    const approval = await this.chainStep(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
+    const approval = await this.chainStep(() => this.chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
     if (approval) await this.landed(approval);
-    const started = await this.landed(await this.chainStep(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
+    const started = await this.landed(await this.chainStep(() => this.chainWrites.startBridge({ paymentId: this.paymentId, quote })));
     const arrival = await this.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash: started.txHash });
-    const finish = await this.chainStep(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
+    const finish = await this.chainStep(() => this.chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
     if (finish) await this.landed(finish);
   }
 

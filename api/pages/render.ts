@@ -92,12 +92,24 @@ async function paymentDetails(state: PageState): Promise<string> {
       <div class="value-row"><span class="value" id="pay-network" aria-labelledby="network-label">${esc(p.network)}${networkNote}</span></div>
     </div>
     <div class="field">
-      <span class="field-label" id="address-label">Deposit address</span>
+      <span class="field-label" id="address-label">${p.memo ? 'Address' : 'Deposit address'}</span>
       <div class="value-row">
         <code class="value address" id="deposit-address" aria-labelledby="address-label">${esc(p.address)}</code>
         <button type="button" class="copy" data-copy="${esc(p.address)}" aria-label="Copy deposit address">Copy</button>
       </div>
-    </div>
+    </div>${
+      p.memo
+        ? `
+    <div class="field memo" role="note">
+      <span class="field-label" id="memo-label">Memo (ID) — required</span>
+      <div class="value-row">
+        <code class="value address" id="pay-memo" aria-labelledby="memo-label">${esc(p.memo)}</code>
+        <button type="button" class="copy" data-copy="${esc(p.memo)}" aria-label="Copy memo ${esc(p.memo)}">Copy</button>
+      </div>
+      <p class="memo-warning">Enter this memo in your wallet. A payment without it cannot be matched to your order and waits for manual handling.</p>
+    </div>`
+        : ''
+    }
     ${state.mobile ? `<a class="button wallet" href="${esc(p.uri)}">Open in wallet app</a>
     <details class="qr-details"><summary>Show QR code</summary>${qrFigure}</details>` : `${qrFigure}
     <a class="button wallet secondary" href="${esc(p.uri)}">Open in wallet app</a>`}

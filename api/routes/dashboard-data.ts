@@ -6,7 +6,9 @@ import { listAppOrders, listCallbackAttempts, findOrderById } from '../../db/que
 import { findPaymentById, listAppPayments, listAppPaymentsChangedSince, listPaymentStatusEvents } from '../../db/queries/payments';
 import { listAppWebhookDeliveries } from '../../db/queries/webhook-deliveries';
 import type { MerchantAppRow } from '../../db/tables';
+import { PAYMENT_STATUSES } from '../../domain/payment';
 import { paymentData } from '../../domain/payment-resource';
+import { listQuarantinedTransfers } from '../../services/ledger';
 import { merchantStats } from '../../services/stats';
 import { paymentWorkflowId } from '../../services/workflows';
 import { notFound } from '../errors';
@@ -54,6 +56,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       chains: deps.chains.registry.chains.map((c) => ({ chainId: String(c.chainId), name: c.name, explorerUrl: c.explorerUrl ?? null, tokens: Object.keys(c.tokens) })),
       temporalUiUrl: deps.temporalUi?.url ?? null,
       devMailSinkUrl: deps.devMailSinkUrl ?? null,
+      paymentStatuses: PAYMENT_STATUSES,
     };
   });
 
@@ -93,9 +96,10 @@ export function dashboardDataRoutes<S extends DeveloperState>(
     const paymentId = parseOrThrow(paymentIdParamSchema, ctx.params.paymentId, 'payment id', 'paymentId');
     const payment = await findPaymentById({ knex, id: paymentId });
     if (!payment || payment.app_id !== app.app_id) throw notFound(`payment ${paymentId}`);
-    const [events, deliveries] = await Promise.all([
+    const [events, deliveries, quarantined] = await Promise.all([
       listPaymentStatusEvents({ knex, paymentId }),
       listAppWebhookDeliveries({ knex, appId: app.app_id, filter: { paymentId }, limit: 100 }),
+      listQuarantinedTransfers({ knex }, paymentId),
     ]);
     const workflowId = paymentWorkflowId(paymentId);
     ctx.body = {
@@ -108,6 +112,15 @@ export function dashboardDataRoutes<S extends DeveloperState>(
         workflow: deps.temporalUi ? `${deps.temporalUi.url}/namespaces/${encodeURIComponent(deps.temporalUi.namespace)}/workflows/${encodeURIComponent(workflowId)}` : null,
       },
       deliveries: deliveries.map(toWebhookDeliveryRecord),
+      quarantined: quarantined.map((q) => ({
+        chainId: String(q.chainId),
+        tokenAddress: q.tokenAddress,
+        amountUnits: q.amountUnits,
+        txHash: q.txHash,
+        logIndex: q.logIndex,
+        txLink: txLink(q.chainId, q.txHash),
+        recordedAt: q.recordedAt.toISOString(),
+      })),
     };
   });
 

@@ -17,7 +17,8 @@ export interface DevnetChain {
   chainId: number; name: string; rpcUrl: string;
   tokens: { USDC: DevnetToken; USDT: DevnetToken; CUSD: DevnetToken };
   depositFactory: string; forwarderInitCodeHash: string;
-  priceFeeds: { ETH_USD: string };
+  /** TON_USD prices the TON devnet's coin (TON has no on-chain feeds of its own; docs/chains.md). */
+  priceFeeds: { ETH_USD: string; TON_USD: string };
   /** A batch sender (several token transfers in one transaction), for tests of multisend payins. */
   multiSend: string;
 }
@@ -176,6 +177,7 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
     await call('TestStablecoin', cusd, 'mint', customer.address, 10_000n * 10n ** BigInt(CUSD_DECIMALS));
     // Deployed after everything above, so none of those addresses moves.
     const multiSend = await deploy('MultiSend');
+    const tonUsd = await deploy('MockPriceFeed', 8, 5n * 10n ** 8n, 'TON / USD');
     return {
       chainId: node.spec.chainId,
       name: node.spec.name,
@@ -187,7 +189,7 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
       },
       depositFactory,
       forwarderInitCodeHash: keccak256(artifact('DepositForwarder').bytecode),
-      priceFeeds: { ETH_USD: ethUsd },
+      priceFeeds: { ETH_USD: ethUsd, TON_USD: tonUsd },
       multiSend,
     };
   } finally {

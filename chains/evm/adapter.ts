@@ -59,12 +59,17 @@ export class EvmAdapter implements ChainAdapter {
     return (await this.provider.getBlock(n))?.hash ?? null;
   }
 
-  /** One `eth_getLogs` for the configured tokens over the range (plus the blocks' native transfers when the coin is served). */
+  async blockTime(n: number): Promise<number | null> {
+    return (await this.provider.getBlock(n))?.timestamp ?? null;
+  }
+
+  /**
+   * One `eth_getLogs` for every token's `Transfer` over the range (the caller keeps those into its deposits and
+   * tells configured tokens from others), plus the blocks' native transfers when the coin is served.
+   */
   async scanPayins(input: { fromBlock: number; toBlock: number; heartbeat: () => void }): Promise<DetectedPayin[]> {
-    const { chainId } = this.config;
-    const range = { provider: this.provider, chainId, fromBlock: input.fromBlock, toBlock: input.toBlock };
-    const tokens = Object.values(this.config.tokens).map((t) => t.address);
-    const transfers = await readTokenTransfers({ ...range, tokens });
+    const range = { provider: this.provider, chainId: this.config.chainId, fromBlock: input.fromBlock, toBlock: input.toBlock };
+    const transfers = await readTokenTransfers(range);
     input.heartbeat();
     if (this.config.nativeCurrency) transfers.push(...(await readNativeTransfers(range)));
     input.heartbeat();

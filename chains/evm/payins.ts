@@ -26,24 +26,12 @@ function payinFromLog(chainId: number, log: Log): DetectedPayin {
 }
 
 /**
- * Every ERC-20 transfer of the given token contracts in the block range, whoever receives it: the caller matches
- * recipients against its deposit addresses. One `eth_getLogs` per range, whatever the number of open payments;
- * transfers of any other contract are never read.
+ * Every ERC-20 transfer in the block range, of any contract, whoever receives it: the caller matches recipients
+ * against its deposit addresses, counts the configured tokens' transfers as payins and quarantines the others. One
+ * `eth_getLogs` per range (by topic, not by contract), whatever the number of open payments.
  */
-export async function readTokenTransfers(options: {
-  provider: JsonRpcProvider;
-  chainId: number;
-  tokens: string[];
-  fromBlock: number;
-  toBlock: number;
-}): Promise<DetectedPayin[]> {
-  if (options.tokens.length === 0) return [];
-  const logs = await options.provider.getLogs({
-    address: options.tokens,
-    fromBlock: options.fromBlock,
-    toBlock: options.toBlock,
-    topics: [TRANSFER_TOPIC],
-  });
+export async function readTokenTransfers(options: { provider: JsonRpcProvider; chainId: number; fromBlock: number; toBlock: number }): Promise<DetectedPayin[]> {
+  const logs = await options.provider.getLogs({ fromBlock: options.fromBlock, toBlock: options.toBlock, topics: [TRANSFER_TOPIC] });
   return logs.filter(isTransferLog).map((log) => payinFromLog(options.chainId, log));
 }
 

@@ -125,6 +125,11 @@ export class SolanaAdapter implements ChainAdapter {
     return Promise.resolve(`slot:${n}`);
   }
 
+  async blockTime(n: number): Promise<number | null> {
+    const time = await this.rpc.getBlockTime(BigInt(n)).send();
+    return time === null ? null : Number(time);
+  }
+
   /**
    * Reads every watched deposit's token account (its payment's token) in `getMultipleAccounts` batches (100
    * accounts a call, only the 8 amount bytes), then the history of the funded ones only: the cost grows with
@@ -209,9 +214,8 @@ export class SolanaAdapter implements ChainAdapter {
     return value[0] ?? null;
   }
 
-  private async blockTime(slot: bigint): Promise<string> {
-    const time = await this.rpc.getBlockTime(slot).send();
-    return new Date(Number(time ?? 0n) * 1000).toISOString();
+  private async confirmedAt(slot: bigint): Promise<string> {
+    return new Date(((await this.blockTime(Number(slot))) ?? 0) * 1000).toISOString();
   }
 
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
@@ -219,7 +223,7 @@ export class SolanaAdapter implements ChainAdapter {
     if (!status) return { state: 'missing' };
     if (status.err) return { state: 'dropped' };
     if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending' };
-    return { state: 'confirmed', payin: { ...payin, blockNumber: Number(status.slot), confirmedAt: await this.blockTime(status.slot) } };
+    return { state: 'confirmed', payin: { ...payin, blockNumber: Number(status.slot), confirmedAt: await this.confirmedAt(status.slot) } };
   }
 
   private async instructions(action: ChainAction, treasury: KeyPairSigner): Promise<{ to: string; instructions: Instruction[] }> {
@@ -319,7 +323,7 @@ export class SolanaAdapter implements ChainAdapter {
       const status = await this.status(txHash);
       if (!status) continue;
       if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash };
-      return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded: status.err === null, confirmedAt: await this.blockTime(status.slot) };
+      return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded: status.err === null, confirmedAt: await this.confirmedAt(status.slot) };
     }
     return { state: 'unmined' };
   }

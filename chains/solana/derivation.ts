@@ -36,8 +36,8 @@ export function derivePrivateKey(seed: Uint8Array, path: number[]): Buffer {
   return path.reduce(hardenedChild, master(seed)).key;
 }
 
-/** `m/44'/501'/0'` followed by the payment id's 128 bits in 31-bit groups. */
-export function depositPath(paymentId: string): number[] {
+/** `m/44'/<coin type>'/0'` followed by the payment id's 128 bits in 31-bit groups (Solana 501, TON 607, Tron 195). */
+export function depositPath(paymentId: string, coinType = 501): number[] {
   const hex = paymentId.replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/i.test(hex)) throw new Error(`payment id ${paymentId} is not a UUID`);
   let bits = BigInt(`0x${hex}`);
@@ -46,12 +46,17 @@ export function depositPath(paymentId: string): number[] {
     groups.unshift(Number(bits & 0x7fff_ffffn));
     bits >>= 31n;
   }
-  return [44, 501, 0, ...groups];
+  return [44, coinType, 0, ...groups];
+}
+
+/** The 32-byte ed25519 public key of a 32-byte private key (seed). */
+export function ed25519PublicKey(privateKey: Uint8Array): Buffer {
+  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, privateKey]), format: 'der', type: 'pkcs8' });
+  const { x } = createPublicKey(key).export({ format: 'jwk' });
+  return Buffer.from(x!, 'base64url');
 }
 
 /** The base58 public key of a 32-byte ed25519 private key. */
 export function publicAddress(privateKey: Uint8Array): string {
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, privateKey]), format: 'der', type: 'pkcs8' });
-  const { x } = createPublicKey(key).export({ format: 'jwk' });
-  return getBase58Decoder().decode(Buffer.from(x!, 'base64url'));
+  return getBase58Decoder().decode(ed25519PublicKey(privateKey));
 }

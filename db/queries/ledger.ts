@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { LedgerAccount, LedgerEntry, LedgerKind } from '../../domain/ledger';
+import type { LedgerEntryRow } from '../tables';
 
 /** Records a movement once: an entry whose ref exists already changes nothing (retries converge). */
 export async function insertLedgerEntries(options: { knex: Knex; entries: LedgerEntry[] }): Promise<void> {
@@ -67,4 +68,9 @@ export async function bookDepositAddresses(options: { knex: Knex; chainId: numbe
     .whereIn('l.debit_account', ['deposit', 'held'])
     .distinct()
     .pluck<string[]>('p.deposit_address');
+}
+
+/** One payment's entries of a kind, oldest first. */
+export async function listPaymentLedgerEntries(options: { knex: Knex; paymentId: string; kind: LedgerKind }): Promise<LedgerEntryRow[]> {
+  return options.knex<LedgerEntryRow>('ledger_entries').where({ payment_id: options.paymentId, kind: options.kind }).orderBy('id');
 }

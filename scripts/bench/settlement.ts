@@ -5,7 +5,7 @@ import { devnetRpc } from '../../chains/devnet/devnet';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { ChainRegistry } from '../../chains/registry';
 import type { PaymentStatus } from '../../domain/payment';
-import type { Stack } from '../stack';
+import type { DevStackEvmChain, Stack } from '../stack';
 import { CONCURRENCY, createBody } from './create';
 import { percentile, type Figure } from './report';
 
@@ -69,7 +69,7 @@ interface Settled {
 
 /** The devnet customer paying deposit addresses 1.25 USDC each, without waiting for blocks (it counts its own nonces). */
 export async function customerPayer(stack: Stack, provider: JsonRpcProvider): Promise<{ pay(to: string): Promise<string> }> {
-  const chain = stack.info.chains.find((c) => c.chainId === CHAIN_ID)!;
+  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
   const wallet = new Wallet(stack.info.customer.privateKey, provider);
   const usdc = new Contract(chain.tokens.USDC.address, erc20Abi, provider);
   const transfer = (to: string) => usdc.interface.encodeFunctionData('transfer', [to, parseUnits(PAYMENT_AMOUNT, 6)]);
@@ -165,7 +165,7 @@ async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provide
  */
 export async function benchSettlement(stack: Stack, knex: Knex, options: { blockTimeMs: number; batch: number }, log: (line: string) => void): Promise<Figure[]> {
   const { batch } = options;
-  const chain = stack.info.chains.find((c) => c.chainId === CHAIN_ID)!;
+  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
   const registry = ChainRegistry.fromFile(stack.config.chainsFile).chain(CHAIN_ID);
   const provider = new JsonRpcProvider(chain.rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   // Blocks at the block time only, as on a live chain (the devnet otherwise mines every transaction at once).

@@ -26,6 +26,9 @@ export interface ProdStackOptions {
     temporalUi: number;
     chains: [number, number];
     solana: number;
+    ton: number;
+    tron: number;
+    stellar: number;
     mailSink: { smtp: number; http: number };
   };
   blockTimeMs: number;
@@ -85,7 +88,7 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
       persistent: options.persistent,
       api: false,
       worker: false,
-      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, chains: options.ports.chains, solana: options.ports.solana, mailSink: options.ports.mailSink },
+      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, chains: options.ports.chains, solana: options.ports.solana, ton: options.ports.ton, tron: options.ports.tron, stellar: options.ports.stellar, mailSink: options.ports.mailSink },
       blockTimeMs: options.blockTimeMs,
       env: { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address },
       log,

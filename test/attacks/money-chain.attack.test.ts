@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { Contract, ContractFactory, Wallet, parseUnits } from 'ethers';
-import { compileContracts } from '../../chains/devnet/compile';
+import { Contract, Wallet, parseUnits } from 'ethers';
 import { devnetRpc } from '../../chains/devnet/devnet';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { findChainTx } from '../../db/queries/chain-txs';
@@ -16,11 +15,14 @@ import { listPayins } from '../../db/queries/payins';
 import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { Stack } from '../../scripts/stack';
+import { listQuarantinedTransfers } from '../../services/ledger';
 import { latePayinWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal } from '../../workflows/messages';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
+import { bearer, login } from '../merchant/helpers';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, providerFor, signCustomerTransfer, tokenAddress, tokenBalance } from '../support/chain';
+import { request } from '../support/http';
+import { customerTransfer, deployFakeStablecoin, providerFor, signCustomerTransfer, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -77,24 +79,44 @@ describe('attacks on the money path', function () {
     }, 300);
   }
 
-  it('a fake-token Transfer event to the deposit address before the real payment: ignored, the payment completes', async () => {
+  it('a fake-token Transfer event to the deposit address before the real payment: quarantined, the payment completes', async () => {
     const payment = await newPayment('fake-token', '5');
-    const attacker = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, CHAIN));
-    const { abi, bytecode } = compileContracts().TestStablecoin!;
-    const fake = (await new ContractFactory(abi, bytecode, attacker).deploy('USD Coin', 'USDC', 6)) as Contract;
-    await fake.waitForDeployment();
-    await ((await fake.getFunction('mint')(attacker.address, units('1000'))) as { wait(): Promise<unknown> }).wait();
-    await ((await fake.getFunction('transfer')(payment.source.receiverAddress, units('5'))) as { wait(): Promise<unknown> }).wait();
+    const fake = await deployFakeStablecoin(stack.info, CHAIN);
+    const sendFake = (amount: string) => fake.send(payment.source.receiverAddress, amount);
+    const before = await sendFake('5');
     const merchantBefore = await tokenBalance(stack.info, CHAIN, 'USDC', merchant);
 
     await customerTransfer(stack.info, CHAIN, 'USDC', payment.source.receiverAddress, '5');
     const { payment: done, seen } = await waitForStatus(api, payment.id, 'payment_completed', 120_000);
     assert.ok(!seen.includes('payment_bounced') && !seen.includes('payment_refunded'), seen.join(' → '));
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
+
+    // Sent again once the payment is paid (the late-payin window): still only quarantined, no refund run.
+    const after = await sendFake('7');
+    const quarantined = await eventually('both fake transfers to be quarantined', 60_000, async () => {
+      const rows = await listQuarantinedTransfers({ knex: services.knex }, payment.id);
+      return rows.length === 2 ? rows : undefined;
+    });
+    assert.deepEqual(
+      quarantined.map((q) => [q.chainId, q.tokenAddress, q.txHash, q.amountUnits]),
+      [[CHAIN, fake.address.toLowerCase(), before, units('5').toString()], [CHAIN, fake.address.toLowerCase(), after, units('7').toString()]],
+    );
     const payins = await listPayins({ knex: services.knex, paymentId: payment.id });
     assert.deepEqual(payins.map((p) => p.disposition), ['payment'], 'the fake token is never a payin');
-    const fakeAtDeposit = (await new Contract(await fake.getAddress(), erc20Abi, attacker.provider).getFunction('balanceOf')(payment.source.receiverAddress)) as bigint;
-    assert.equal(fakeAtDeposit, units('5'), 'no treasury gas spent returning it');
+    const latePayinRun = services.client.workflow.getHandle(latePayinWorkflowId({ chainId: CHAIN, txHash: after, logIndex: quarantined[1]!.logIndex }));
+    await assert.rejects(latePayinRun.describe(), (err: Error) => err.name === 'WorkflowNotFoundError', 'no late-payin run refunds it');
+    assert.equal((await getPayment(api, payment.id, key)).status, 'payment_completed', 'the status never moves');
+    const fakeAtDeposit = (await new Contract(fake.address, erc20Abi, providerFor(stack.info, CHAIN)).getFunction('balanceOf')(payment.source.receiverAddress)) as bigint;
+    assert.equal(fakeAtDeposit, units('12'), 'no treasury gas spent returning it');
+
+    // The merchant sees them on the payment's dashboard page.
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!, stack.info.demoMerchant.developerEmail);
+    const page = await request<{ quarantined: Array<{ tokenAddress: string; amountUnits: string; txHash: string }> }>(
+      `${stack.info.merchantApiUrl}/apps/${stack.info.demoMerchant.appId}/payments/${payment.id}`,
+      { headers: bearer(session.token) },
+    );
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual(page.body.quarantined.map((q) => [q.tokenAddress, q.amountUnits, q.txHash]), quarantined.map((q) => [q.tokenAddress, q.amountUnits, q.txHash]));
   });
 
   it('a 1-unit USDC transfer before the real payment: counted, never bounces it; the dust excess is held, not refunded at a loss', async () => {
@@ -290,6 +312,8 @@ describe('attacks on the money path', function () {
     const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/reconcile.ts'], { env: { ...process.env, ...stack.env } });
     console.log(stdout);
     assert.match(stdout, /chain 8453 USDC: payins .* — ok/);
+    // The fake token's book: its transfers on record as quarantined, never payins.
+    assert.match(stdout, /chain 8453 0x[0-9a-f]{40}: payins 0 = .*; quarantined 12000000 \(a token nobody configured, never counted\) — ok/);
     assert.doesNotMatch(stdout, /DIFFERENCE/);
   });
 });

@@ -10,7 +10,7 @@ import type { Stack } from '../../scripts/stack';
 import { uniqueOrderId } from '../api/helpers';
 import { bearer, login, uniqueEmail } from '../merchant/helpers';
 import { createPayment, paymentBody } from '../support/api';
-import { customerTransfer } from '../support/chain';
+import { customerTransfer, deployFakeStablecoin } from '../support/chain';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
@@ -146,6 +146,51 @@ describe('merchant dashboard in Chromium', function () {
     await shot('apps');
   });
 
+  it('switches keyless creates on and off after a confirmation that says what it does; the API follows', async () => {
+    const section = page.getByRole('region', { name: 'Payments without an API key' });
+    const state = section.getByTestId('keyless-state');
+    const keylessCreate = () => request(`${stack.info.paymentApiUrl}/payments`, { body: { ...paymentBody({ orderId: uniqueOrderId('keyless'), chainId: '8453' }), appId } });
+    await state.filter({ hasText: 'Keyless payments are off' }).waitFor();
+    assert.equal((await keylessCreate()).status, 403, 'off for a new app');
+
+    await section.getByRole('button', { name: 'Turn on keyless payments' }).click();
+    const confirm = section.getByRole('group', { name: 'Confirm: turn on keyless payments' });
+    assert.match((await confirm.textContent())!, /Anyone who knows this app id can then create payments for it without an API key/);
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await state.getAttribute('data-keyless'), 'false', 'cancel changes nothing');
+    await section.getByRole('button', { name: 'Turn on keyless payments' }).click();
+    await confirm.getByRole('button', { name: 'Confirm: turn on keyless payments' }).click();
+    await state.filter({ hasText: 'Keyless payments are on' }).waitFor();
+    const created = await keylessCreate();
+    assert.equal(created.status, 201, created.text);
+    assert.equal((created.body as PaymentResource).keyless, true);
+    await shot('apps-keyless-on');
+
+    await section.getByRole('button', { name: 'Turn off keyless payments' }).click();
+    const confirmOff = section.getByRole('group', { name: 'Confirm: turn off keyless payments' });
+    assert.match((await confirmOff.textContent())!, /refused \(403 keyless_payments_disabled\)/);
+    await confirmOff.getByRole('button', { name: 'Confirm: turn off keyless payments' }).click();
+    await state.filter({ hasText: 'Keyless payments are off' }).waitFor();
+    assert.equal((await keylessCreate()).status, 403, 'refused again');
+  });
+
+  it('shows why switching keyless creates failed', async () => {
+    const section = page.getByRole('region', { name: 'Payments without an API key' });
+    // An API failure (a 503 stands in for an outage): the page says so and keeps showing the state it had.
+    await page.route(`**/v1/merchant-api/apps/${appId}`, (route) =>
+      route.request().method() === 'PATCH' ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'unavailable', message: 'the merchant API is unavailable' }) }) : route.fallback(),
+    );
+    try {
+      await section.getByRole('button', { name: 'Turn on keyless payments' }).click();
+      await section.getByRole('button', { name: 'Confirm: turn on keyless payments' }).click();
+      await section.getByRole('alert').filter({ hasText: 'the merchant API is unavailable' }).waitFor();
+      assert.equal(await section.getByTestId('keyless-state').getAttribute('data-keyless'), 'false');
+      await section.getByRole('button', { name: 'Cancel' }).click();
+    } finally {
+      await page.unroute(`**/v1/merchant-api/apps/${appId}`);
+    }
+  });
+
   it('shows a payment created through the API reach payment_completed live, without reloading', async () => {
     payment = await createPayment(stack.info.paymentApiUrl, ordersKey, paymentBody({ orderId: uniqueOrderId('dash'), chainId: '8453', amount: '3' }));
     await nav('Payments').click();
@@ -158,7 +203,10 @@ describe('merchant dashboard in Chromium', function () {
     await shot('payments');
   });
 
-  it("opens the payment's page: timeline, transaction hashes, webhook deliveries, workflow link", async () => {
+  it("opens the payment's page: timeline, transaction hashes, webhook deliveries, workflow link, quarantined transfers", async () => {
+    // A token nobody configured, sent to the deposit address: listed apart, never counted.
+    const fake = await deployFakeStablecoin(stack.info, 8453);
+    const fakeTx = await fake.send(payment.source.receiverAddress, '2');
     await page.locator(`tr[data-payment-id="${payment.id}"]`).getByRole('link').click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const statuses = await page.getByRole('list', { name: 'Status timeline' }).locator('li').evaluateAll((items) => items.map((i) => i.getAttribute('data-status')));
@@ -177,6 +225,9 @@ describe('merchant dashboard in Chromium', function () {
         `${stack.info.temporalUiUrl}/namespaces/${stack.config.temporal.namespace}/workflows/payment-${payment.id}`,
       );
     }
+    const quarantined = page.getByRole('table', { name: 'Quarantined transfers' });
+    await quarantined.getByText(fakeTx).waitFor({ timeout: 60_000 });
+    assert.match((await quarantined.textContent())!, new RegExp(`${fake.address.toLowerCase()}.*2000000`, 's'));
     await shot('payment');
   });
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createSolanaRpc } from '@solana/kit';
 import { Contract, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { listPayins } from '../../db/queries/payins';
@@ -15,6 +16,7 @@ import { chainWatcherWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
+import { solanaChain } from '../support/solana';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -39,6 +41,21 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
     merchant = stack.info.demoMerchant.payout.address;
   });
   after(async () => services?.close());
+
+  it("each family's adapter reads a block's time as its node has it (the detection-lag histogram's clock)", async () => {
+    const evm = services.chains.adapter(8453);
+    const evmHead = await evm.head();
+    assert.equal(await evm.blockTime(evmHead), (await providerFor(stack.info, 8453).getBlock(evmHead))!.timestamp);
+    const solana = services.chains.adapter(Number(solanaChain(stack.info).chainId));
+    const slot = await solana.head();
+    const time = await solana.blockTime(slot);
+    assert.equal(time, Number(await createSolanaRpc(solanaChain(stack.info).rpcUrl).getBlockTime(BigInt(slot)).send()));
+    assert.ok(time !== null && Math.abs(time - Date.now() / 1000) < 600, `slot ${slot} at ${time}: a recent Unix time in seconds`);
+    const ton = services.chains.adapter(services.chains.registry.chains.find((c) => c.family === 'ton')!.chainId);
+    const seqno = await ton.head();
+    const tonTime = await ton.blockTime(seqno);
+    assert.ok(tonTime !== null && Math.abs(tonTime - Date.now() / 1000) < 600, `masterchain block ${seqno} at ${tonTime}: a recent Unix time in seconds`);
+  });
 
   it('a multisend of two equal transfers in one transaction: one pays the payment, the other is refunded', async () => {
     const amount = '5';

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet, parseEther, parseUnits } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
 import type { Stack } from '../../scripts/stack';
 import type { PageState } from '../../services/pay-page';
@@ -14,6 +12,7 @@ import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { createMerchant, listWorkflows, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
+import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
@@ -24,7 +23,6 @@ import { startShop, type OrderCreated, type ShopServer } from './helpers';
 
 /** Set to a directory to keep a screenshot of every page state the tests reach. */
 const SCREENSHOT_DIR = process.env.PAYRAIL_SCREENSHOT_DIR;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface CallbackAttempt {
   callback_id: string;
@@ -45,8 +43,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   let services: StackServices;
   let shop: ShopServer;
   let worker: RunningWorker;
+  let chromium: TestBrowser;
   let browser: BrowserContext;
-  let profileDir: string;
   let origin: string;
   let key: string;
   const extraApis: ExtraApi[] = [];
@@ -70,19 +68,13 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     // Payment URLs point at the stack's API: any API serves any order's page.
     for (const orderTtlSeconds of [3600, 5, 20]) extraApis.push(await startExtraApi(stack, services, { taskQueue, orderTtlSeconds }));
     [api, shortLivedApi, briefApi] = extraApis.map((a) => a.origin) as [string, string, string];
-    profileDir = await mkdtemp(path.join(tmpdir(), 'payrail-chromium-'));
-    browser = await chromium.launchPersistentContext(profileDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-      viewport: { width: 1024, height: 900 },
-    });
+    chromium = await launchChromium();
+    browser = chromium.browser;
   });
 
   after(async function () {
     this.timeout(60_000);
-    await browser?.close();
-    if (profileDir) await rm(profileDir, { recursive: true, force: true });
+    await chromium?.close();
     for (const extra of extraApis) await extra.close();
     await worker?.shutdown();
     await shop?.close();

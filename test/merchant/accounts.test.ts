@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { generateKeyPairSigner, getBase58Decoder } from '@solana/kit';
+import { Keypair } from '@stellar/stellar-sdk';
 import { Wallet, getAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { SecretBox } from '../../lib/secrets';
@@ -10,6 +11,8 @@ import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
+import { stellarChain } from '../support/stellar';
+import { newTronAddress, tronChain } from '../support/tron';
 import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -208,6 +211,36 @@ describe('merchant service: registration, API keys and webhook settings', functi
       new Set((keys.body as { data: Array<{ scope: string }> }).data.map((k) => k.scope)),
       new Set(['Orders', 'Admin']),
     );
+  });
+
+  it('takes Tron (base58check T…) and Stellar (G… StrKey) payout wallets as given; refuses malformed ones with 400 naming payout.address', async () => {
+    const tron = { chainId: String(tronChain(stack.info).chainId), tokenSymbol: 'USDT' };
+    const stellar = { chainId: String(stellarChain(stack.info).chainId), tokenSymbol: 'USDC' };
+    const tronGood = newTronAddress();
+    const stellarGood = Keypair.random().publicKey();
+    for (const payout of [{ ...tron, address: tronGood }, { ...stellar, address: stellarGood }]) {
+      const res = await request(`${api}/register`, { headers: bearer(alice.token), body: registerBody({ payout }) });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual((res.body as RegisteredApp).payout, payout);
+    }
+    const flipLast = (a: string, alphabet: string) => a.slice(0, -1) + (a.endsWith(alphabet[0]!) ? alphabet[1]! : alphabet[0]!);
+    const bad: Array<[string, Record<string, string>]> = [
+      ['Tron checksum broken', { ...tron, address: flipLast(tronGood, 'AB') }],
+      ['Tron short', { ...tron, address: 'T123' }],
+      ['Tron hex form', { ...tron, address: `41${'ab'.repeat(20)}` }],
+      ['EVM address on Tron', { ...tron, address: Wallet.createRandom().address }],
+      ['Stellar checksum broken', { ...stellar, address: flipLast(stellarGood, 'AB') }],
+      ['Stellar secret seed', { ...stellar, address: Keypair.random().secret() }],
+      ['Stellar lower case', { ...stellar, address: stellarGood.toLowerCase() }],
+      ['Tron address on Stellar', { ...stellar, address: tronGood }],
+    ];
+    for (const [label, payout] of bad) {
+      const res = await request(`${api}/register`, { headers: bearer(alice.token), body: registerBody({ payout }) });
+      assert.equal(res.status, 400, `${label}: ${res.text}`);
+      const error = assertErrorEnvelope(res, label);
+      assert.equal(error.error, 'invalid_request', label);
+      assert.ok(error.details?.some((d) => d.path === 'payout.address'), `${label}: ${res.text}`);
+    }
   });
 
   it('answers bad registration, key and webhook input with 400 naming the field, never 5xx', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { applyPaymentTransition } from '../../db/queries/payments';
+import { PAYMENT_STATUSES } from '../../domain/payment';
 import type { Stack } from '../../scripts/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody } from '../support/api';
@@ -150,8 +151,9 @@ describe('merchant API: dashboard session, payments, timeline, deliveries, order
     const stats = await get<{ period: string; paymentCount: number; chart: unknown[] }>(`/apps/${app.appId}/stats?period=7d`);
     assert.equal(stats.status, 200, stats.text);
     assert.equal(stats.body.chart.length, 7);
-    const config = await request<{ chains: Array<{ chainId: string }> }>(`${api}/dashboard/config`);
-    assert.deepEqual(config.body.chains.map((c) => c.chainId).sort(), ['42161', '501', '8453']);
+    const config = await request<{ chains: Array<{ chainId: string }>; paymentStatuses: string[] }>(`${api}/dashboard/config`);
+    assert.deepEqual(config.body.chains.map((c) => c.chainId).sort(), ['148', '195', '42161', '501', '607', '8453']);
+    assert.deepEqual(config.body.paymentStatuses, [...PAYMENT_STATUSES], 'the status filter offers every status, in lifecycle order');
   });
 
   it('sends a signed test event to the webhook URL and logs it like a delivery, of no payment', async () => {

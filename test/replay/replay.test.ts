@@ -23,7 +23,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { quietSdkLogs } from '../support/temporal';
 import { historyFromJSON } from './history-json';
-import { HISTORY_SCENARIOS } from './scenarios';
+import { HISTORY_SCENARIOS, activitiesCalled } from './scenarios';
 
 const { EventType } = temporal.api.enums.v1;
 const HISTORIES_DIR = path.join(__dirname, 'histories');
@@ -64,12 +64,7 @@ describe('workflow replay (every recorded history)', function () {
         assert.equal(last?.eventType, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
         assert.equal(decode(last?.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]), scenario.ending.result);
       }
-      const activities: string[] = [];
-      for (const event of history.events) {
-        const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
-        if (type && !activities.includes(type)) activities.push(type);
-      }
-      assert.deepEqual(activities, scenario.activities, 'the activities of the scenario, in the order of their first call');
+      assert.deepEqual(activitiesCalled(history), scenario.activities, 'the activities of the scenario, in the order of their first call');
 
       const result = results.get(scenario.name);
       assert.ok(result, `${scenario.name} was not replayed`);

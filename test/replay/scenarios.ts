@@ -56,7 +56,7 @@ const legacyPayment = (name: string, result: string, activities: string[]): Hist
 
 const V1_SETTLED = ['recordPaymentTransition', 'recordPayin', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx'];
 
-export const LEGACY_SCENARIOS: HistoryScenario[] = [
+const FROZEN_CODE_SCENARIOS: HistoryScenario[] = [
   legacyPayment('cross-chain-completed-then-late-payin', 'payment_completed', [...V1_SETTLED, 'burnForBridge', 'mintFromBridge', 'transferFromTreasury', 'extendDepositWatch']),
   legacyPayment('expired-then-late-payin', 'payment_refunded', ['recordPaymentTransition', 'extendDepositWatch', 'recordPayin', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx']),
   legacyPayment('expired', 'payment_expired', ['recordPaymentTransition', 'extendDepositWatch']),
@@ -107,7 +107,7 @@ const PAID_SAME_CHAIN = [
   'awaitChainTx',
   'extendDepositWatch',
 ];
-/** The same when a second payin is refunded while the payment settles (its refund lands before the payout). */
+/** The same when a second payin is refunded while the payment settles (unless it is dust). */
 const PAID_SAME_CHAIN_WITH_REFUND = [
   'loadPaymentTerms',
   'recordPayin',
@@ -115,9 +115,10 @@ const PAID_SAME_CHAIN_WITH_REFUND = [
   'awaitPayinConfirmation',
   'deliverWebhook',
   'sweepDeposit',
-  'awaitChainTx',
+  'holdDust',
   'reservePayoutFunds',
   'transferFromTreasury',
+  'awaitChainTx',
   'extendDepositWatch',
 ];
 
@@ -188,7 +189,7 @@ export const RECORDINGS: Recording[] = [
     name: 'payment-underpaid-bounced',
     drive: (signal) => signal(detectedPayin({ tx: 'v2-under', amountUnits: '7500000' })),
     result: 'payment_refunded',
-    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-multisend-one-paid-one-refunded',
@@ -206,7 +207,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-right', amountUnits: (BigInt(REQUIRED_UNITS) + 1000n).toString(), from: OTHER_SENDER_ADDRESS }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-reorg-before-finality-then-paid',
@@ -424,5 +425,49 @@ export const RECORDINGS: Recording[] = [
   },
 ];
 
+/** Three of those were recorded before PATCHES.adversarialMoneyPath as well: their refunds asked no `holdDust`. */
+const RECORDED_BEFORE_DUST_HOLDING: Record<string, string[]> = {
+  'payment-underpaid-bounced': ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
+  'payment-multisend-one-paid-one-refunded': [
+    'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+  ],
+  'payment-wrong-token-refunded-then-paid': [
+    'loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+  ],
+};
+
+/**
+ * Payment runs of the current code as recorded before PATCHES.localSteps: the same scenarios, every step an
+ * activity task. Frozen: the code that made them takes the `patched()` branch now.
+ */
+const BEFORE_LOCAL_STEPS: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
+  .filter((s) => s.workflowType === 'paymentWorkflow')
+  .map((s) => ({
+    ...s,
+    name: `before-local-steps-${s.name}`,
+    activities: RECORDED_BEFORE_DUST_HOLDING[s.name] ?? s.activities,
+    legacy: 'the payment run before PATCHES.localSteps (every step an activity task)',
+  }));
+
+/** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
+export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS];
+
 /** Every scenario with a recorded history: legacy ones and those of current code. */
 export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];
+
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/**
+ * The activity types a run called, in the order of their first call: its activity tasks and its local activities
+ * (recorded as markers whose details name the type).
+ */
+export function activitiesCalled(history: History): string[] {
+  const called: string[] = [];
+  for (const event of history.events ?? []) {
+    const marker = event.markerRecordedEventAttributes;
+    const data = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name ?? (data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type : undefined);
+    if (type && !called.includes(type)) called.push(type);
+  }
+  return called;
+}

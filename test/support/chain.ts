@@ -1,4 +1,5 @@
-import { Contract, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
+import { compileContracts } from '../../chains/devnet/compile';
 import { erc20Abi } from '../../chains/evm/contracts';
 import type { DevStackEvmChain, DevStackInfo } from '../../scripts/stack';
 
@@ -66,6 +67,24 @@ export async function customerTransfer(
   const transfer = await signCustomerTransfer(info, chainId, symbol, to, amount);
   await transfer.send();
   return transfer.hash;
+}
+
+/**
+ * An ERC-20 that no chain config lists, deployed by the devnet customer as "USD Coin" (USDC, 6 decimals) with 1,000
+ * minted to the customer: `send` transfers `amount` (decimal) of it and resolves with the hash once mined.
+ */
+export async function deployFakeStablecoin(info: DevStackInfo, chainId: number | string): Promise<{ address: string; send(to: string, amount: string): Promise<string> }> {
+  const customer = new Wallet(info.customer.privateKey, providerFor(info, chainId));
+  const { abi, bytecode } = compileContracts().TestStablecoin!;
+  const fake = (await new ContractFactory(abi, bytecode, customer).deploy('USD Coin', 'USDC', 6)) as Contract;
+  await fake.waitForDeployment();
+  const mined = async (tx: Promise<unknown>) => {
+    const sent = (await tx) as { hash: string; wait(): Promise<unknown> };
+    await sent.wait();
+    return sent.hash;
+  };
+  await mined(fake.getFunction('mint')(customer.address, parseUnits('1000', 6)));
+  return { address: await fake.getAddress(), send: (to, amount) => mined(fake.getFunction('transfer')(to, parseUnits(amount, 6))) };
 }
 
 export function destroyProviders(): void {

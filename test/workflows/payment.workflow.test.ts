@@ -200,6 +200,25 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(new Set(payins.map((p) => p.payin.logIndex)), new Set([3, 4]), 'both recorded, each by its own identity');
   });
 
+  it('two payins confirming together: the first pays, the second goes back whole instead of counting as an overpayment', async () => {
+    const paying = detectedPayin({ tx: 'together-a' });
+    const extra = detectedPayin({ tx: 'together-b', from: OTHER_SENDER_ADDRESS });
+    const { result, fakes } = await pay({}, async (h, fakes) => {
+      const release = fakes.holdConfirmations();
+      await h.signal(payinDetectedSignal, paying);
+      await h.signal(payinDetectedSignal, extra);
+      await eventually('both payins detected', 10_000, () => Promise.resolve(fakes.callsOf('recordPayin').filter((p) => p.status === 'detected').length === 2 || undefined));
+      release();
+    });
+    assert.equal(result, 'payment_completed');
+    assert.equal(fakes.transitions().find((t) => t.status === 'payment_payin_completed')!.payin!.amountReceivedUnits, REQUIRED_UNITS);
+    const dispositions = fakes.callsOf('recordPayin').filter((p) => p.disposition).map((p) => p.disposition);
+    assert.deepEqual(dispositions.sort(), ['payment', 'refund']);
+    const refunds = [...fakes.refunds().entries()];
+    assert.equal(refunds.length, 1);
+    assert.equal(refunds[0]![1], REQUIRED_UNITS, 'refunded whole');
+  });
+
   it('payins accumulate: two partial transfers that add up pay the payment', async () => {
     const a = detectedPayin({ tx: 'part-a', amountUnits: '6000000' });
     const b = detectedPayin({ tx: 'part-b', amountUnits: '4000000', from: OTHER_SENDER_ADDRESS });

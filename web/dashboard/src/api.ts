@@ -1,3 +1,5 @@
+import type { PaymentStatus } from '../../../domain/payment';
+
 /** The merchant API as the dashboard calls it: same origin, the session cookie, JSON both ways. */
 export const API = '/v1/merchant-api';
 
@@ -42,6 +44,8 @@ export interface App {
   name: string;
   developerId: string;
   payout: { chainId: string; tokenSymbol: string; address: string };
+  /** Whether payments may be created without an API key (appId in the body), as the hosted page does. */
+  keylessPayments: boolean;
   webhookUrl: string | null;
   webhookSecretFingerprint: string | null;
   webhookSecretRotatedAt: string | null;
@@ -61,7 +65,7 @@ export interface ApiKey {
 export interface Payment {
   id: string;
   orderId: string | null;
-  status: string;
+  status: PaymentStatus;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
@@ -95,9 +99,11 @@ export interface Delivery {
 export interface PaymentDetail {
   payment: Payment;
   paymentLink: string;
-  timeline: Array<{ status: string; at: string }>;
+  timeline: Array<{ status: PaymentStatus; at: string }>;
   links: { payinTx: string | null; payoutTx: string | null; workflow: string | null };
   deliveries: Delivery[];
+  /** Transfers of tokens nobody configured into the deposit address: recorded, never counted or refunded. */
+  quarantined: Array<{ chainId: string; tokenAddress: string; amountUnits: string; txHash: string; logIndex: number; txLink: string | null; recordedAt: string }>;
 }
 
 export interface Stats {
@@ -113,22 +119,11 @@ export interface DashboardConfig {
   chains: Array<{ chainId: string; name: string; explorerUrl: string | null; tokens: string[] }>;
   temporalUiUrl: string | null;
   devMailSinkUrl: string | null;
+  /** Every payment status in lifecycle order, as the API names them (the status filter's choices). */
+  paymentStatuses: PaymentStatus[];
 }
 
 export interface Session {
   developerId: string;
   email: string;
 }
-
-export const PAYMENT_STATUSES = [
-  'payment_unpaid',
-  'payment_started',
-  'payment_payin_completed',
-  'payment_bridging',
-  'payment_payout_started',
-  'payment_payout_completed',
-  'payment_completed',
-  'payment_expired',
-  'payment_bounced',
-  'payment_refunded',
-];

@@ -234,6 +234,58 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
   );
 }
 
+/** What switching keyless creates on or off does, said before the developer confirms it. */
+const KEYLESS_EFFECT = {
+  on:
+    'Anyone who knows this app id can then create payments for it without an API key (POST /payments with appId in the body), ' +
+    'as a browser checkout does. Those payments are marked keyless and never answer a create made with your key for the same orderId.',
+  off: 'Payments can then be created only with an API key of this app; creates without one are refused (403 keyless_payments_disabled). Payments already created are not affected.',
+};
+
+function KeylessPayments({ app, onChanged }: { app: App; onChanged: () => Promise<void> }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setConfirming(false);
+    setError(null);
+  }, [app.appId]);
+  const next = !app.keylessPayments;
+  const action = next ? 'Turn on keyless payments' : 'Turn off keyless payments';
+  return (
+    <section aria-labelledby="h-keyless">
+      <h2 id="h-keyless">Payments without an API key</h2>
+      <p data-testid="keyless-state" data-keyless={String(app.keylessPayments)}>
+        Keyless payments are <strong>{app.keylessPayments ? 'on' : 'off'}</strong>: {app.keylessPayments ? 'anyone with the app id can create payments.' : 'only requests with an API key create payments.'}
+      </p>
+      {confirming ? (
+        <div role="group" aria-label={`Confirm: ${action.toLowerCase()}`}>
+          <p>{next ? KEYLESS_EFFECT.on : KEYLESS_EFFECT.off}</p>
+          <button
+            type="button"
+            class={next ? 'danger' : undefined}
+            disabled={busy}
+            onClick={() => {
+              setBusy(true);
+              setError(null);
+              api<App>(`/apps/${app.appId}`, { method: 'PATCH', body: { keylessPayments: next } })
+                .then(onChanged)
+                .then(() => setConfirming(false), setError)
+                .finally(() => setBusy(false));
+            }}
+          >
+            {`Confirm: ${action.toLowerCase()}`}
+          </button>{' '}
+          <button type="button" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>{action}</button>
+      )}
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
 export function AppsPage(props: PageProps & { onSelect: (appId: string) => void }) {
   const { app } = props;
   return (
@@ -253,6 +305,7 @@ export function AppsPage(props: PageProps & { onSelect: (appId: string) => void 
             </dl>
           </section>
           <Keys app={app} />
+          <KeylessPayments app={app} onChanged={props.reloadApps} />
           <Webhook app={app} onChanged={props.reloadApps} />
         </>
       )}

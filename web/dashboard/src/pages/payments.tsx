@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, PAYMENT_STATUSES, type Payment, type PaymentDetail } from '../api';
+import { api, type Payment, type PaymentDetail } from '../api';
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
@@ -82,7 +82,7 @@ export function PaymentsPage({ app, config }: PageProps) {
           Status
           <select value={draft.status} onChange={field('status')}>
             <option value="">Any</option>
-            {PAYMENT_STATUSES.map((s) => (
+            {config.paymentStatuses.map((s) => (
               <option key={s} value={s}>{statusLabel(s)}</option>
             ))}
           </select>
@@ -167,7 +167,7 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
   }, [app?.appId, paymentId]);
   if (!app) return <NoApp />;
   if (!detail) return <><h1>Payment</h1><ErrorNote error={error} />{!error && <p>Loading…</p>}</>;
-  const { payment: p, timeline, links, deliveries } = detail;
+  const { payment: p, timeline, links, deliveries, quarantined } = detail;
   return (
     <>
       <p><Link href={`/payments?app=${app.appId}`}>← All payments</Link></p>
@@ -222,6 +222,29 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
           ))}
         </ol>
       </section>
+      {quarantined.length > 0 && (
+        <section aria-labelledby="h-quarantined">
+          <h2 id="h-quarantined">Quarantined transfers</h2>
+          <p>Tokens Payrail does not accept were sent to the deposit address. They never count towards the payment and are not refunded.</p>
+          <div class="table-wrap">
+            <table aria-label="Quarantined transfers">
+              <thead>
+                <tr><th scope="col">Token contract</th><th scope="col">Base units</th><th scope="col">Transaction</th><th scope="col">Recorded</th></tr>
+              </thead>
+              <tbody>
+                {quarantined.map((q) => (
+                  <tr key={`${q.txHash}:${q.logIndex}`}>
+                    <td class="mono">{q.tokenAddress}</td>
+                    <td>{q.amountUnits}</td>
+                    <td><TxHash hash={q.txHash} link={q.txLink} /></td>
+                    <td>{when(q.recordedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
       <section aria-labelledby="h-deliveries">
         <h2 id="h-deliveries">Webhook deliveries</h2>
         {deliveries.length === 0 ? (

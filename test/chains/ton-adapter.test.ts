@@ -1,0 +1,138 @@
+/**
+ * The TON adapter against the TON devnet (the TVM emulator behind a toncenter front): deposit addresses, payin
+ * detection of TON and USDT, sweeps that deploy the deposit wallet, treasury payouts, and address forms.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mnemonicToPrivateKey } from '@ton/crypto';
+import { Address, toNano } from '@ton/ton';
+import { startTonDevnet, type TonDevnet } from '../../chains/devnet/ton';
+import type { ChainAction } from '../../chains/family';
+import { chainRegistrySchema, type TonChainConfig } from '../../chains/registry';
+import { TonAdapter } from '../../chains/ton/adapter';
+import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
+import type { DetectedPayin } from '../../domain/payins';
+import { eventually } from '../support/poll';
+import { payJetton, payTon, tonPayer, type TonPayer } from '../support/ton';
+
+describe('TON adapter on the TON devnet', function () {
+  this.timeout(300_000);
+  let devnet: TonDevnet;
+  let adapter: TonAdapter;
+  let customer: TonPayer;
+  let usdt: string;
+
+  before(async () => {
+    devnet = await startTonDevnet({ port: 0, blockTimeMs: 400 });
+    const treasuryKey = await mnemonicToPrivateKey(devnet.treasury.mnemonic);
+    const registry = chainRegistrySchema.parse({
+      chains: [{ family: 'ton', chainId: 607, name: 'TON (devnet)', rpcUrl: devnet.endpoint, confirmations: 1, finalityDepth: 1, tokens: { USDT: { address: devnet.jettons.USDT.master, decimals: 6 } }, nativeCurrency: { symbol: 'TON', decimals: 9 } }],
+    });
+    adapter = new TonAdapter(registry.chains[0] as TonChainConfig, { depositSeed: randomBytes(32), treasurySecretKey: treasuryKey.secretKey });
+    customer = await tonPayer(devnet.endpoint, devnet.customer.mnemonic);
+    usdt = adapter.config.tokens.USDT!.address;
+  });
+
+  after(async () => {
+    adapter?.destroy();
+    await devnet?.stop();
+  });
+
+  /** Scans from the start until `match` finds a payin, as the watcher's repeated scans would. */
+  async function detect(deposits: Array<{ paymentId: string; tokenAddress: string }>, match: (p: DetectedPayin) => boolean): Promise<DetectedPayin> {
+    const watched = { all: () => Promise.resolve(deposits.map((d) => ({ ...d, address: adapter.depositAddress(d.paymentId) }))) };
+    let fromBlock = 1;
+    return eventually('the payin in a scan', 60_000, async () => {
+      const toBlock = await adapter.head();
+      const payins = await adapter.scanPayins({ fromBlock, toBlock, watched, heartbeat: () => undefined });
+      fromBlock = toBlock + 1;
+      return payins.find(match);
+    });
+  }
+
+  /** Signs with the treasury's current seqno, broadcasts, and waits until the transaction is mined. */
+  async function execute(action: ChainAction): Promise<{ succeeded: boolean }> {
+    const prepared = await adapter.prepare(action);
+    const signed = await prepared.sign(prepared.chainPendingNonce);
+    await adapter.broadcast(signed);
+    await adapter.broadcast(signed); // a second broadcast of the same bytes is harmless
+    return eventually('the transaction mined', 60_000, async () => {
+      const check = await adapter.checkTx([signed.txHash]);
+      return check.state === 'mined' ? check : undefined;
+    });
+  }
+
+  it('derives one deposit address per payment, raw and stable', () => {
+    const id = randomUUID();
+    assert.equal(adapter.depositAddress(id), adapter.depositAddress(id));
+    assert.notEqual(adapter.depositAddress(id), adapter.depositAddress(randomUUID()));
+    assert.match(adapter.depositAddress(id), /^0:[0-9a-f]{64}$/);
+  });
+
+  it('normalizes raw and user-friendly addresses and refuses malformed ones', () => {
+    const address = Address.parse(devnet.customer.address);
+    const raw = address.toRawString();
+    for (const form of [raw, raw.toUpperCase().replace('0X', '0x'), address.toString(), address.toString({ bounceable: false }), address.toString({ urlSafe: false })]) {
+      assert.equal(adapter.normalizeAddress(form), raw, form);
+    }
+    const friendly = address.toString();
+    const badChecksum = friendly.slice(0, -1) + (friendly.endsWith('A') ? 'B' : 'A');
+    for (const bad of ['', '0:abc', `1:${raw.slice(2)}`, badChecksum, friendly.slice(1), '0x' + 'ab'.repeat(20), 'EQ' + 'A'.repeat(46)]) {
+      assert.equal(adapter.normalizeAddress(bad), null, bad);
+    }
+  });
+
+  it('detects TON paid with a comment, sweeps it to the treasury (deploying the deposit wallet), and pays out', async () => {
+    const paymentId = randomUUID();
+    const deposit = adapter.depositAddress(paymentId);
+    await payTon(customer, deposit, toNano('1.5'), 'order 42');
+    const payin = await detect([{ paymentId, tokenAddress: NATIVE_TOKEN_ADDRESS }], (p) => p.to === deposit);
+    assert.equal(payin.amountUnits, toNano('1.5').toString());
+    assert.equal(payin.from, Address.parse(devnet.customer.address).toRawString());
+    assert.equal(payin.tokenAddress, NATIVE_TOKEN_ADDRESS);
+    const check = await adapter.checkPayin(payin, 1);
+    assert.equal(check.state, 'confirmed');
+
+    const treasuryBefore = await adapter.balanceOf(adapter.treasuryAddress(), NATIVE_TOKEN_ADDRESS);
+    const sweep = await execute({ kind: 'sweep', paymentId, tokenAddress: NATIVE_TOKEN_ADDRESS, to: adapter.treasuryAddress(), amountUnits: payin.amountUnits });
+    assert.equal(sweep.succeeded, true);
+    assert.equal(await adapter.balanceOf(deposit, NATIVE_TOKEN_ADDRESS), 0n);
+    // The sweep's gas comes back with the payin, less the fees of the three transactions involved.
+    await eventually('the swept TON at the treasury', 60_000, async () => {
+      const gained = (await adapter.balanceOf(adapter.treasuryAddress(), NATIVE_TOKEN_ADDRESS)) - treasuryBefore;
+      return gained > toNano('1.45') && gained < toNano('1.5') ? true : undefined;
+    });
+
+    const merchant = adapter.depositAddress(randomUUID()); // any fresh, undeployed address
+    assert.equal((await execute({ kind: 'transfer', tokenAddress: NATIVE_TOKEN_ADDRESS, to: merchant, amountUnits: toNano('1.2').toString() })).succeeded, true);
+    await eventually('the TON payout at the merchant', 60_000, async () => ((await adapter.balanceOf(merchant, NATIVE_TOKEN_ADDRESS)) === toNano('1.2') ? true : undefined));
+  });
+
+  it('detects a USDT jetton transfer (not its notification), sweeps it onward, and pays USDT out of the treasury', async () => {
+    const paymentId = randomUUID();
+    const deposit = adapter.depositAddress(paymentId);
+    await payJetton(customer, usdt, deposit, 5_000_000n);
+    const deposits = [{ paymentId, tokenAddress: usdt }];
+    const payin = await detect(deposits, (p) => p.to === deposit);
+    assert.deepEqual({ token: payin.tokenAddress, amount: payin.amountUnits, from: payin.from }, { token: usdt, amount: '5000000', from: Address.parse(devnet.customer.address).toRawString() });
+    assert.equal((await adapter.checkPayin(payin, 1)).state, 'confirmed');
+
+    const refundTo = adapter.depositAddress(randomUUID());
+    const sweep = await execute({ kind: 'sweep', paymentId, tokenAddress: usdt, to: refundTo, amountUnits: '5000000' });
+    assert.equal(sweep.succeeded, true);
+    await eventually('the swept USDT at the recipient', 60_000, async () => ((await adapter.balanceOf(refundTo, usdt)) === 5_000_000n ? true : undefined));
+    assert.equal(await adapter.balanceOf(deposit, usdt), 0n);
+
+    const merchant = adapter.depositAddress(randomUUID());
+    assert.equal((await execute({ kind: 'transfer', tokenAddress: usdt, to: merchant, amountUnits: '2500000' })).succeeded, true);
+    await eventually('the USDT payout at the merchant', 60_000, async () => ((await adapter.balanceOf(merchant, usdt)) === 2_500_000n ? true : undefined));
+  });
+
+  it('builds ton://transfer links wallets take: non-bounceable recipient, jetton master for tokens', () => {
+    const deposit = adapter.depositAddress(randomUUID());
+    const friendly = Address.parse(deposit).toString({ bounceable: false, urlSafe: true });
+    assert.equal(adapter.paymentUri({ address: deposit, tokenAddress: NATIVE_TOKEN_ADDRESS, amountUnits: '1500000000' }), `ton://transfer/${friendly}?amount=1500000000`);
+    const master = Address.parse(usdt).toString({ urlSafe: true, bounceable: true });
+    assert.equal(adapter.paymentUri({ address: deposit, tokenAddress: usdt, amountUnits: '5000000' }), `ton://transfer/${friendly}?jetton=${master}&amount=5000000`);
+  });
+});

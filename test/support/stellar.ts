@@ -1,0 +1,53 @@
+import { Asset, Horizon, Keypair, Memo, Operation, StrKey, TimeoutInfinite, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
+import { formatUnits, parseUnits } from '../../domain/money';
+import { stellarChain, type DevStackInfo } from '../../scripts/stack';
+
+export { stellarChain };
+
+const horizon = (info: DevStackInfo) => new Horizon.Server(stellarChain(info).rpcUrl, { allowHttp: true });
+const usdc = (info: DevStackInfo): Asset => {
+  const [code, issuer] = stellarChain(info).tokens.USDC.address.split(':');
+  return new Asset(code!, issuer);
+};
+
+/** What `owner` holds of the devnet's USDC (base units, 7 decimals). */
+export async function stellarUsdcBalance(info: DevStackInfo, owner: string): Promise<bigint> {
+  const asset = usdc(info);
+  const account = await horizon(info).loadAccount(owner);
+  const line = account.balances.find((b) => 'asset_code' in b && b.asset_code === asset.getCode() && 'asset_issuer' in b && b.asset_issuer === asset.getIssuer());
+  return line ? parseUnits(line.balance, 7) : 0n;
+}
+
+/** The receiving account and memo id a deposit (muxed) address stands for. */
+export function stellarDestination(depositAddress: string): { account: string; memo: string } {
+  const raw = StrKey.decodeMed25519PublicKey(depositAddress);
+  return { account: StrKey.encodeEd25519PublicKey(raw.subarray(0, 32)), memo: raw.readBigUInt64BE(32).toString() };
+}
+
+async function submit(info: DevStackInfo, signer: Keypair, operations: xdr.Operation[], memo: Memo = Memo.none()): Promise<string> {
+  const server = horizon(info);
+  const tx = new TransactionBuilder(await server.loadAccount(signer.publicKey()), { fee: '100', networkPassphrase: stellarChain(info).networkPassphrase })
+    .addMemo(memo)
+    .setTimeout(TimeoutInfinite);
+  for (const op of operations) tx.addOperation(op);
+  const built = tx.build();
+  built.sign(signer);
+  // Horizon answers once the ledger that applies it has closed.
+  return (await server.submitTransaction(built)).hash;
+}
+
+/** The customer pays USDC as an exchange withdrawal does: to the account, with the memo id (or none). */
+export function stellarCustomerPayment(info: DevStackInfo, to: { account: string; memo: string | null }, amount: string): Promise<string> {
+  const customer = Keypair.fromSecret(info.customer.stellar.secret);
+  const payment = Operation.payment({ destination: to.account, asset: usdc(info), amount: formatUnits(parseUnits(amount, 7), 7) });
+  return submit(info, customer, [payment], to.memo === null ? Memo.none() : Memo.id(to.memo));
+}
+
+/** A new account, created by the customer, with a USDC trustline: a merchant wallet payouts can reach. */
+export async function newStellarUsdcAccount(info: DevStackInfo): Promise<string> {
+  const customer = Keypair.fromSecret(info.customer.stellar.secret);
+  const wallet = Keypair.random();
+  await submit(info, customer, [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: '5' })]);
+  await submit(info, wallet, [Operation.changeTrust({ asset: usdc(info) })]);
+  return wallet.publicKey();
+}

@@ -1,0 +1,37 @@
+import { TronWeb, utils as tronUtils } from 'tronweb';
+import { parseUnits } from '../../domain/money';
+import { tronChain, type DevStackInfo } from '../../scripts/stack';
+import { eventually } from './poll';
+
+export { tronChain };
+
+const client = (info: DevStackInfo) => new TronWeb({ fullHost: tronChain(info).rpcUrl });
+
+/** What `owner` holds of the devnet's USDT (base units). */
+export async function tronUsdtBalance(info: DevStackInfo, owner: string): Promise<bigint> {
+  const read = await client(info).transactionBuilder.triggerConstantContract(tronChain(info).tokens.USDT.address, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
+  return BigInt(`0x${(read.constant_result as string[])[0] ?? '0'}`);
+}
+
+/** The customer pays as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once it is in a block. */
+export async function tronCustomerTransfer(info: DevStackInfo, to: string, amount: string): Promise<string> {
+  const tronWeb = client(info);
+  const token = tronChain(info).tokens.USDT;
+  const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(
+    token.address,
+    'transfer(address,uint256)',
+    { feeLimit: 100_000_000 },
+    [
+      { type: 'address', value: to },
+      { type: 'uint256', value: parseUnits(amount, token.decimals).toString() },
+    ],
+    info.customer.tron.address,
+  );
+  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, info.customer.tron.privateKey));
+  if (!sent.result) throw new Error(`the Tron devnet refused the customer's transfer: ${String(sent.code)}`);
+  await eventually(`${transaction.txID} to be in a block`, 30_000, async () => ((await tronWeb.trx.getUnconfirmedTransactionInfo(transaction.txID)).blockNumber ? true : undefined), 250);
+  return transaction.txID;
+}
+
+/** A fresh Tron address nobody has used. */
+export const newTronAddress = (): string => tronUtils.accounts.generateAccount().address.base58;
