@@ -101,7 +101,9 @@ describe('merchant service: rate limits shared by API processes', function () {
   });
 
   it('limits payment creation per app and create form (keyless creates have their own bucket) across processes', async () => {
-    const session = await login(a.merchantApiUrl, stack.info.mailSinkUrl!);
+    // Logged in through the stack's API: login codes from this test's loopback address count in a bucket every
+    // other test's logins fill too, which the low per-address limit of `a` would refuse.
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!);
     const { appId } = await register(a.merchantApiUrl, session.token, registerBody({ keylessPayments: true }));
     const { key } = await createKey(a.merchantApiUrl, session.token, appId);
     const withKey = (api: ExtraApi) => request(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
