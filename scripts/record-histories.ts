@@ -12,7 +12,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON } from '../test/replay/history-json';
-import { LEGACY_SCENARIOS, RECORDINGS, activitiesCalled } from '../test/replay/scenarios';
+import { LEGACY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
+import { activitiesCalled } from '../test/support/history';
 import { getTestEnv, getWorkflowBundle, stopTestEnv } from '../test/support/temporal';
 
 const HISTORIES_DIR = path.resolve(__dirname, '../test/replay/histories');

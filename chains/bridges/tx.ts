@@ -1,4 +1,4 @@
-import { getAddress, zeroPadValue } from 'ethers';
+import { getAddress, Interface, MaxUint256, zeroPadValue, type Provider } from 'ethers';
 
 /** An unsigned call, ready for the sign-once outbox: it signs and stores it before broadcasting. */
 export interface TxRequest {
@@ -17,3 +17,19 @@ export function bytes32ToAddress(word: string): string {
   if (!/^0x0{24}[0-9a-fA-F]{40}$/.test(word)) throw new Error(`${word} is not a left-padded EVM address`);
   return getAddress(`0x${word.slice(26)}`);
 }
+
+const erc20 = new Interface(['function allowance(address owner, address spender) view returns (uint256)']);
+
+/**
+ * Whether `spender` may already pull `amount` of `token` from `owner`. A bridge that pulls from the treasury is
+ * granted an unlimited allowance once (BRIDGE_ALLOWANCE) instead of one per transfer: `approve` sets the allowance
+ * rather than adding to it, so two payments bridging at once would each overwrite the other's approval and the
+ * second burn would revert for want of allowance.
+ */
+export async function allowanceCovers(provider: Provider, p: { token: string; owner: string; spender: string; amount: bigint }): Promise<boolean> {
+  const result = await provider.call({ to: p.token, data: erc20.encodeFunctionData('allowance', [p.owner, p.spender]) });
+  return BigInt(result) >= p.amount;
+}
+
+/** The allowance the treasury grants a bridge's contract (Circle's TokenMessengerV2, an OFT lock adapter). */
+export const BRIDGE_ALLOWANCE = MaxUint256;

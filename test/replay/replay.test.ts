@@ -21,9 +21,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
+import { activitiesCalled } from '../support/history';
 import { quietSdkLogs } from '../support/temporal';
 import { historyFromJSON } from './history-json';
-import { HISTORY_SCENARIOS, activitiesCalled } from './scenarios';
+import { HISTORY_SCENARIOS } from './scenarios';
 
 const { EventType } = temporal.api.enums.v1;
 const HISTORIES_DIR = path.join(__dirname, 'histories');
