@@ -71,6 +71,31 @@ export function asClientError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** SQLSTATE classes of a PostgreSQL that is away: connection exceptions (08), shutting down or starting up (57P). */
+const PG_OUTAGE_STATE = /^(08|57P)/;
+/** Socket errors of a dependency that is away (PostgreSQL, the Temporal frontend). */
+const OUTAGE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the Temporal frontend is away or restarting. */
+const GRPC_OUTAGE_CODE = new Set([14, 4]);
+/** How long a client is asked to wait before retrying while a dependency is away. */
+const OUTAGE_RETRY_AFTER_SECONDS = '2';
+
+/**
+ * Whether `err` (or an error it wraps) says a service the API depends on is away rather than that the request or
+ * the code is wrong: the request may succeed as it is once it is back, so the client gets 503, not 500.
+ */
+export function isDependencyOutage(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code, name } = e as Error & { code?: unknown };
+    if (typeof code === 'string' && (PG_OUTAGE_STATE.test(code) || OUTAGE_ERRNO.has(code))) return true;
+    // A gRPC status error (numeric code, with details) under the Temporal client's ServiceError.
+    if (typeof code === 'number' && GRPC_OUTAGE_CODE.has(code) && 'details' in e) return true;
+    // The pool could not hand out a connection in time, or PostgreSQL dropped one mid-query.
+    if (name === 'KnexTimeoutError' || /^Connection terminated/.test(e.message)) return true;
+  }
+  return false;
+}
+
 /** The JSON body a client error is answered with. */
 export type ClientErrorBody = (err: ApiError) => Record<string, unknown>;
 
@@ -83,7 +108,8 @@ export const standardErrorBody: ClientErrorBody = (err) => ({
 
 /**
  * First middleware: every client error is answered in the body shape `bodyFor` picks for the path (the legacy
- * interface has its own); unexpected errors are logged and hidden behind a 500.
+ * interface has its own); a dependency that is away is a 503 with Retry-After; unexpected errors are logged and
+ * hidden behind a 500.
  */
 export function errorMiddleware(log: Logger, bodyFor: (path: string) => ClientErrorBody = () => standardErrorBody): Middleware {
   return async (ctx, next) => {
@@ -96,6 +122,13 @@ export function errorMiddleware(log: Logger, bodyFor: (path: string) => ClientEr
         ctx.status = clientError.status;
         ctx.set(clientError.headers);
         ctx.body = bodyFor(ctx.path)(clientError);
+        return;
+      }
+      if (isDependencyOutage(err)) {
+        log.warn({ err: String(err), method: ctx.method, path: ctx.path }, 'a dependency is away; answered 503');
+        ctx.status = 503;
+        ctx.set('Retry-After', OUTAGE_RETRY_AFTER_SECONDS);
+        ctx.body = bodyFor(ctx.path)(new ApiError(503, 'service_unavailable', 'a service Payrail depends on is briefly unavailable; retry the request'));
         return;
       }
       log.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');

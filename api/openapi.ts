@@ -177,7 +177,7 @@ function operationObject(op: Operation): JsonSchema {
       : { description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK', content: content({ type: 'object' }) };
   }
   if (op.html) responses['404'] = { description: 'Not found (a page)', content: { 'text/html': { schema: { type: 'string' } } } };
-  responses.default = { description: 'A client error (4xx)', content: content(ERROR_BODIES[op.errors]) };
+  responses.default = { description: 'A client error (4xx), or 503 with Retry-After while a service Payrail depends on is away', content: content(ERROR_BODIES[op.errors]) };
   return {
     operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}` || op.method,
     tags: [op.tag],

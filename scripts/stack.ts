@@ -558,14 +558,17 @@ function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
  * A stack that leaves nothing behind and disturbs nothing: data in a fresh temporary directory, every port free
  * (the API and mail sink bind port 0 and report where they listen). For tests and benchmarks.
  */
-export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean }): Promise<Stack> {
+export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean; api?: boolean }): Promise<Stack> {
+  const api = options.api ?? true;
   return startStack({
     varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
     persistent: false,
     worker: options.worker ?? true,
+    api,
     blockTimeMs: options.blockTimeMs,
     ports: {
-      http: 0,
+      // Without an API here the caller starts one on this port (the stack's URLs name it).
+      http: api ? 0 : await freePort(),
       postgres: await freePort(),
       temporal: await freePort(),
       chains: [await freePort(), await freePort()],

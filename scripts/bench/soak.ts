@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { JsonRpcProvider } from 'ethers';
 import type { Knex } from 'knex';
 import { createKnex } from '../../db/connection';
 import { eventually } from '../../test/support/poll';
 import { exited, spawnWorker } from '../../test/support/worker';
+import { Service } from '../prod/service';
 import { startThrowawayStack, type Stack } from '../stack';
 import { createBody } from './create';
 import { percentile, type Figure, printTable } from './report';
@@ -42,11 +45,20 @@ async function create(stack: Stack, chainId: number): Promise<{ id: string; sour
 }
 
 /**
- * `npm run bench -- --soak`: SOAK_MS of steady creates and paid payments, with the worker in its own process. The
- * API's RSS is this process's (it also hosts the load generator); the worker's is its process's.
+ * `npm run bench -- --soak`: SOAK_MS of steady creates and paid payments, with the API and the worker each in its own
+ * process (as in production), so each RSS is that process's alone: the devnets and the load generator stay here.
  */
 export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
-  const stack = await startThrowawayStack({ name: 'soak', blockTimeMs, env, worker: false });
+  const stack = await startThrowawayStack({ name: 'soak', blockTimeMs, env, worker: false, api: false });
+  const origin = new URL(stack.info.paymentApiUrl).origin;
+  const api = new Service({
+    name: 'api',
+    entry: 'api/server.ts',
+    env: { ...stack.env, HTTP_HOST: new URL(origin).hostname, HTTP_PORT: new URL(origin).port },
+    healthUrl: origin,
+    logFile: path.join(tmpdir(), `payrail-soak-api-${process.pid}.log`),
+  });
+  await api.start();
   const worker = spawnWorker(stack, stack.config.temporal.taskQueue);
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
   const chain = stack.info.chains.find((c) => c.chainId === SETTLEMENT_CHAIN_ID)!;
@@ -78,7 +90,7 @@ export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (li
     const sampling = (async () => {
       while (Date.now() - t0 < SOAK_MS) {
         await delay(SAMPLE_EVERY_MS);
-        const sample = { atMs: Date.now() - t0, api: process.memoryUsage().rss / 2 ** 20, worker: await rssMb(worker.pid!) };
+        const sample = { atMs: Date.now() - t0, api: await rssMb(await api.pid()), worker: await rssMb(worker.pid!) };
         samples.push(sample);
         log(`soak ${(sample.atMs / 1000).toFixed(0)} s: RSS API ${sample.api.toFixed(0)} MB, worker ${sample.worker.toFixed(0)} MB`);
       }
@@ -100,6 +112,7 @@ export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (li
     provider.destroy();
     worker.kill('SIGTERM');
     await exited(worker);
+    await api.stop();
     await knex.destroy();
     await stack.stop();
   }

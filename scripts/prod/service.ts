@@ -82,12 +82,17 @@ export class Service {
     throw new Error(`${this.name} not ready after ${READY_TIMEOUT_MS / 1000}s (${last}):\n${await proc.logTail()}`);
   }
 
+  /** The service's own pid, not its supervisor's (as written at its last start). */
+  async pid(): Promise<number> {
+    return Number.parseInt(await readFile(this.pidFile, 'utf8'), 10);
+  }
+
   /** Sends `signal` to the process itself (SIGKILL: no shutdown code runs) and waits until it is gone. */
   async kill(signal: NodeJS.Signals): Promise<void> {
     const proc = this.proc;
     if (proc === undefined || proc.hasExited()) return;
     try {
-      process.kill(Number.parseInt(await readFile(this.pidFile, 'utf8'), 10), signal);
+      process.kill(await this.pid(), signal);
     } catch (err) {
       // ESRCH: it died in the meantime.
       if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;

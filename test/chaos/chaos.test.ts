@@ -18,6 +18,7 @@ import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { rotateWebhookSecret, setWebhookUrl, startTestReceiver, type TestReceiver } from '../webhooks/support';
 
 const STREAM_MS = 60_000;
 const WORKER_KILL_EVERY_MS = 4_000;
@@ -77,11 +78,18 @@ describe('chaos on the production topology', function () {
   let prod: ProdStack;
   let services: StackServices | undefined;
   let shortLived: ExtraApi | undefined;
+  let receiver: TestReceiver | undefined;
+  let webhookUrl: string;
 
   before(async function () {
-    running = await startTestProdStack('chaos');
+    // The demo merchant's webhook endpoint, trusted by the workers through its CA.
+    receiver = await startTestReceiver();
+    running = await startTestProdStack('chaos', { NODE_EXTRA_CA_CERTS: receiver.caFile });
     prod = running.prod;
     services = await connectServices(prod.stack);
+    webhookUrl = receiver.url('ok', 'chaos');
+    await setWebhookUrl(services.knex, prod.info.demoMerchant.appId, webhookUrl);
+    await rotateWebhookSecret(prod.stack, services.knex, prod.info.demoMerchant.appId);
     // An API of the test's own on the same services, whose payments expire soon: the underpaid ones are made there.
     shortLived = await startExtraApi(prod.stack, services, { paymentTtlSeconds: UNDERPAID_TTL_SECONDS });
   });
@@ -91,6 +99,7 @@ describe('chaos on the production topology', function () {
     await shortLived?.close();
     await services?.close();
     await running?.stop();
+    await receiver?.close();
   });
 
   it('settles a mixed stream of payments and orders through worker kills and Temporal and PostgreSQL restarts', async () => {
@@ -225,8 +234,23 @@ describe('chaos on the production topology', function () {
       if (tx.status === 'confirmed') assert.deepEqual(mined, [tx.tx_hash], `the confirmed transaction of intent ${tx.intent_key} is the one on chain`);
     }
 
+    // Every event of a paid payment was attempted, each at most once: one delivery row, at most one request.
     const resent = await knex('webhook_deliveries').select('payment_id', 'event_type').whereNotNull('payment_id').groupBy('payment_id', 'event_type').havingRaw('count(*) > 1');
-    assert.deepEqual(resent, [], 'every webhook event attempted at most once');
+    assert.deepEqual(resent, [], 'one delivery row per payment and event');
+    for (const s of streamed.filter((s) => s.kind !== 'underpaid' && s.kind !== 'legacy order')) {
+      await eventually(`the webhook events of payment ${s.paymentId} to be attempted`, SETTLE_TIMEOUT_MS, async () => {
+        const rows = await knex('webhook_deliveries').where({ payment_id: s.paymentId }).whereNot({ status: 'pending' }).select<Array<{ event_type: string }>>('event_type');
+        const types = new Set(rows.map((r) => r.event_type));
+        return types.has('payment_payin_completed') && types.has('payment_payout_completed') ? true : undefined;
+      });
+    }
+    const requests = new Map<string, number>();
+    for (const r of receiver!.received(webhookUrl)) {
+      const event = JSON.parse(r.rawBody.toString('utf8')) as { type: string; data: { id: string } };
+      const key = `${event.data.id} ${event.type}`;
+      requests.set(key, (requests.get(key) ?? 0) + 1);
+    }
+    assert.deepEqual([...requests].filter(([, n]) => n > 1), [], 'no webhook event was sent twice');
     const webhooks = await knex('webhook_deliveries').count<{ count: string }[]>('* as count');
 
     const books = await reconcileLedger(services!);
@@ -250,7 +274,7 @@ describe('chaos on the production topology', function () {
     const stuck = open.filter((wf) => !background.has(wf.workflowId) && !((expiries.get(wf.workflowId)?.getTime() ?? 0) > now));
     assert.deepEqual(stuck.map((wf) => `${wf.type} ${wf.workflowId}`), [], 'only background workflows and unexpired payments and orders run');
 
-    console.log(`      settled: ${JSON.stringify(counts)}; ${txs.length} chain intents (${attempts} broadcast attempts, none mined twice); ${webhooks[0]!.count} webhook deliveries; ${open.length} workflows running (${open.filter((wf) => background.has(wf.workflowId)).length} background)`);
+    console.log(`      settled: ${JSON.stringify(counts)}; ${txs.length} chain intents (${attempts} broadcast attempts, none mined twice); ${webhooks[0]!.count} webhook deliveries (${requests.size} events received, none twice); ${open.length} workflows running (${open.filter((wf) => background.has(wf.workflowId)).length} background)`);
     for (const b of books) {
       console.log(`      books of chain ${b.chainId} ${b.tokenAddress}: payins ${b.payins} = payouts ${b.payouts} + fees ${b.fees} + refunds ${b.refunds} + held ${b.held} + in flight ${b.inFlight}`);
     }

@@ -14,9 +14,9 @@ export interface TestProdStack {
 
 /**
  * The production topology for a test (2 APIs, 3 workers, the Temporal server on embedded PostgreSQL, the devnets),
- * on free ports in a throwaway directory, with the settings every end-to-end test shares.
+ * on free ports in a throwaway directory, with the settings every end-to-end test shares (and `env`'s).
  */
-export async function startTestProdStack(name: string): Promise<TestProdStack> {
+export async function startTestProdStack(name: string, env: Record<string, string> = {}): Promise<TestProdStack> {
   const dir = await mkdtemp(path.join(tmpdir(), `payrail-${name}-`));
   try {
     const workers = [];
@@ -38,7 +38,7 @@ export async function startTestProdStack(name: string): Promise<TestProdStack> {
         mailSink: { smtp: 0, http: 0 },
       },
       blockTimeMs: 500,
-      env: { ...TEST_STACK_ENV, LOG_LEVEL: 'info' },
+      env: { ...TEST_STACK_ENV, LOG_LEVEL: 'info', ...env },
       log: () => undefined,
     });
     return {
