@@ -13,11 +13,12 @@ import type { ChainAdapters } from '../chains/adapters';
 import { TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
 import type { EvmCall } from '../chains/evm/transactions';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
-import { allocateNonce, findChainTx, insertChainTx, listUnminedBefore, lockChainTx, markChainTxMined, markChainTxSent, replaceChainTx } from '../db/queries/chain-txs';
+import { allocateNonce, findChainTx, listUnminedBefore, lockChainTx, markChainTxMined, markChainTxSent, replaceChainTx } from '../db/queries/chain-txs';
 import { releaseTreasuryReservation } from '../db/queries/treasury-reservations';
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordMinedTxEntries } from './ledger';
+import { signInTurn } from './signing-queue';
 import { assertFuelOnTerms, assertTransferOnTerms, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
@@ -62,27 +63,15 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     });
     if (prepared.fuel) await assertFuelOnTerms({ knex, chains }, request, prepared.fuel);
     try {
-      return await knex.transaction(async (trx) => {
-        const nonce = await allocateNonce({ trx, chainId: request.chainId, signer: prepared.signer, chainPendingNonce: prepared.chainPendingNonce });
-        const signed = await prepared.sign(nonce);
-        const tx = {
-          intent_key: request.intentKey,
-          payment_id: request.paymentId,
-          purpose: request.purpose,
-          chain_id: request.chainId,
-          signer: prepared.signer,
-          nonce: String(nonce),
-          to_address: prepared.to,
-          token_address: request.tokenAddress,
-          amount_units: request.amountUnits,
-          raw_tx: signed.rawTx,
-          tx_hash: signed.txHash,
-          max_fee_per_gas: signed.fees?.maxFeePerGas.toString() ?? null,
-          max_priority_fee_per_gas: signed.fees?.maxPriorityFeePerGas.toString() ?? null,
-        };
-        await insertChainTx({ trx, tx });
-        return { ...tx, status: 'signed', block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
-      });
+      return await signInTurn(knex, {
+        intent_key: request.intentKey,
+        payment_id: request.paymentId,
+        purpose: request.purpose,
+        chain_id: request.chainId,
+        to_address: prepared.to,
+        token_address: request.tokenAddress,
+        amount_units: request.amountUnits,
+      }, prepared);
     } catch (err) {
       // A concurrent attempt of the same intent won the insert: use its transaction.
       const existing = await findChainTx({ knex, intentKey: request.intentKey });

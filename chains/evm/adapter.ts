@@ -5,6 +5,7 @@ import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, ty
 import type { EvmChainConfig } from '../registry';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
+import './http';
 import { readUsdPriceFeed } from './price-feeds';
 import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type EvmCall } from './transactions';
 

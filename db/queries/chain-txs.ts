@@ -6,15 +6,11 @@ export async function findChainTx(options: { knex: Knex; intentKey: string }): P
 }
 
 /**
- * Takes the signer's next nonce under a row lock, so concurrent workers never sign two transactions with one
- * nonce. `chainPendingNonce` lifts the counter past transactions the key sent outside Payrail.
+ * The signer's next nonce, its row locked until the transaction ends, so concurrent workers never sign two
+ * transactions with one nonce. `chainPendingNonce` lifts the counter past transactions the key sent outside Payrail.
+ * The caller stores the nonce after the last one it used (`storeNextNonce`) before it commits.
  */
-export async function allocateNonce(options: {
-  trx: Knex.Transaction;
-  chainId: number;
-  signer: string;
-  chainPendingNonce: number;
-}): Promise<number> {
+export async function lockNextNonce(options: { trx: Knex.Transaction; chainId: number; signer: string; chainPendingNonce: number }): Promise<number> {
   const { trx, chainId, signer, chainPendingNonce } = options;
   await trx('signer_nonces')
     .insert({ chain_id: chainId, signer, next_nonce: String(chainPendingNonce) })
@@ -24,8 +20,17 @@ export async function allocateNonce(options: {
     .where({ chain_id: chainId, signer })
     .forUpdate()
     .first();
-  const nonce = Math.max(Number(row?.next_nonce ?? 0), chainPendingNonce);
-  await trx('signer_nonces').where({ chain_id: chainId, signer }).update({ next_nonce: String(nonce + 1) });
+  return Math.max(Number(row?.next_nonce ?? 0), chainPendingNonce);
+}
+
+export async function storeNextNonce(options: { trx: Knex.Transaction; chainId: number; signer: string; nextNonce: number }): Promise<void> {
+  await options.trx('signer_nonces').where({ chain_id: options.chainId, signer: options.signer }).update({ next_nonce: String(options.nextNonce) });
+}
+
+/** One nonce of the signer, taken under its row lock (`lockNextNonce`). */
+export async function allocateNonce(options: { trx: Knex.Transaction; chainId: number; signer: string; chainPendingNonce: number }): Promise<number> {
+  const nonce = await lockNextNonce(options);
+  await storeNextNonce({ ...options, nextNonce: nonce + 1 });
   return nonce;
 }
 

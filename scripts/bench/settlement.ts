@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { devnetRpc } from '../../chains/devnet/devnet';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { ChainRegistry } from '../../chains/registry';
+import { intentKeys } from '../../domain/chain-txs';
 import type { PaymentStatus } from '../../domain/payment';
 import type { DevStackEvmChain, Stack } from '../stack';
 import { CONCURRENCY, createBody } from './create';
@@ -66,6 +67,7 @@ interface Settled {
   confirmedAt: number;
   /** The payin at the chain's finality depth: the payout's release point (the payout never pays on a payin a reorg could take back). */
   finalAt: number;
+  sweepSignedAt: number;
   payoutBroadcastAt: number;
 }
 
@@ -140,12 +142,14 @@ async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provide
     await delay(POLL_MS);
   }
 
-  const payouts = new Map(
-    (await knex('chain_txs').whereIn('intent_key', ids.map((id) => `payout:${id}`)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
-      r.payment_id,
-      r.created_at.getTime(),
-    ]),
-  );
+  const signedAt = async (intentKey: (id: string) => string) =>
+    new Map(
+      (await knex('chain_txs').whereIn('intent_key', ids.map(intentKey)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
+        r.payment_id,
+        r.created_at.getTime(),
+      ]),
+    );
+  const [sweeps, payouts] = [await signedAt(intentKeys.sweep), await signedAt(intentKeys.payout)];
   return ids.map((id) => {
     const receipt = receipts.get(id);
     if (!receipt) throw new Error(`no receipt for the payin of ${id}`);
@@ -157,6 +161,7 @@ async function payAndSettle(stack: Stack, knex: Knex, clock: BlockClock, provide
       completedAt: seen.get(COMPLETED) ?? Number.NaN,
       confirmedAt: clock.at(receipt.blockNumber + depths.confirmations - 1),
       finalAt: clock.at(receipt.blockNumber + depths.finalityDepth - 1),
+      sweepSignedAt: sweeps.get(id) ?? Number.NaN,
       payoutBroadcastAt: payouts.get(id) ?? Number.NaN,
     };
   });
@@ -198,6 +203,10 @@ export async function benchSettlement(stack: Stack, knex: Knex, options: { block
     const toPayout = step((s) => s.payoutBroadcastAt - s.finalAt);
     log(`step: payin mined → payment_started      p50 ${percentile(toStarted, 50).toFixed(0)} ms, p99 ${percentile(toStarted, 99).toFixed(0)} ms`);
     log(`step: payin confirmed → final (${registry.confirmations} → ${registry.finalityDepth} blocks, the chain's)  p50 ${percentile(toFinal, 50).toFixed(0)} ms`);
+    const toSweep = step((s) => s.sweepSignedAt - s.finalAt);
+    const sweepToPayout = step((s) => s.payoutBroadcastAt - s.sweepSignedAt);
+    log(`step: payin final → sweep signed          p50 ${percentile(toSweep, 50).toFixed(0)} ms, p99 ${percentile(toSweep, 99).toFixed(0)} ms`);
+    log(`step: sweep signed → payout signed        p50 ${percentile(sweepToPayout, 50).toFixed(0)} ms, p99 ${percentile(sweepToPayout, 99).toFixed(0)} ms`);
     log(`step: payin final → payout broadcast     p50 ${percentile(toPayout, 50).toFixed(0)} ms, p99 ${percentile(toPayout, 99).toFixed(0)} ms`);
 
     return [

@@ -1,0 +1,101 @@
+/**
+ * Signs and stores the outbox's transactions one signer at a time, in batches: a batch takes the signer's nonce
+ * row once, signs and stores every transaction that waited for it at consecutive nonces, and commits once.
+ *
+ * Why batches: the nonce row's lock serialises a key's signing across every worker. With one database transaction
+ * per transaction, a hundred payments settling together waited on each other's round trips one by one, each
+ * holding a pooled connection while it waited for the lock, which starved every other step of the worker. Now a
+ * process waits for a signer's lock with one connection, and the rest wait in memory for the next batch.
+ */
+import type { Knex } from 'knex';
+import type { PreparedChainTx } from '../chains/family';
+import { insertChainTx, lockNextNonce, storeNextNonce } from '../db/queries/chain-txs';
+import type { ChainTxRow } from '../db/tables';
+
+/** What the caller knows of the transaction before it is signed. */
+export type ChainTxDraft = Pick<ChainTxRow, 'intent_key' | 'payment_id' | 'purpose' | 'chain_id' | 'to_address' | 'token_address' | 'amount_units'>;
+
+interface Job {
+  draft: ChainTxDraft;
+  prepared: PreparedChainTx;
+  resolve(row: ChainTxRow): void;
+  reject(err: unknown): void;
+}
+
+/** Per database (one per process in practice) and signer: the jobs waiting for the next batch, while one runs. */
+const waitingBySigner = new WeakMap<Knex, Map<string, Job[]>>();
+
+/**
+ * Signs `prepared` at the signer's next nonce and stores it as the intent's transaction, in the signer's next batch.
+ * Rejects with the insert's error when the intent was stored meanwhile (the caller reads that one); a transaction
+ * that fails takes no nonce, so a batch never leaves a gap.
+ */
+export function signInTurn(knex: Knex, draft: ChainTxDraft, prepared: PreparedChainTx): Promise<ChainTxRow> {
+  let waiting = waitingBySigner.get(knex);
+  if (!waiting) waitingBySigner.set(knex, (waiting = new Map<string, Job[]>()));
+  const key = `${draft.chain_id}:${prepared.signer}`;
+  return new Promise<ChainTxRow>((resolve, reject) => {
+    const job = { draft, prepared, resolve, reject };
+    const queue = waiting.get(key);
+    if (queue) {
+      queue.push(job);
+      return;
+    }
+    waiting.set(key, [job]);
+    void drain(knex, waiting, key);
+  });
+}
+
+/** Runs batches for the signer until nobody waits. Never rejects: every job is settled by its batch. */
+async function drain(knex: Knex, waiting: Map<string, Job[]>, key: string): Promise<void> {
+  for (;;) {
+    const batch = waiting.get(key)!.splice(0);
+    if (batch.length === 0) {
+      waiting.delete(key);
+      return;
+    }
+    await signBatch(knex, batch);
+  }
+}
+
+async function signBatch(knex: Knex, batch: Job[]): Promise<void> {
+  const [{ draft, prepared }] = batch as [Job];
+  const unsettled = new Set(batch);
+  const stored: Array<[Job, ChainTxRow]> = [];
+  try {
+    await knex.transaction(async (trx) => {
+      const identity = { trx, chainId: draft.chain_id, signer: prepared.signer };
+      let nonce = await lockNextNonce({ ...identity, chainPendingNonce: Math.max(...batch.map((job) => job.prepared.chainPendingNonce)) });
+      for (const job of batch) {
+        try {
+          // A savepoint each: one that fails (its intent stored meanwhile by another attempt) takes no nonce.
+          const row = await trx.transaction(async (savepoint) => {
+            const signed = await job.prepared.sign(nonce);
+            const tx = {
+              ...job.draft,
+              signer: job.prepared.signer,
+              nonce: String(nonce),
+              raw_tx: signed.rawTx,
+              tx_hash: signed.txHash,
+              max_fee_per_gas: signed.fees?.maxFeePerGas.toString() ?? null,
+              max_priority_fee_per_gas: signed.fees?.maxPriorityFeePerGas.toString() ?? null,
+            };
+            await insertChainTx({ trx: savepoint, tx });
+            return { ...tx, status: 'signed' as const, block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
+          });
+          stored.push([job, row]);
+          nonce++;
+        } catch (err) {
+          unsettled.delete(job);
+          job.reject(err);
+        }
+      }
+      await storeNextNonce({ ...identity, nextNonce: nonce });
+    });
+  } catch (err) {
+    // Nothing of the batch was committed.
+    for (const job of unsettled) job.reject(err);
+    return;
+  }
+  for (const [job, row] of stored) job.resolve(row);
+}
