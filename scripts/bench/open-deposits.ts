@@ -18,7 +18,7 @@ const SCAN_BOUND_MS = 2_000;
  * A real payment (the demo merchant's, on the EVM devnet) for the synthetic ones to copy: run alone, a section finds
  * none left behind by the create or settlement section.
  */
-async function ensureTemplatePayment(stack: Stack, knex: Knex): Promise<void> {
+export async function ensureTemplatePayment(stack: Stack, knex: Knex): Promise<void> {
   if (await knex('payments').first('id')) return;
   const res = await fetch(stack.info.paymentApiUrl, {
     method: 'POST',

@@ -11,6 +11,7 @@ import { advanceChainCursor, deleteChainCursors } from '../../db/queries/chain-c
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import { scanChain } from '../../services/payins';
 import type { DevStackEvmChain, Stack } from '../stack';
+import { ensureTemplatePayment } from './open-deposits';
 import type { Figure } from './report';
 
 const CHAIN_ID = 42161;
@@ -74,7 +75,7 @@ async function watchSyntheticAddresses(knex: Knex, from: number, to: number): Pr
      select ?, deposit_address, id, now() + interval '1 day' from pay`,
     [from, to, CHAIN_ID, CHAIN_ID],
   );
-  // The synthetic payments copy a real one, which the create or settlement section leaves behind.
+  // The synthetic payments copy a real one (ensureTemplatePayment).
   if (inserted.rowCount !== to - from + 1) throw new Error(`watched ${inserted.rowCount} synthetic addresses, expected ${to - from + 1}`);
   await knex.raw('analyze deposit_addresses');
 }
@@ -108,6 +109,7 @@ export async function benchWatcher(stack: Stack, knex: Knex, log: (line: string)
       if (scan.range?.fromBlock !== first || scan.range.toBlock !== first + BLOCKS - 1) throw new Error(`scan covered ${JSON.stringify(scan.range)}`);
       return ms;
     };
+    await ensureTemplatePayment(stack, knex);
     await watchSyntheticAddresses(knex, 1, 1);
     const one = await scanOnce();
     await watchSyntheticAddresses(knex, 2, WATCHED);
