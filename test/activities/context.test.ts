@@ -144,7 +144,9 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const bridged = (BigInt(row.source_amount_units) - BigInt(row.fee_units)).toString();
     const quote = await step(() => writes.quoteBridge({ paymentId: payment.id, sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: bridged }));
     assert.equal(quote.kind, 'cctp');
-    await landed(await step(() => writes.approveBridge({ paymentId: payment.id, quote })));
+    // Null once the treasury's standing allowance to TokenMessengerV2 covers the amount (an earlier payment granted it).
+    const approval = await step(() => writes.approveBridge({ paymentId: payment.id, quote }));
+    if (approval) await landed(approval);
     await stack.bridges.attestationService.stop();
     let arrival: ReturnType<typeof waits.awaitBridgeArrival> | undefined;
     try {
