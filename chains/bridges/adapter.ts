@@ -6,7 +6,7 @@ import {
   type CctpRoute, type FetchLike,
 } from './cctp';
 import { buildOftApprove, buildOftSend, findOftDelivery, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute } from './oft';
-import { addressToBytes32, allowanceCovers, BRIDGE_ALLOWANCE, type TxRequest } from './tx';
+import { addressToBytes32, approvalIfShort, type TxRequest } from './tx';
 
 /**
  * One bridge between two chains for one token, in the four steps of the payment's bridging: quote, start (burn or
@@ -76,12 +76,12 @@ function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<Bridg
         params: { minFinalityThreshold: String(fee.finalityThreshold) },
       };
     },
-    async approval(quote) {
-      const covered = await allowanceCovers(deps.provider(base.sourceChainId), {
-        token: route.source.usdc, owner: deps.treasuryAddress, spender: route.source.tokenMessenger, amount: BigInt(quote.amountUnits),
-      });
-      return covered ? null : buildCctpApprove(route, BRIDGE_ALLOWANCE);
-    },
+    approval: (quote) =>
+      approvalIfShort(
+        deps.provider(base.sourceChainId),
+        { token: route.source.usdc, owner: deps.treasuryAddress, spender: route.source.tokenMessenger, amount: BigInt(quote.amountUnits) },
+        (allowance) => buildCctpApprove(route, allowance),
+      ),
     start(quote) {
       // Minted to the treasury, and only the treasury may mint: the one receiveMessage is Payrail's own outbox intent.
       const finality = Number(quote.params.minFinalityThreshold) <= CCTP_FINALITY_THRESHOLD.fast ? 'fast' : 'standard';
@@ -128,8 +128,8 @@ function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQ
     },
     async approval(quote) {
       if (!(await oftApprovalRequired(route, source))) return null;
-      const covered = await allowanceCovers(source, { token: route.source.token, owner: deps.treasuryAddress, spender: route.source.oft, amount: BigInt(quote.amountUnits) });
-      return covered ? null : buildOftApprove(route, BRIDGE_ALLOWANCE);
+      const pull = { token: route.source.token, owner: deps.treasuryAddress, spender: route.source.oft, amount: BigInt(quote.amountUnits) };
+      return approvalIfShort(source, pull, (allowance) => buildOftApprove(route, allowance));
     },
     start(quote) {
       return buildOftSend(route, { sendParam: sendParam(quote), fee: { nativeFee: BigInt(quote.nativeFeeWei), lzTokenFee: 0n } }, deps.treasuryAddress);

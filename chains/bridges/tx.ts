@@ -1,4 +1,5 @@
-import { getAddress, Interface, MaxUint256, zeroPadValue, type Provider } from 'ethers';
+import { getAddress, MaxUint256, zeroPadValue, type Provider } from 'ethers';
+import { erc20Interface } from '../evm/contracts';
 
 /** An unsigned call, ready for the sign-once outbox: it signs and stores it before broadcasting. */
 export interface TxRequest {
@@ -18,18 +19,20 @@ export function bytes32ToAddress(word: string): string {
   return getAddress(`0x${word.slice(26)}`);
 }
 
-const erc20 = new Interface(['function allowance(address owner, address spender) view returns (uint256)']);
+/** The allowance the treasury grants a bridge's contract (Circle's TokenMessengerV2, an OFT lock adapter). */
+const BRIDGE_ALLOWANCE = MaxUint256;
 
 /**
- * Whether `spender` may already pull `amount` of `token` from `owner`. A bridge that pulls from the treasury is
- * granted an unlimited allowance once (BRIDGE_ALLOWANCE) instead of one per transfer: `approve` sets the allowance
- * rather than adding to it, so two payments bridging at once would each overwrite the other's approval and the
- * second burn would revert for want of allowance.
+ * The approval that lets `spender` pull `amount` of `token` from `owner`, or null while its allowance covers it. A
+ * bridge that pulls from the treasury is granted an unlimited allowance once (BRIDGE_ALLOWANCE) instead of one per
+ * transfer: `approve` sets the allowance rather than adding to it, so two payments bridging at once would each
+ * overwrite the other's approval and the second burn would revert for want of allowance.
  */
-export async function allowanceCovers(provider: Provider, p: { token: string; owner: string; spender: string; amount: bigint }): Promise<boolean> {
-  const result = await provider.call({ to: p.token, data: erc20.encodeFunctionData('allowance', [p.owner, p.spender]) });
-  return BigInt(result) >= p.amount;
+export async function approvalIfShort(
+  provider: Provider,
+  p: { token: string; owner: string; spender: string; amount: bigint },
+  approve: (allowance: bigint) => TxRequest,
+): Promise<TxRequest | null> {
+  const allowance = await provider.call({ to: p.token, data: erc20Interface.encodeFunctionData('allowance', [p.owner, p.spender]) });
+  return BigInt(allowance) >= p.amount ? null : approve(BRIDGE_ALLOWANCE);
 }
-
-/** The allowance the treasury grants a bridge's contract (Circle's TokenMessengerV2, an OFT lock adapter). */
-export const BRIDGE_ALLOWANCE = MaxUint256;

@@ -50,12 +50,12 @@ async function create(stack: Stack, chainId: number): Promise<{ id: string; sour
  */
 export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
   const stack = await startThrowawayStack({ name: 'soak', blockTimeMs, env, worker: false, api: false });
-  const origin = new URL(stack.info.paymentApiUrl).origin;
+  const listen = new URL(stack.info.paymentApiUrl);
   const api = new Service({
     name: 'api',
     entry: 'api/server.ts',
-    env: { ...stack.env, HTTP_HOST: new URL(origin).hostname, HTTP_PORT: new URL(origin).port },
-    healthUrl: origin,
+    env: { ...stack.env, HTTP_HOST: listen.hostname, HTTP_PORT: listen.port },
+    healthUrl: listen.origin,
     logFile: path.join(tmpdir(), `payrail-soak-api-${process.pid}.log`),
   });
   await api.start();

@@ -3,11 +3,11 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { concat, Interface, keccak256, parseUnits, Wallet } from 'ethers';
 import { fetchCctpAttestation, buildReceiveMessage, MESSAGE_TRANSMITTER_V2_ABI, TOKEN_MESSENGER_V2_ABI, type CctpRoute } from '../../chains/bridges/cctp';
-import type { ChainTxRow } from '../../db/tables';
 import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../scripts/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { activitiesCalled } from '../support/history';
 import { eventually } from '../support/poll';
@@ -48,17 +48,6 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const [source, destination] = stack.bridges.cctp.chains;
     return { source, destination, irisBaseUrl: stack.bridges.cctp.irisUrl, finality: 'fast' };
   };
-  const bridgeTxs = (paymentId: string) =>
-    services.knex<ChainTxRow>('chain_txs').where({ payment_id: paymentId }).where('purpose', 'like', 'bridge %').orderBy('created_at');
-  /**
-   * The payment's bridge transactions after its approval: the treasury grants the bridge a standing allowance the
-   * first time one is short, so whether this payment's run sent it depends on the payments bridged before it.
-   */
-  const bridgeTxsAfterApproval = async (paymentId: string) => {
-    const txs = await bridgeTxs(paymentId);
-    assert.ok(txs.filter((t) => t.purpose === 'bridge approve').length <= 1, `payment ${paymentId} approved the bridge at most once`);
-    return txs.filter((t) => t.purpose !== 'bridge approve');
-  };
 
   /** Pays `amount` of `symbol` on Arbitrum to a new payment paid out in USDC on Base; returns it once completed. */
   async function payAcross(symbol: 'USDC' | 'USDT', amount: string, paymentApiUrl = api) {
@@ -91,7 +80,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
       return { paymentId: created.id, before, mintsFrom, seconds: (Date.now() - paidAt) / 1000 };
     })());
   const cctpBurnTx = async () => {
-    const burn = (await bridgeTxs((await paidThroughCctp()).paymentId)).find((t) => t.purpose === 'bridge burn');
+    const burn = (await bridgeTxs(services.knex, (await paidThroughCctp()).paymentId)).find((t) => t.purpose === 'bridge burn');
     assert.ok(burn, 'the CCTP payment burned');
     return burn.tx_hash;
   };
@@ -102,7 +91,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     await assertMerchantPaid(before, '40');
     const created = { id: paymentId };
 
-    const txs = await bridgeTxsAfterApproval(created.id);
+    const txs = await bridgeTxsAfterApproval(services.knex, created.id);
     assert.deepEqual(txs.map((t) => [t.purpose, t.chain_id, t.status]), [
       ['bridge burn', SOURCE, 'confirmed'],
       ['bridge mint', DESTINATION, 'confirmed'],
@@ -152,7 +141,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     console.log(`      LayerZero OFT: payin mined → payment_completed in ${((Date.now() - paidAt) / 1000).toFixed(1)} s`);
     await assertMerchantPaid(before, '15');
 
-    const txs = await bridgeTxsAfterApproval(created.id);
+    const txs = await bridgeTxsAfterApproval(services.knex, created.id);
     assert.deepEqual(txs.map((t) => [t.purpose, t.chain_id, t.status]), [['bridge send', SOURCE, 'confirmed']]);
     assert.equal(
       (await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnet.treasury.address)) - treasuryUsdtBefore,
@@ -169,7 +158,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     await stack.bridges.attestationService.stop();
     try {
       await eventually('the burn to be mined', 60_000, async () =>
-        (await bridgeTxs(created.id)).find((t) => t.purpose === 'bridge burn' && t.status === 'confirmed'));
+        (await bridgeTxs(services.knex, created.id)).find((t) => t.purpose === 'bridge burn' && t.status === 'confirmed'));
       // The burn is on chain and nothing can attest it: the payment stays where it is for as long as Iris is away.
       const statuses = new Set<PaymentStatus>();
       const watchUntil = Date.now() + 8_000;
@@ -178,13 +167,13 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
         await new Promise((r) => setTimeout(r, 500));
       }
       assert.deepEqual([...statuses], ['payment_bridging']);
-      assert.equal((await bridgeTxs(created.id)).filter((t) => t.purpose === 'bridge mint').length, 0);
+      assert.equal((await bridgeTxs(services.knex, created.id)).filter((t) => t.purpose === 'bridge mint').length, 0);
     } finally {
       await stack.bridges.attestationService.start();
     }
     await waitForStatus(api, created.id, 'payment_completed', 180_000);
     await assertMerchantPaid(before, '12');
-    assert.deepEqual((await bridgeTxsAfterApproval(created.id)).map((t) => t.purpose), ['bridge burn', 'bridge mint']);
+    assert.deepEqual((await bridgeTxsAfterApproval(services.knex, created.id)).map((t) => t.purpose), ['bridge burn', 'bridge mint']);
   });
 
   it('two payments bridging at once both burn and mint: one standing allowance, not two approvals that overwrite each other', async () => {
@@ -192,7 +181,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const paid = [await payAcross('USDC', '7'), await payAcross('USDC', '7')] as const;
     for (const { created } of paid) await waitForStatus(api, created.id, 'payment_completed', 180_000);
     for (const { created } of paid) {
-      assert.deepEqual((await bridgeTxsAfterApproval(created.id)).map((t) => [t.purpose, t.status]), [['bridge burn', 'confirmed'], ['bridge mint', 'confirmed']]);
+      assert.deepEqual((await bridgeTxsAfterApproval(services.knex, created.id)).map((t) => [t.purpose, t.status]), [['bridge burn', 'confirmed'], ['bridge mint', 'confirmed']]);
     }
     assert.equal((await tokenBalance(stack.info, DESTINATION, 'USDC', merchant)) - paid[0].before, 2n * payoutOf('7'), 'the merchant was paid for both');
   });
@@ -209,13 +198,13 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
 
       assert.equal(await exited(doomed), 'SIGKILL', 'the worker died right after broadcasting the burn');
       assert.equal((await getPayment(extra.paymentApiUrl, created.id)).status, 'payment_bridging');
-      assert.deepEqual((await bridgeTxsAfterApproval(created.id)).map((t) => t.purpose), ['bridge burn']);
+      assert.deepEqual((await bridgeTxsAfterApproval(services.knex, created.id)).map((t) => t.purpose), ['bridge burn']);
 
       children.push(spawnWorker(stack, taskQueue));
       await waitForStatus(extra.paymentApiUrl, created.id, 'payment_completed', 180_000);
       await assertMerchantPaid(before, '9');
 
-      const txs = await bridgeTxsAfterApproval(created.id);
+      const txs = await bridgeTxsAfterApproval(services.knex, created.id);
       assert.deepEqual(txs.map((t) => t.purpose), ['bridge burn', 'bridge mint']);
       const [source] = stack.bridges.cctp.chains;
       const burns = await providerFor(stack.info, SOURCE).getLogs({
