@@ -172,11 +172,6 @@ export async function createPayment(
     return { payment: existing, created: false };
   };
 
-  if (orderId !== null) {
-    const existing = await findPaymentByOrder({ knex, appId: app.app_id, orderId, keyless });
-    if (existing) return existingAnswer(existing);
-  }
-
   const { payment, watchUntil } = preparePayment(deps, app, {
     sourceChainId,
     sourceToken,
@@ -187,9 +182,10 @@ export async function createPayment(
     metadata: terms.metadata,
     expiresAt: new Date(Date.now() + deps.paymentTtlSeconds * 1000),
   });
+  // Inserted without looking first: a repeated orderId (a retry, or a concurrent request) conflicts and inserts nothing.
   const inserted = await insertPayment({ knex, watchUntil, payment });
   if (!inserted) {
-    // A concurrent request with the same orderId committed first: its payment answers, if it asks the same.
+    // This orderId has a payment already: it answers, if it asks the same.
     const winner = await findPaymentByOrder({ knex, appId: app.app_id, orderId: orderId!, keyless });
     if (!winner) throw new Error(`payment for order ${orderId} vanished after a conflict`);
     return existingAnswer(winner);

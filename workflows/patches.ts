@@ -37,4 +37,10 @@ export const PATCHES = {
    * payins confirming together both counted, and the excess went back as an overpayment's).
    */
   countUntilPaid: 'count-until-paid',
+  /**
+   * A same-chain payout is signed beside the sweep instead of after it: the treasury pays from its float (reserved
+   * by `reservePayoutFunds`), so nothing waits for the deposit to be swept first. Runs recorded before it swept
+   * first.
+   */
+  payoutBesideSweep: 'payout-beside-sweep',
 } as const;

@@ -326,7 +326,9 @@ class PaymentRun {
   private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
     const { source, destination, route } = this.terms;
     const required = BigInt(source.amountUnits);
-    const sweep = await this.chainStep(() =>
+    // Same chain (PATCHES.payoutBesideSweep): the payout does not wait for the sweep, which refills the float meanwhile.
+    const besideSweep = route !== 'bridge' && patched(PATCHES.payoutBesideSweep);
+    const sweeping = this.chainStep(() =>
       this.chainWrites.sweepDeposit({
         intentKey: intentKeys.sweep(this.paymentId),
         paymentId: this.paymentId,
@@ -337,6 +339,7 @@ class PaymentRun {
         purpose: 'payin to treasury',
       }),
     );
+    if (!besideSweep) await sweeping;
     const excessUnits = (received - required).toString();
     const excessRefund = () =>
       this.chainWrites.sweepDeposit({
@@ -358,14 +361,14 @@ class PaymentRun {
 
     if (route === 'bridge') {
       // The destination treasury is refilled by the bridge before it pays.
-      await this.landed(sweep);
+      await this.landed(await sweeping);
       await this.transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
       if (patched(PATCHES.realBridges)) await this.bridge(bridged);
       else await this.bridgeThroughDevnetBridge(bridged);
     }
 
-    // Same chain: the treasury pays from its float at once; the sweep refills it meanwhile.
+    // Same chain: the treasury pays from its float; the sweep refills it meanwhile.
     await this.transition('payment_payout_started');
     // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
     const visible = patched(PATCHES.adversarialMoneyPath);
@@ -390,7 +393,7 @@ class PaymentRun {
     await this.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
 
-    if (route !== 'bridge') await this.landed(sweep);
+    if (route !== 'bridge') await this.landed(await sweeping);
     const excessTx = await excess;
     if (excessTx) {
       this.track(completing, 'refunding');

@@ -20,7 +20,7 @@ export function requireLegacyToken(deps: { knex: Knex; rateLimiter: RateLimiter 
       () => findActiveApiKeyByHash({ knex: deps.knex, keyHash: hashApiKey(presented) }),
       () => new ApiError(401, 'invalid_api_key', 'the API key in the token header is unknown or revoked'),
     );
-    ctx.state.apiKey = { id: key.id, appId: key.app_id, scope: key.scope };
+    ctx.state.apiKey = { id: key.id, appId: key.app_id, scope: key.scope, app: key.app };
     await next();
   };
 }

@@ -1,13 +1,14 @@
 import type { Middleware } from 'koa';
 import type { Knex } from 'knex';
-import { findActiveApiKeyByHash, touchApiKey } from '../../db/queries/merchants';
-import type { ApiKeyScope } from '../../db/tables';
+import { findActiveApiKeyByHash, keyUseIsStale, touchApiKey } from '../../db/queries/merchants';
+import type { ApiKeyScope, MerchantAppRow } from '../../db/tables';
 import { hashApiKey } from '../../lib/api-keys';
 import { ApiError } from '../errors';
 import type { RateLimiter } from '../../services/rate-limits';
 
 export interface ApiKeyState {
-  apiKey: { id: string; appId: string; scope: ApiKeyScope };
+  /** `app`: the key's app as read with the key, so a handler needs no read of its own. */
+  apiKey: { id: string; appId: string; scope: ApiKeyScope; app: MerchantAppRow };
 }
 
 /**
@@ -27,8 +28,9 @@ export function requireApiKey(deps: { knex: Knex; rateLimiter: RateLimiter }, sc
       const wanted = scopes.map((s) => s.toLowerCase()).join(' or ');
       throw new ApiError(403, 'scope_insufficient', `this key has scope ${key.scope}: an ${wanted}-scope key is required`);
     }
-    await touchApiKey({ knex: deps.knex, keyId: key.id });
-    ctx.state.apiKey = { id: key.id, appId: key.app_id, scope: key.scope };
+    // The row just read says when the key was last used: most requests have nothing to record.
+    if (keyUseIsStale(key.last_used_at)) await touchApiKey({ knex: deps.knex, keyId: key.id });
+    ctx.state.apiKey = { id: key.id, appId: key.app_id, scope: key.scope, app: key.app };
     await next();
   };
 }

@@ -51,7 +51,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
 
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');
-    const app = await loadApp(ctx.state.apiKey.appId);
+    const { app } = ctx.state.apiKey;
     await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
     const { payment, created } = await createPayment(deps, app, body, { keyless: false });
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ApiKeyRow, MerchantAppRow } from '../tables';
+import type { ApiKeyRow, ApiKeyScope, MerchantAppRow } from '../tables';
 
 export async function findMerchantApp(options: { knex: Knex; appId: string }): Promise<MerchantAppRow | undefined> {
   return options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).first();
@@ -88,9 +88,27 @@ export async function replaceWebhookSecret(options: {
   return row!;
 }
 
-/** The live (unrevoked) key with this hash, joined to nothing: callers load the app separately when they need it. */
-export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: string }): Promise<ApiKeyRow | undefined> {
-  return options.knex<ApiKeyRow>('api_keys').where({ key_hash: options.keyHash }).whereNull('revoked_at').first();
+/** A live key as a request authenticates with it, with its app: what every keyed request reads first. */
+export interface ActiveApiKey extends Pick<ApiKeyRow, 'id' | 'app_id' | 'scope' | 'last_used_at'> {
+  app: MerchantAppRow;
+}
+
+/** The live (unrevoked) key with this hash and its app, in one round trip. */
+export async function findActiveApiKeyByHash(options: { knex: Knex; keyHash: string }): Promise<ActiveApiKey | undefined> {
+  const row = await options
+    .knex('api_keys')
+    .join('merchant_apps', 'merchant_apps.app_id', 'api_keys.app_id')
+    .where('api_keys.key_hash', options.keyHash)
+    .whereNull('api_keys.revoked_at')
+    .first<(MerchantAppRow & { key_id: string; key_scope: ApiKeyScope; key_last_used_at: Date | null }) | undefined>(
+      'merchant_apps.*',
+      'api_keys.id as key_id',
+      'api_keys.scope as key_scope',
+      'api_keys.last_used_at as key_last_used_at',
+    );
+  if (!row) return undefined;
+  const { key_id, key_scope, key_last_used_at, ...app } = row;
+  return { id: key_id, app_id: app.app_id, scope: key_scope, last_used_at: key_last_used_at, app };
 }
 
 export async function insertApiKey(options: { knex: Knex; key: Omit<ApiKeyRow, 'created_at' | 'revoked_at' | 'last_used_at'> }): Promise<ApiKeyRow> {
@@ -118,11 +136,19 @@ export async function listDeveloperAppIds(options: { knex: Knex; developerId: st
   return rows.map((row) => row.app_id);
 }
 
+/** How precisely `last_used_at` records a key's use: at most one write per key per minute. */
+const KEY_USE_RESOLUTION_MS = 60_000;
+
+/** Whether a key last used at `lastUsedAt` (as read with it) is due a `touchApiKey`: a busy key is not read and then written on every request. */
+export function keyUseIsStale(lastUsedAt: Date | null, now = Date.now()): boolean {
+  return lastUsedAt === null || now - lastUsedAt.getTime() >= KEY_USE_RESOLUTION_MS;
+}
+
 /** Notes that the key was just used; written at most once a minute per key, so busy keys cost no write per request. */
 export async function touchApiKey(options: { knex: Knex; keyId: string }): Promise<void> {
   const { knex, keyId } = options;
   await knex<ApiKeyRow>('api_keys')
     .where({ id: keyId })
-    .where((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', knex.raw(`now() - interval '1 minute'`)))
+    .where((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', knex.raw(`now() - make_interval(secs => ?)`, [KEY_USE_RESOLUTION_MS / 1000])))
     .update({ last_used_at: knex.fn.now() as unknown as Date });
 }

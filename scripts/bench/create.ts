@@ -1,6 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import readline from 'node:readline';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
@@ -13,8 +17,13 @@ export const CONCURRENCY = 16;
 /** Each handler runs this long per round; rounds alternate the handlers so drift in the shared machine's load hits all. */
 const ROUND_MS = 6_000;
 const ROUNDS = 2;
-/** The floor's workflows go to a queue no worker polls: their cost is the start alone. */
+/**
+ * The floor's workflows run, as Payrail's do: a worker in its own process runs each one's first task (one timer).
+ * A start that no worker ever runs is printed beside it, for reference: on a machine whose cores the Temporal server
+ * shares with the workers, that start costs the server about half of one that runs.
+ */
 const FLOOR_TASK_QUEUE = 'bench-floor';
+const UNPOLLED_TASK_QUEUE = 'bench-floor-unpolled';
 
 interface LoadResult {
   perSecond: number;
@@ -41,9 +50,19 @@ async function drive(url: string, headers: Record<string, string>, body: () => u
   return { count: latencies.length, elapsedMs: performance.now() - t0, latencies };
 }
 
+/** The floor's worker process, once it polls `FLOOR_TASK_QUEUE`. */
+async function startFloorWorker(stack: Stack): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'floor/worker.ts'), stack.info.temporalAddress, FLOOR_TASK_QUEUE], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(readline.createInterface({ input: child.stdout }), 'line')) as [string];
+  if (line !== 'polling') throw new Error(`floor worker: ${line}`);
+  return child;
+}
+
 /**
  * The floor: bare Koa handlers against the same PostgreSQL and Temporal as Payrail, in the same process (so they share
- * its CPU): one that inserts a row, and one that inserts a row and starts a workflow.
+ * its CPU): one that inserts a row, and ones that insert a row and start a workflow (run by a worker, or never run).
  */
 async function startFloorServer(stack: Stack): Promise<{ url: string; stop(): Promise<void> }> {
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 20 });
@@ -64,12 +83,15 @@ async function startFloorServer(stack: Stack): Promise<{ url: string; stop(): Pr
     ctx.status = 201;
     ctx.body = { id: await insert(ctx.request.body) };
   });
-  router.post('/insert-start', async (ctx) => {
+  const insertStart = (taskQueue: string) => async (ctx: Koa.Context) => {
     const id = await insert(ctx.request.body);
-    await client.workflow.start('benchFloorWorkflow', { workflowId: `bench-floor-${id}`, taskQueue: FLOOR_TASK_QUEUE, args: [id] });
+    await client.workflow.start('benchFloorWorkflow', { workflowId: `bench-floor-${id}`, taskQueue });
     ctx.status = 201;
     ctx.body = { id };
-  });
+  };
+  router.post('/insert-start', insertStart(FLOOR_TASK_QUEUE));
+  router.post('/insert-start-unpolled', insertStart(UNPOLLED_TASK_QUEUE));
+  const worker = await startFloorWorker(stack);
   const app = new Koa().use(bodyParser()).use(router.routes());
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -77,7 +99,8 @@ async function startFloorServer(stack: Stack): Promise<{ url: string; stop(): Pr
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     async stop() {
       await new Promise((resolve) => server.close(resolve));
-      await Promise.all([knex.destroy(), connection.close()]);
+      worker.kill('SIGTERM');
+      await Promise.all([knex.destroy(), connection.close(), once(worker, 'exit')]);
     },
   };
 }
@@ -98,11 +121,12 @@ export async function benchCreate(stack: Stack, log: (line: string) => void): Pr
     const handlers = {
       insert: { url: `${floor.url}/insert`, headers: {} },
       insertStart: { url: `${floor.url}/insert-start`, headers: {} },
+      insertStartUnpolled: { url: `${floor.url}/insert-start-unpolled`, headers: {} },
       payrail: { url: stack.info.paymentApiUrl, headers: { 'x-api-key': stack.info.demoMerchant.ordersKey } },
     };
     const body = () => createBody(42161);
-    const samples = { insert: [] as number[], insertStart: [] as number[], payrail: [] as number[] };
-    const totals = { insert: { count: 0, ms: 0 }, insertStart: { count: 0, ms: 0 }, payrail: { count: 0, ms: 0 } };
+    const samples = Object.fromEntries(Object.keys(handlers).map((name) => [name, [] as number[]])) as Record<keyof typeof handlers, number[]>;
+    const totals = Object.fromEntries(Object.keys(handlers).map((name) => [name, { count: 0, ms: 0 }])) as Record<keyof typeof handlers, { count: number; ms: number }>;
     // Warm-up: connections, pools, JIT.
     for (const h of Object.values(handlers)) await drive(h.url, h.headers, body, 1_000);
     for (let round = 0; round < ROUNDS; round++) {
@@ -118,10 +142,12 @@ export async function benchCreate(stack: Stack, log: (line: string) => void): Pr
       p50: percentile(samples[name], 50),
       p99: percentile(samples[name], 99),
     });
-    const [insert, insertStart, payrail] = [result('insert'), result('insertStart'), result('payrail')];
-    for (const [name, r] of Object.entries({ 'floor: insert': insert, 'floor: insert + start': insertStart, 'Payrail create': payrail })) {
+    const [insert, insertStart, unpolled, payrail] = [result('insert'), result('insertStart'), result('insertStartUnpolled'), result('payrail')];
+    const lines = { 'floor: insert': insert, 'floor: insert + start': insertStart, '(start never run)': unpolled, 'Payrail create': payrail };
+    for (const [name, r] of Object.entries(lines)) {
       log(`${name.padEnd(24)} ${r.perSecond.toFixed(1).padStart(7)} /s   p50 ${r.p50.toFixed(0).padStart(5)} ms   p99 ${r.p99.toFixed(0).padStart(5)} ms`);
     }
+    log(`Payrail create vs a start never run: ${(payrail.perSecond / unpolled.perSecond).toFixed(2)}× the throughput, ${(payrail.p99 / unpolled.p99).toFixed(2)}× the p99`);
     return [
       {
         name: `create throughput, ${CONCURRENCY} clients`,
