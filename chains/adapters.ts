@@ -4,6 +4,7 @@ import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
 import { TonAdapter, type TonKeys } from './ton/adapter';
 import { StellarAdapter, type StellarKeys } from './stellar/adapter';
 import { TronAdapter, type TronKeys } from './tron/adapter';
+import { RecentReads } from './recent-reads';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -34,13 +35,11 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
   }
 }
 
-/** A head read this recently is shared: every wait of a process polling one chain costs one request per interval. */
-const SHARED_HEAD_MAX_AGE_MS = 200;
 
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
 export class ChainAdapters {
   private readonly adapters: Map<number, ChainAdapter>;
-  private readonly heads = new Map<number, { readAt: number; head: Promise<number> }>();
+  private readonly heads = new RecentReads();
 
   constructor(
     readonly registry: ChainRegistry,
@@ -63,15 +62,9 @@ export class ChainAdapters {
     return adapter;
   }
 
-  /** The chain's head, read once for every caller within SHARED_HEAD_MAX_AGE_MS (hundreds of waits poll it). */
+  /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
   sharedHead(chainId: number): Promise<number> {
-    const cached = this.heads.get(chainId);
-    if (cached && Date.now() - cached.readAt < SHARED_HEAD_MAX_AGE_MS) return cached.head;
-    const head = this.adapter(chainId).head();
-    this.heads.set(chainId, { readAt: Date.now(), head });
-    // A failed read is not shared: the next caller asks again (each caller sees this one's rejection itself).
-    head.catch(() => this.heads.delete(chainId));
-    return head;
+    return this.heads.read(String(chainId), () => this.adapter(chainId).head());
   }
 
   findAdapter(chainId: number): ChainAdapter | undefined {

@@ -41,10 +41,49 @@ export class EstimateReverted extends Error {
 /** Earlier transactions the node lacks that one broadcast re-sends at most; later broadcasts and polls send the rest. */
 const REBROADCAST_PER_CALL = 4;
 
+/**
+ * How long a transaction this process sent counts as held by the node although its pending nonce does not show it
+ * yet. A hundred transactions signed in one batch are broadcast at once: each found the node lacking the ones
+ * before it (in flight beside it) and re-sent them, about five sends per transaction.
+ */
+const RECENT_SEND_MS = 3_000;
+
+/** Per process (its chain adapters): when this process sent each transaction (by chain and hash), oldest first. */
+const sentAtByProcess = new WeakMap<ChainAdapters, Map<string, number>>();
+
+function recentSends(chains: ChainAdapters) {
+  let sentAt = sentAtByProcess.get(chains);
+  if (!sentAt) sentAtByProcess.set(chains, (sentAt = new Map<string, number>()));
+  const key = (row: ChainTxRow) => `${row.chain_id}:${row.tx_hash}`;
+  const forgetOld = (now: number) => {
+    for (const [k, at] of sentAt) {
+      if (now - at < RECENT_SEND_MS) return;
+      sentAt.delete(k);
+    }
+  };
+  return {
+    /** Sending now: counts as sent until `failed`. */
+    sending(row: ChainTxRow) {
+      const now = Date.now();
+      forgetOld(now);
+      sentAt.delete(key(row));
+      sentAt.set(key(row), now);
+    },
+    failed(row: ChainTxRow) {
+      sentAt.delete(key(row));
+    },
+    sentMomentsAgo(row: ChainTxRow): boolean {
+      const at = sentAt.get(key(row));
+      return at !== undefined && Date.now() - at < RECENT_SEND_MS;
+    },
+  };
+}
+
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
 export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, log } = deps;
+  const sends = recentSends(chains);
 
   async function submit(request: TransferRequest & { purpose: string }, prepare: () => Promise<PreparedChainTx>): Promise<{ intentKey: string; txHash: string }> {
     let row = await findChainTx({ knex, intentKey: request.intentKey });
@@ -84,25 +123,32 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * Re-broadcasts the signer's unmined transactions with lower nonces first, so this one can be mined: only those the
    * node lacks (at or past its pending nonce for the key, which counts the key's transactions it holds without a gap:
    * a send that failed or one the node dropped), the lowest `REBROADCAST_PER_CALL` of them. Re-sending every earlier
-   * one on every call made n transactions in flight cost O(n²) node calls. Those are best effort: one that the node
-   * refuses never keeps this one from going out (its own wait replaces or re-plans it).
+   * one on every call made n transactions in flight cost O(n²) node calls; one this process sent moments ago is not
+   * missing, only not counted yet. Those are best effort: one that the node refuses never keeps this one from going
+   * out (its own wait replaces or re-plans it).
    */
   async function broadcast(row: ChainTxRow): Promise<void> {
     const adapter = chains.adapter(row.chain_id);
+    sends.sending(row);
     if (adapter.orderedNonces) {
       const nodeNonce = adapter.replacement ? await adapter.replacement.pendingNonce(row.signer) : 0;
-      const missing = nodeNonce < Number(row.nonce)
+      const unmined = nodeNonce < Number(row.nonce)
         ? await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: nodeNonce, limit: REBROADCAST_PER_CALL })
         : [];
+      const missing = unmined.filter((earlier) => !sends.sentMomentsAgo(earlier));
       for (const earlier of missing) {
+        sends.sending(earlier);
         await adapter.broadcast({ rawTx: earlier.raw_tx, txHash: earlier.tx_hash }).catch((err: unknown) =>
           log.warn({ intentKey: earlier.intent_key, txHash: earlier.tx_hash, error: String(err) }, 'an earlier transaction could not be re-broadcast'),
         );
       }
     }
-    const sent = await adapter.broadcast({ rawTx: row.raw_tx, txHash: row.tx_hash });
+    const sent = await adapter.broadcast({ rawTx: row.raw_tx, txHash: row.tx_hash }).catch((err: unknown) => {
+      sends.failed(row);
+      throw err;
+    });
     if (sent !== 'nonce-used' && row.sent_at_block === null) {
-      await markChainTxSent({ knex, intentKey: row.intent_key, txHash: row.tx_hash, blockNumber: await adapter.head() });
+      await markChainTxSent({ knex, intentKey: row.intent_key, txHash: row.tx_hash, blockNumber: await chains.sharedHead(row.chain_id) });
     }
   }
 
@@ -189,7 +235,9 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
             else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
           }
         }
-        await broadcast((await findChainTx({ knex, intentKey }))!);
+        // Sent by this process moments ago (and not replaced since): the node has it, only not in a block yet.
+        const current = (await findChainTx({ knex, intentKey }))!;
+        if (!sends.sentMomentsAgo(current)) await broadcast(current);
       }
       if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore, pollAfterMs: chain.pollIntervalMs };
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });

@@ -1,13 +1,14 @@
 import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
-import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxReplacement } from '../family';
+import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxFees, type TxReplacement } from '../family';
 import type { EvmChainConfig } from '../registry';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
 import './http';
 import { readUsdPriceFeed } from './price-feeds';
-import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type EvmCall } from './transactions';
+import { RecentReads } from '../recent-reads';
+import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type BlockReads, type EvmCall } from './transactions';
 
 /** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
 export function eip681Uri(p: { tokenAddress: string | null; chainId: number; address: string; units: string }): string {
@@ -22,6 +23,13 @@ export class EvmAdapter implements ChainAdapter {
   readonly orderedNonces = true;
   readonly provider: JsonRpcProvider;
   private readonly wallet: Wallet | null;
+  /** The node's answers that change only with a block, shared between this process's callers for a moment. */
+  private readonly shared = new RecentReads();
+  /** What every check of a payin or transaction reads besides its receipt: a hundred waits read it once a moment. */
+  private readonly blocks: BlockReads = {
+    head: () => this.shared.read('head', () => this.provider.getBlockNumber()),
+    block: (blockNumber) => this.shared.read(`block:${blockNumber}`, () => this.provider.getBlock(blockNumber)),
+  };
 
   constructor(
     readonly config: EvmChainConfig,
@@ -78,7 +86,7 @@ export class EvmAdapter implements ChainAdapter {
   }
 
   checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
-    return checkPayin({ provider: this.provider, payin, depth });
+    return checkPayin({ provider: this.provider, blocks: this.blocks, payin, depth });
   }
 
   private call(action: ChainAction): EvmCall {
@@ -101,7 +109,8 @@ export class EvmAdapter implements ChainAdapter {
   /** Any contract call from the treasury (the bridges' approvals, burns, sends and mints); TxWouldRevert when the estimate reverts. */
   async prepareCall(call: EvmCall): Promise<PreparedChainTx> {
     const wallet = this.treasury();
-    const estimate = await estimateCall(this.provider, wallet.address, call).catch((err: unknown) => {
+    const shared = { fees: this.fees(), pendingNonce: this.replacement.pendingNonce(wallet.address) };
+    const estimate = await estimateCall(this.provider, wallet.address, call, shared).catch((err: unknown) => {
       throw isRevert(err) ? new TxWouldRevert(`the call to ${call.to} would revert`, { cause: err }) : err;
     });
     const { pendingNonce, ...fees } = estimate;
@@ -118,15 +127,24 @@ export class EvmAdapter implements ChainAdapter {
   }
 
   checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
-    return checkTx(this.provider, txHashes, depth);
+    return checkTx(this.provider, this.blocks, txHashes, depth);
+  }
+
+  /**
+   * The fees to sign with now, shared for a moment: a hundred payouts signed together read them once. A pending nonce
+   * read that moment ago can only be lower than now, and both of its uses take that: the nonce row keeps the higher
+   * of its own and the chain's, and a broadcast re-sends what it thinks missing (the node knows it already).
+   */
+  private fees(): Promise<TxFees> {
+    return this.shared.read('fees', () => currentFees(this.provider));
   }
 
   readonly replacement: TxReplacement = {
-    minedNonce: (signer) => this.provider.getTransactionCount(signer, 'latest'),
-    pendingNonce: (signer) => this.provider.getTransactionCount(signer, 'pending'),
+    minedNonce: (signer) => this.shared.read(`mined:${signer}`, () => this.provider.getTransactionCount(signer, 'latest')),
+    pendingNonce: (signer) => this.shared.read(`pending:${signer}`, () => this.provider.getTransactionCount(signer, 'pending')),
     resign: async (rawTx, options) => {
       const previous = signedCall(rawTx);
-      const now = await currentFees(this.provider);
+      const now = await this.fees();
       // A new nonce needs only what the network asks now; the same nonce must outbid the stuck transaction.
       const nonce = options.nonce ?? previous.nonce;
       const fees = options.nonce === null ? bumpedFees(previous.fees, now) : now;

@@ -3,6 +3,7 @@ import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, type DetectedPayin } from '../../domain/payins';
 import type { PayinCheck } from '../family';
 import { TRANSFER_TOPIC } from './contracts';
+import type { BlockReads } from './transactions';
 
 /** Blocks fetched at once while reading a range for native-coin transfers. */
 const BLOCK_FETCH_CONCURRENCY = 8;
@@ -67,15 +68,15 @@ export async function readNativeTransfers(options: { provider: JsonRpcProvider; 
 }
 
 
-export async function checkPayin(options: { provider: JsonRpcProvider; payin: DetectedPayin; depth: number }): Promise<PayinCheck> {
-  const { provider, payin, depth } = options;
+export async function checkPayin(options: { provider: JsonRpcProvider; blocks: BlockReads; payin: DetectedPayin; depth: number }): Promise<PayinCheck> {
+  const { provider, blocks, payin, depth } = options;
   const receipt = await provider.getTransactionReceipt(payin.txHash);
   if (!receipt) return (await provider.getTransaction(payin.txHash)) === null ? { state: 'missing' } : { state: 'pending' };
   const matched = isNativeToken(payin.tokenAddress) ? await matchNativePayin(provider, receipt, payin) : matchTokenPayin(receipt, payin);
   if (!matched) return { state: 'dropped' };
-  const head = await provider.getBlockNumber();
+  const head = await blocks.head();
   if (head - receipt.blockNumber + 1 < depth) return { state: 'pending' };
-  const block = await provider.getBlock(receipt.blockNumber);
+  const block = await blocks.block(receipt.blockNumber);
   if (block?.hash !== receipt.blockHash) return { state: 'pending' };
   return { state: 'confirmed', payin: { ...matched, confirmedAt: new Date(block.timestamp * 1000).toISOString() } };
 }

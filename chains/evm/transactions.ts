@@ -1,4 +1,4 @@
-import { Interface, Transaction, isError, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
+import { Interface, Transaction, isError, type Block, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { TxCheck, TxFees } from '../family';
 import type { EvmChainConfig } from '../registry';
@@ -47,10 +47,13 @@ export function bumpedFees(previous: TxFees, now: TxFees): TxFees {
 /** True when the node refused a call because it would revert (not a transport or node failure). */
 export const isRevert = (err: unknown): boolean => isError(err, 'CALL_EXCEPTION');
 
-/** Gas and EIP-1559 fees for the call, estimated now, plus the node's pending nonce of the signer. Throws on a revert. */
-export async function estimateCall(provider: JsonRpcProvider, from: string, call: EvmCall) {
+/**
+ * Gas for the call, estimated now, with the fees to sign it with and the node's pending nonce of the signer (both
+ * read by the caller, which shares them between calls). Throws on a revert.
+ */
+export async function estimateCall(provider: JsonRpcProvider, from: string, call: EvmCall, shared: { fees: Promise<TxFees>; pendingNonce: Promise<number> }) {
   const request: TransactionRequest = { ...call, from };
-  const [gas, fees, pendingNonce] = await Promise.all([provider.estimateGas(request), currentFees(provider), provider.getTransactionCount(from, 'pending')]);
+  const [gas, fees, pendingNonce] = await Promise.all([provider.estimateGas(request), shared.fees, shared.pendingNonce]);
   return { gasLimit: (gas * 13n) / 10n, ...fees, pendingNonce };
 }
 
@@ -94,13 +97,19 @@ export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txH
 }
 
 
-export async function checkTx(provider: JsonRpcProvider, txHashes: string[], depth: number): Promise<TxCheck> {
+/** The head and blocks by number, as the adapter shares them between its callers (receipts are always read anew). */
+export interface BlockReads {
+  head(): Promise<number>;
+  block(blockNumber: number): Promise<Block | null>;
+}
+
+export async function checkTx(provider: JsonRpcProvider, blocks: BlockReads, txHashes: string[], depth: number): Promise<TxCheck> {
   const receipts = await Promise.all(txHashes.map((hash) => provider.getTransactionReceipt(hash)));
   const receipt = receipts.find((r) => r !== null);
   if (!receipt) return { state: 'unmined' };
   const txHash = receipt.hash;
-  if ((await provider.getBlockNumber()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash };
-  const block = await provider.getBlock(receipt.blockNumber);
+  if ((await blocks.head()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash };
+  const block = await blocks.block(receipt.blockNumber);
   if (block?.hash !== receipt.blockHash) return { state: 'pending', txHash };
   return { state: 'mined', txHash, blockNumber: receipt.blockNumber, succeeded: receipt.status === 1, confirmedAt: new Date(block.timestamp * 1000).toISOString() };
 }
