@@ -20,10 +20,10 @@ export interface ChainKeys {
   ton?: TonKeys;
 }
 
-function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
+function createAdapter(config: ChainConfig, keys: ChainKeys, reads: RecentReads): ChainAdapter {
   switch (config.family) {
     case 'evm':
-      return new EvmAdapter(config, keys.evmTreasuryPrivateKey);
+      return new EvmAdapter(config, keys.evmTreasuryPrivateKey, reads);
     case 'solana':
       return new SolanaAdapter(config, keys.solana);
     case 'tron':
@@ -35,17 +35,18 @@ function createAdapter(config: ChainConfig, keys: ChainKeys): ChainAdapter {
   }
 }
 
-
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
 export class ChainAdapters {
   private readonly adapters: Map<number, ChainAdapter>;
-  private readonly heads = new RecentReads();
+  /** Per chain, the reads shared by every caller of this process (the EVM adapter shares its own through them too). */
+  private readonly reads: Map<number, RecentReads>;
 
   constructor(
     readonly registry: ChainRegistry,
     keys: ChainKeys = {},
   ) {
-    this.adapters = new Map(registry.chains.map((c) => [c.chainId, createAdapter(c, keys)]));
+    this.reads = new Map(registry.chains.map((c) => [c.chainId, new RecentReads()]));
+    this.adapters = new Map(registry.chains.map((c) => [c.chainId, createAdapter(c, keys, this.reads.get(c.chainId)!)]));
   }
 
   /** The adapter of a configured chain (throws for any other chain id). */
@@ -64,7 +65,8 @@ export class ChainAdapters {
 
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
   sharedHead(chainId: number): Promise<number> {
-    return this.heads.read(String(chainId), () => this.adapter(chainId).head());
+    const adapter = this.adapter(chainId);
+    return this.reads.get(chainId)!.read(RecentReads.HEAD, () => adapter.head());
   }
 
   findAdapter(chainId: number): ChainAdapter | undefined {

@@ -7,6 +7,9 @@ export const SHARED_READ_MAX_AGE_MS = 200;
  * asked once per interval instead of once per caller. A failed read is not shared: the next caller asks again.
  */
 export class RecentReads {
+  /** The key of the chain's head: the one read every family's waits share (`ChainAdapters.sharedHead`). */
+  static readonly HEAD = 'head';
+
   private readonly reads = new Map<string, { readAt: number; value: Promise<unknown> }>();
 
   read<T>(key: string, load: () => Promise<T>): Promise<T> {

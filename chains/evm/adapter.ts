@@ -23,17 +23,20 @@ export class EvmAdapter implements ChainAdapter {
   readonly orderedNonces = true;
   readonly provider: JsonRpcProvider;
   private readonly wallet: Wallet | null;
-  /** The node's answers that change only with a block, shared between this process's callers for a moment. */
-  private readonly shared = new RecentReads();
   /** What every check of a payin or transaction reads besides its receipt: a hundred waits read it once a moment. */
   private readonly blocks: BlockReads = {
-    head: () => this.shared.read('head', () => this.provider.getBlockNumber()),
+    head: () => this.shared.read(RecentReads.HEAD, () => this.head()),
     block: (blockNumber) => this.shared.read(`block:${blockNumber}`, () => this.provider.getBlock(blockNumber)),
   };
 
+  /**
+   * `shared`: the node's answers that change only with a block, shared between this process's callers for a moment
+   * (the chain's own, from `ChainAdapters`, so the head read here is the one its waits share).
+   */
   constructor(
     readonly config: EvmChainConfig,
     treasuryPrivateKey?: string,
+    private readonly shared = new RecentReads(),
   ) {
     // staticNetwork: the chain id is known, so ethers never issues eth_chainId probes.
     this.provider = new JsonRpcProvider(config.rpcUrl, config.chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
