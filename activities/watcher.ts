@@ -1,5 +1,5 @@
-import { heartbeat } from '@temporalio/activity';
-import { scanChain, type ScanResult } from '../services/payins';
+import { heartbeat, sleep } from '@temporalio/activity';
+import { keepScanning, scanChain, type ScanResult } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
 export function createWatcherActivities(deps: ActivityDeps) {
@@ -7,7 +7,14 @@ export function createWatcherActivities(deps: ActivityDeps) {
     /**
      * Idempotent: scans the next block range after the chain's stored cursor, hands every payin found to its run
      * (signals and late-payin starts deduplicate on the payin), then moves the cursor. Heartbeats between reads.
+     * With `keepScanningMs` (watchers of current code), goes on scanning for that long (`keepScanning`), pausing
+     * `pollIntervalMs` when caught up.
      */
-    scanChain: (input: { chainId: number; maxBlocks: number }): Promise<ScanResult> => scanChain(deps, { ...input, heartbeat: () => heartbeat() }),
+    scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
+      const scan = () => scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat() });
+      if (input.keepScanningMs === undefined || input.pollIntervalMs === undefined) return scan();
+      // The activity's sleep ends at once when the activity is cancelled (a worker draining past its grace).
+      return keepScanning(scan, { pollIntervalMs: input.pollIntervalMs, keepScanningMs: input.keepScanningMs, heartbeat: () => heartbeat(), sleep });
+    },
   };
 }

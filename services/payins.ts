@@ -96,6 +96,26 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
   return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length };
 }
 
+/**
+ * Scans again and again for `keepScanningMs`, pausing `pollIntervalMs` (at most the time left) whenever caught up and
+ * heartbeating after each scan, and answers the last scan's result: one activity watches a chain for that long,
+ * where one activity per scan cost Temporal an activity task, a timer and two workflow tasks every poll interval.
+ * A scan that fails ends it (the watcher halves the range and tries again).
+ */
+export async function keepScanning(
+  scan: () => Promise<ScanResult>,
+  options: { pollIntervalMs: number; keepScanningMs: number; heartbeat: () => void; sleep: (ms: number) => Promise<void> },
+): Promise<ScanResult> {
+  const until = Date.now() + options.keepScanningMs;
+  for (;;) {
+    const result = await scan();
+    options.heartbeat();
+    const left = until - Date.now();
+    if (left <= 0) return result;
+    if (result.caughtUp) await options.sleep(Math.min(options.pollIntervalMs, left));
+  }
+}
+
 /** Time from each payin's block to its hand-over, for the payin detection lag histogram. */
 async function observeDetectionLag(deps: PayinServiceDeps, chainId: number, payins: DetectedPayin[]): Promise<void> {
   const adapter = deps.chains.adapter(chainId);

@@ -43,4 +43,10 @@ export const PATCHES = {
    * first.
    */
   payoutBesideSweep: 'payout-beside-sweep',
+  /**
+   * A chain watcher's scan activity goes on scanning for a few seconds (pausing the poll interval whenever caught
+   * up) instead of scanning once, and the watcher no longer pauses between scans itself. Runs recorded before it
+   * scanned once per activity.
+   */
+  scansInOneActivity: 'scans-in-one-activity',
 } as const;

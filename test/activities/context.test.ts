@@ -182,6 +182,30 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     assert.equal((await findChainCursor({ knex: services.knex, chainId: 42161 }))!.blockNumber >= result.range.toBlock, true);
   });
 
+  it('scanChain with keepScanningMs goes on scanning (catching up, then pausing) until its time is up, and ends at once when cancelled', async () => {
+    const watcher = createWatcherActivities(deps);
+    const cursor = (await findChainCursor({ knex: services.knex, chainId: 42161 }))!;
+    const back = await providerFor(stack.info, 42161).getBlock(Math.max(0, cursor.blockNumber - 120));
+    await advanceChainCursor({ knex: services.knex, chainId: 42161, from: cursor, to: { blockNumber: back!.number, blockHash: back!.hash! } });
+    const env = new MockActivityEnvironment();
+    let heartbeats = 0;
+    env.on('heartbeat', () => heartbeats++);
+    const started = Date.now();
+    const result = await inContext(env, () => watcher.scanChain({ chainId: 42161, maxBlocks: 50, pollIntervalMs: 200, keepScanningMs: 1_500 }));
+    assert.ok(Date.now() - started >= 1_500, 'it scanned for its whole time');
+    assert.ok(result.caughtUp, 'the last scan had caught up with the head');
+    // At least three scans of 50 blocks to catch up 120 blocks, each followed by a heartbeat; then pauses and scans.
+    assert.ok(heartbeats >= 4, `heartbeats: ${heartbeats}`);
+    assert.ok((await findChainCursor({ knex: services.knex, chainId: 42161 }))!.blockNumber >= back!.number + 120);
+
+    const cancelled = new MockActivityEnvironment();
+    const long = inContext(cancelled, () => watcher.scanChain({ chainId: 42161, maxBlocks: 50, pollIntervalMs: 200, keepScanningMs: 60_000 }));
+    setTimeout(() => cancelled.cancel(), 500);
+    const cancelledAt = Date.now();
+    await assert.rejects(long, (err: unknown) => err instanceof CancelledFailure);
+    assert.ok(Date.now() - cancelledAt < 5_000, 'a cancelled watch ends at once, not when its time is up');
+  });
+
   it('deliverOrderCallback logs each attempt under the attempt number of its context, and fails (to be retried) on a non-2xx', async () => {
     const server: Server = createServer((_req, res) => res.writeHead(503).end('busy'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -484,8 +484,13 @@ const BEFORE_PAYOUT_BESIDE_SWEEP: HistoryScenario[] = RECORDINGS.flatMap((r) => 
     legacy: 'the payment run before PATCHES.payoutBesideSweep (payout signed after the sweep)',
   }));
 
+/** The chain watcher as recorded before PATCHES.scansInOneActivity: one scan per activity, paused in the workflow. */
+const BEFORE_SCANS_IN_ONE_ACTIVITY: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
+  .filter((s) => s.workflowType === 'chainWatcherWorkflow')
+  .map((s) => ({ ...s, name: `before-scans-in-one-activity-${s.name}`, legacy: 'the chain watcher before PATCHES.scansInOneActivity (one scan per activity)' }));
+
 /** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
-export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP];
+export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_SCANS_IN_ONE_ACTIVITY];
 
 /** Every scenario with a recorded history: legacy ones and those of current code. */
 export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];

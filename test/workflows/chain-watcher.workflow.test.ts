@@ -36,7 +36,7 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     });
   };
 
-  it('scans again at once while behind the head, and waits the poll interval once caught up', async () => {
+  it('runs its next scan activity at once, each one scanning on for a few seconds and pausing the poll interval itself', async () => {
     const fakes = new FakeActivities();
     fakes.scans.push({ caughtUp: false, payins: 3 }, { caughtUp: false, payins: 0 }, { caughtUp: true, payins: 1 });
     await watch(fakes, async () => {
@@ -44,6 +44,8 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     });
     const scans = fakes.callsOf('scanChain');
     assert.ok(scans.every((s) => s.maxBlocks === 512));
+    // Each scan activity goes on scanning itself, pausing the poll interval when caught up (PATCHES.scansInOneActivity).
+    assert.ok(scans.every((s) => s.pollIntervalMs === 1000 && s.keepScanningMs === 5000), JSON.stringify(scans[0]));
   });
 
   it('halves its block range after scans the node refuses as too large, and grows it back after successes', async () => {
