@@ -87,8 +87,9 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
       const input = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads?.[0]?.data;
       assert.ok(input, 'the first run ended by continuing as new');
       assert.deepEqual(JSON.parse(Buffer.from(input).toString()), { chainId, pollIntervalMs: 1000, maxBlocks: 512 });
+      // Counted in the first run's history: the next run scans on at once meanwhile.
+      const scans = history.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'scanChain').length ?? 0;
+      assert.ok(scans > 1 && scans <= 500, `a run scans at most 500 times, or fewer when Temporal suggests a fresh history (${scans})`);
     });
-    const scans = fakes.callsOf('scanChain').length;
-    assert.ok(scans > 1 && scans <= 501, `a run scans at most 500 times, or fewer when Temporal suggests a fresh history (${scans})`);
   });
 });
