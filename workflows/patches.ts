@@ -49,4 +49,23 @@ export const PATCHES = {
    * scanned once per activity.
    */
   scansInOneActivity: 'scans-in-one-activity',
+  /**
+   * A payment run that starts with this marker has every payment patch before it (`FOLDED_PAYMENT_PATCHES`) and asks
+   * for none of them: one marker per run instead of one per patch. Each patch marker also upserts the
+   * TemporalChangeVersion search attribute, a visibility write on the Temporal server: a same-chain payment made
+   * four of them. Runs started before it ask for each patch as they did.
+   */
+  paymentPatchesFolded: 'payment-patches-folded',
 } as const;
+
+/** The payment patches a run with `paymentPatchesFolded` has without asking (`PaymentRun.has`). */
+export const FOLDED_PAYMENT_PATCHES = [
+  PATCHES.paymentRunEndsWhenSettled,
+  PATCHES.adversarialMoneyPath,
+  PATCHES.realBridges,
+  PATCHES.localSteps,
+  PATCHES.countUntilPaid,
+  PATCHES.payoutBesideSweep,
+] as const;
+
+export type FoldedPaymentPatch = (typeof FOLDED_PAYMENT_PATCHES)[number];

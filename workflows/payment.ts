@@ -21,7 +21,7 @@ import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOpti
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
 import type { RetiredBridgeActivities } from './legacy/retired-activities';
 import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal, retryChainStepSignal } from './messages';
-import { PATCHES } from './patches';
+import { PATCHES, type FoldedPaymentPatch } from './patches';
 import { AwaitingOperatorKey, PaymentStatusKey } from './search-attributes';
 import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
@@ -53,8 +53,9 @@ const LIQUIDITY_RECHECK = '1 minute';
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
   // Runs started before payment runs ended with their payment finish on the code they started on.
-  if (!patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
-  return new PaymentRun(input.paymentId).run();
+  const folded = patched(PATCHES.paymentPatchesFolded);
+  if (!folded && !patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
+  return new PaymentRun(input.paymentId, folded).run();
 }
 
 interface TrackedPayin {
@@ -83,9 +84,13 @@ class PaymentRun {
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
 
-  constructor(private readonly paymentId: string) {
+  /** `folded`: the run started with PATCHES.paymentPatchesFolded, so it has every folded patch without asking. */
+  constructor(
+    private readonly paymentId: string,
+    private readonly folded: boolean,
+  ) {
     // Decided once, before the run's first step: a run recorded before the patch keeps its steps as activity tasks.
-    const localSteps = patched(PATCHES.localSteps);
+    const localSteps = this.has(PATCHES.localSteps);
     this.readModel = localSteps ? localReadModel : readModel;
     this.chainWrites = localSteps ? localChainWrites : chainWrites;
     setHandler(payinDetectedSignal, (payin) => {
@@ -127,6 +132,11 @@ class PaymentRun {
     await this.drain();
     await this.readModel.extendDepositWatch({ paymentId: this.paymentId });
     return this.status;
+  }
+
+  /** Whether this run takes a folded patch's branch: always for a run started folded, else as `patched()` says. */
+  private has(patch: FoldedPaymentPatch): boolean {
+    return this.folded || patched(patch);
   }
 
   private received(): bigint {
@@ -204,7 +214,7 @@ class PaymentRun {
     }
     // Payins count in the order they confirm, until they add up: one confirming beside the one that paid (a
     // multisend, or two in one block) is returned whole, not counted into an overpayment.
-    if (!this.collecting || (this.paid() && patched(PATCHES.countUntilPaid))) {
+    if (!this.collecting || (this.paid() && this.has(PATCHES.countUntilPaid))) {
       await this.refundConfirmed(result.payin, result.payin.amountUnits, 'arrived after the payment was paid or expired');
       return;
     }
@@ -227,7 +237,7 @@ class PaymentRun {
 
   /** Sends `amountUnits` of the payin's token straight from the deposit address back to its sender. */
   private async refundConfirmed(payin: ConfirmedPayin, amountUnits: string, reason: string): Promise<void> {
-    if (patched(PATCHES.adversarialMoneyPath) && (await this.heldAsDust(payin, amountUnits))) return;
+    if (this.has(PATCHES.adversarialMoneyPath) && (await this.heldAsDust(payin, amountUnits))) return;
     this.track(payin, 'refunding');
     await this.recordPayin(payin, 'confirmed', 'refund');
     await this.landed(
@@ -256,7 +266,7 @@ class PaymentRun {
    * (`AwaitingOperator=chain_step_reverts`, an error log) and waits for an operator's `retryChainStep`.
    */
   private chainStep<T>(step: () => Promise<T>): Promise<T> {
-    return patched(PATCHES.adversarialMoneyPath) ? this.untilOperatorFixes(step) : step();
+    return this.has(PATCHES.adversarialMoneyPath) ? this.untilOperatorFixes(step) : step();
   }
 
   private async untilOperatorFixes<T>(step: () => Promise<T>): Promise<T> {
@@ -327,7 +337,7 @@ class PaymentRun {
     const { source, destination, route } = this.terms;
     const required = BigInt(source.amountUnits);
     // Same chain (PATCHES.payoutBesideSweep): the payout does not wait for the sweep, which refills the float meanwhile.
-    const besideSweep = route !== 'bridge' && patched(PATCHES.payoutBesideSweep);
+    const besideSweep = route !== 'bridge' && this.has(PATCHES.payoutBesideSweep);
     const sweeping = this.chainStep(() =>
       this.chainWrites.sweepDeposit({
         intentKey: intentKeys.sweep(this.paymentId),
@@ -355,7 +365,7 @@ class PaymentRun {
     const excess =
       received <= required
         ? null
-        : patched(PATCHES.adversarialMoneyPath)
+        : this.has(PATCHES.adversarialMoneyPath)
           ? this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.chainStep(excessRefund)))
           : excessRefund();
 
@@ -364,14 +374,14 @@ class PaymentRun {
       await this.landed(await sweeping);
       await this.transition('payment_bridging');
       const bridged = (required - BigInt(source.feeUnits)).toString();
-      if (patched(PATCHES.realBridges)) await this.bridge(bridged);
+      if (this.has(PATCHES.realBridges)) await this.bridge(bridged);
       else await this.bridgeThroughDevnetBridge(bridged);
     }
 
     // Same chain: the treasury pays from its float; the sweep refills it meanwhile.
     await this.transition('payment_payout_started');
     // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
-    const visible = patched(PATCHES.adversarialMoneyPath);
+    const visible = this.has(PATCHES.adversarialMoneyPath);
     let waited = false;
     while (!(await this.chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });

@@ -122,6 +122,9 @@ const PAID_SAME_CHAIN_WITH_REFUND = [
   'extendDepositWatch',
 ];
 
+/** The dust scenario as recorded before PATCHES.paymentPatchesFolded: the other token's dust held before the webhook. */
+const DUST_HELD_BEFORE_THE_WEBHOOK = ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'];
+
 /** One payment run of current code: its terms, what arrives, how it ends. */
 function paymentRecording(opts: {
   name: string;
@@ -231,7 +234,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-dust-paid', amountUnits: (BigInt(REQUIRED_UNITS) + 1n).toString() }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-payout-reverts-until-operator-retries',
@@ -427,8 +430,12 @@ export const RECORDINGS: Recording[] = [
   },
 ];
 
-/** Three of those were recorded before PATCHES.adversarialMoneyPath as well: their refunds asked no `holdDust`. */
-const RECORDED_BEFORE_DUST_HOLDING: Record<string, string[]> = {
+/**
+ * Where those recordings called their activities in another order: three were recorded before
+ * PATCHES.adversarialMoneyPath as well (their refunds asked no `holdDust`); the dust one held before the webhook.
+ */
+const RECORDED_BEFORE_LOCAL_STEPS: Record<string, string[]> = {
+  'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
   'payment-underpaid-bounced': ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
   'payment-multisend-one-paid-one-refunded': [
     'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
@@ -447,7 +454,7 @@ const BEFORE_LOCAL_STEPS: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenar
   .map((s) => ({
     ...s,
     name: `before-local-steps-${s.name}`,
-    activities: RECORDED_BEFORE_DUST_HOLDING[s.name] ?? s.activities,
+    activities: RECORDED_BEFORE_LOCAL_STEPS[s.name] ?? s.activities,
     legacy: 'the payment run before PATCHES.localSteps (every step an activity task)',
   }));
 
@@ -465,6 +472,7 @@ const PAID_ON_SAME_CHAIN = new Set([
 
 /** Where those recordings called their activities in another order than the runs of current code. */
 const RECORDED_BEFORE_PAYOUT_BESIDE_SWEEP: Record<string, string[]> = {
+  'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
   'payment-multisend-one-paid-one-refunded': PAID_SAME_CHAIN_WITH_REFUND,
   'payment-wrong-token-refunded-then-paid': [
     'loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
@@ -489,8 +497,26 @@ const BEFORE_SCANS_IN_ONE_ACTIVITY: HistoryScenario[] = RECORDINGS.flatMap((r) =
   .filter((s) => s.workflowType === 'chainWatcherWorkflow')
   .map((s) => ({ ...s, name: `before-scans-in-one-activity-${s.name}`, legacy: 'the chain watcher before PATCHES.scansInOneActivity (one scan per activity)' }));
 
+/** Where those recordings called their activities in another order (the dust payin's hold raced the webhook). */
+const RECORDED_BEFORE_FOLDED_PATCHES: Record<string, string[]> = {
+  'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
+};
+
+/**
+ * Payment runs of the current code as recorded before PATCHES.paymentPatchesFolded: the same steps, each patch asked
+ * for (a marker and a TemporalChangeVersion upsert each). Frozen: the code that made them starts folded now.
+ */
+const BEFORE_FOLDED_PATCHES: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
+  .filter((s) => s.workflowType === 'paymentWorkflow')
+  .map((s) => ({
+    ...s,
+    name: `before-folded-patches-${s.name}`,
+    activities: RECORDED_BEFORE_FOLDED_PATCHES[s.name] ?? s.activities,
+    legacy: 'the payment run before PATCHES.paymentPatchesFolded (each patch asked for)',
+  }));
+
 /** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
-export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_SCANS_IN_ONE_ACTIVITY];
+export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_SCANS_IN_ONE_ACTIVITY, ...BEFORE_FOLDED_PATCHES];
 
 /** Every scenario with a recorded history: legacy ones and those of current code. */
 export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];
