@@ -1,4 +1,4 @@
-import { heartbeat, sleep } from '@temporalio/activity';
+import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import type { DetectedPayin, PayinConfirmation } from '../domain/payins';
@@ -10,6 +10,9 @@ import { createChainTxService, EstimateReverted, type SweepRecipient } from '../
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
+
+/** How often a wait for the next block heartbeats: well inside chainWaitOptions' heartbeat timeout (20 s). */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 /** Checks (each at a newer head) after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
 const MISSING_CHECKS_BEFORE_DROPPED = 3;
@@ -77,19 +80,22 @@ export function createChainWriteActivities(deps: ActivityDeps) {
 
 /**
  * Long waits on the chain (the chain-waits task queue): they heartbeat, and re-read the chain at every new block.
- * Hundreds of waits share one head read per poll interval (`sharedHead`); only a wait whose block moved reads more.
+ * Hundreds of waits share one head watch per chain (`headAfter`); only a wait whose block moved reads more.
  */
 export function createChainWaitActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
   const bridges = createBridgeService(deps);
 
-  /** Sleeps a poll interval at a time, heartbeating, until the chain's head is past `seen`; returns it. */
-  async function nextHead(chainId: number, seen: number, pollMs: number): Promise<number> {
+  /**
+   * Waits, heartbeating, until the chain's head is past `seen`; returns it. The process's head watch wakes it at the
+   * new block; a cancelled activity stops waiting at once.
+   */
+  async function nextHead(chainId: number, seen: number): Promise<number> {
+    const { cancelled } = Context.current();
     for (;;) {
       heartbeat();
-      const head = await deps.chains.sharedHead(chainId);
-      if (head > seen) return head;
-      await sleep(pollMs);
+      const head = await Promise.race([deps.chains.headAfter(chainId, seen, HEARTBEAT_EVERY_MS), cancelled]);
+      if (head !== null) return head;
     }
   }
   return {
@@ -105,7 +111,7 @@ export function createChainWaitActivities(deps: ActivityDeps) {
       let seen = input.payin.blockNumber + blocks - 2;
       let missingChecks = 0;
       for (;;) {
-        seen = await nextHead(chain.chainId, seen, chain.pollIntervalMs);
+        seen = await nextHead(chain.chainId, seen);
         const check = await checkPayinConfirmation(deps, input.payin, depth);
         if (check.state === 'confirmed') return { outcome: 'confirmed', payin: check.payin };
         if (check.state === 'dropped') return { outcome: 'dropped' };
@@ -124,7 +130,7 @@ export function createChainWaitActivities(deps: ActivityDeps) {
         heartbeat();
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
-        await nextHead(check.chainId, check.head, check.pollAfterMs);
+        await nextHead(check.chainId, check.head);
       }
     },
 

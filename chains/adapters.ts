@@ -4,7 +4,8 @@ import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
 import { TonAdapter, type TonKeys } from './ton/adapter';
 import { StellarAdapter, type StellarKeys } from './stellar/adapter';
 import { TronAdapter, type TronKeys } from './tron/adapter';
-import { RecentReads } from './recent-reads';
+import { HeadWatch } from './head-watch';
+import { RecentReads, SHARED_READ_MAX_AGE_MS } from './recent-reads';
 import { ChainRegistry, type ChainConfig } from './registry';
 
 /**
@@ -40,6 +41,7 @@ export class ChainAdapters {
   private readonly adapters: Map<number, ChainAdapter>;
   /** Per chain, the reads shared by every caller of this process (the EVM adapter shares its own through them too). */
   private readonly reads: Map<number, RecentReads>;
+  private readonly headWatches: Map<number, HeadWatch>;
 
   constructor(
     readonly registry: ChainRegistry,
@@ -47,6 +49,10 @@ export class ChainAdapters {
   ) {
     this.reads = new Map(registry.chains.map((c) => [c.chainId, new RecentReads()]));
     this.adapters = new Map(registry.chains.map((c) => [c.chainId, createAdapter(c, keys, this.reads.get(c.chainId)!)]));
+    // Each new block seen within a shared read's age (or the chain's poll interval, when shorter).
+    this.headWatches = new Map(
+      registry.chains.map((c) => [c.chainId, new HeadWatch(() => this.sharedHead(c.chainId), Math.min(c.pollIntervalMs, SHARED_READ_MAX_AGE_MS))]),
+    );
   }
 
   /** The adapter of a configured chain (throws for any other chain id). */
@@ -67,6 +73,13 @@ export class ChainAdapters {
   sharedHead(chainId: number): Promise<number> {
     const adapter = this.adapter(chainId);
     return this.reads.get(chainId)!.read(RecentReads.HEAD, () => adapter.head());
+  }
+
+  /** The chain's head once it is past `seen`, or null after `withinMs` (every waiter of the process shares one watch). */
+  headAfter(chainId: number, seen: number, withinMs: number): Promise<number | null> {
+    const watch = this.headWatches.get(chainId);
+    if (!watch) throw new Error(`chain ${chainId} is not configured`);
+    return watch.after(seen, withinMs);
   }
 
   findAdapter(chainId: number): ChainAdapter | undefined {

@@ -212,7 +212,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
      * look again (after the chain's next block). Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
      * new nonce when another transaction used its nonce (never taken for ours without our hash's receipt).
      */
-    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number; pollAfterMs: number }> {
+    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number }> {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
@@ -239,7 +239,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         const current = (await findChainTx({ knex, intentKey }))!;
         if (!sends.sentMomentsAgo(current)) await broadcast(current);
       }
-      if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore, pollAfterMs: chain.pollIntervalMs };
+      if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
       if (check.succeeded) await recordMinedTxEntries({ knex }, row);
