@@ -8,7 +8,7 @@ export function createWatcherActivities(deps: ActivityDeps) {
      * Idempotent: scans the next block range after the chain's stored cursor, hands every payin found to its run
      * (signals and late-payin starts deduplicate on the payin), then moves the cursor. Heartbeats between reads.
      * With `keepScanningMs` (watchers of current code), goes on scanning for that long (`keepScanning`), pausing
-     * `pollIntervalMs` when caught up.
+     * `pollIntervalMs` when caught up; without (a scan an older watcher run scheduled before a deploy), scans once.
      */
     scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
       const scan = () => scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat() });

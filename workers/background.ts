@@ -8,7 +8,7 @@ import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId } from '../workf
  * a worker that starts finds a running one of another version and restarts it (their state lives in PostgreSQL,
  * so a restart resumes where the old run stopped).
  */
-export const BACKGROUND_WORKFLOWS_VERSION = '2';
+export const BACKGROUND_WORKFLOWS_VERSION = '3';
 
 /** Starts `workflowId` unless a run of this code version already runs; replaces a run of another version. */
 async function ensureSingleton(client: Client, workflowId: string, start: () => Promise<unknown>): Promise<void> {

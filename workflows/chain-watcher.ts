@@ -1,7 +1,6 @@
-import { ActivityFailure, TimeoutFailure, continueAsNew, log, patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, TimeoutFailure, continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WatcherActivities } from '../activities';
 import { chainScanOptions } from './activity-options';
-import { PATCHES } from './patches';
 import type { ChainWatcherInput } from './types';
 
 const { scanChain } = proxyActivities<WatcherActivities>(chainScanOptions);
@@ -11,8 +10,8 @@ const SCANS_PER_RUN = 500;
 /** Pause after a scan that failed for another reason than a timeout (the node or the database is away). */
 const FAILED_SCAN_BACKOFF = '5 seconds';
 /**
- * How long one scan activity goes on scanning (PATCHES.scansInOneActivity): well inside its heartbeat timeout and
- * a draining worker's shutdown grace (10 s), so a worker that stops finishes the one it runs.
+ * How long one scan activity goes on scanning (pausing the poll interval whenever caught up): well inside its
+ * heartbeat timeout and a draining worker's shutdown grace (10 s), so a worker that stops finishes the one it runs.
  */
 const KEEP_SCANNING_MS = 5_000;
 
@@ -34,14 +33,12 @@ export function afterFailedScan(blocks: number, timedOut: boolean): { blocks: nu
 export async function chainWatcherWorkflow(input: ChainWatcherInput): Promise<never> {
   let blocks = input.maxBlocks;
   const scansPerRun = input.scansPerRun ?? SCANS_PER_RUN;
-  // Runs before it scanned once per activity and paused here between scans.
-  const scansInOneActivity = patched(PATCHES.scansInOneActivity);
-  const keepScanning = scansInOneActivity ? { pollIntervalMs: input.pollIntervalMs, keepScanningMs: KEEP_SCANNING_MS } : {};
   for (let scan = 0; scan < scansPerRun && !workflowInfo().continueAsNewSuggested; scan++) {
     try {
-      const result = await scanChain({ chainId: input.chainId, maxBlocks: blocks, ...keepScanning });
+      // One activity scans on for a few seconds: an activity per poll interval cost Temporal a task, a timer and two
+      // workflow tasks every half second and chain.
+      await scanChain({ chainId: input.chainId, maxBlocks: blocks, pollIntervalMs: input.pollIntervalMs, keepScanningMs: KEEP_SCANNING_MS });
       blocks = Math.min(input.maxBlocks, blocks * 2);
-      if (result.caughtUp && !scansInOneActivity) await sleep(input.pollIntervalMs);
     } catch (err) {
       const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
       const next = afterFailedScan(blocks, timedOut);

@@ -44,12 +44,6 @@ export const PATCHES = {
    */
   payoutBesideSweep: 'payout-beside-sweep',
   /**
-   * A chain watcher's scan activity goes on scanning for a few seconds (pausing the poll interval whenever caught
-   * up) instead of scanning once, and the watcher no longer pauses between scans itself. Runs recorded before it
-   * scanned once per activity.
-   */
-  scansInOneActivity: 'scans-in-one-activity',
-  /**
    * A payment run that starts with this marker has every payment patch before it (`FOLDED_PAYMENT_PATCHES`) and asks
    * for none of them: one marker per run instead of one per patch. Each patch marker also upserts the
    * TemporalChangeVersion search attribute, a visibility write on the Temporal server: a same-chain payment made

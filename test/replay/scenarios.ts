@@ -492,11 +492,6 @@ const BEFORE_PAYOUT_BESIDE_SWEEP: HistoryScenario[] = RECORDINGS.flatMap((r) => 
     legacy: 'the payment run before PATCHES.payoutBesideSweep (payout signed after the sweep)',
   }));
 
-/** The chain watcher as recorded before PATCHES.scansInOneActivity: one scan per activity, paused in the workflow. */
-const BEFORE_SCANS_IN_ONE_ACTIVITY: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
-  .filter((s) => s.workflowType === 'chainWatcherWorkflow')
-  .map((s) => ({ ...s, name: `before-scans-in-one-activity-${s.name}`, legacy: 'the chain watcher before PATCHES.scansInOneActivity (one scan per activity)' }));
-
 /** Where those recordings called their activities in another order (the dust payin's hold raced the webhook). */
 const RECORDED_BEFORE_FOLDED_PATCHES: Record<string, string[]> = {
   'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
@@ -516,7 +511,7 @@ const BEFORE_FOLDED_PATCHES: HistoryScenario[] = RECORDINGS.flatMap((r) => r.sce
   }));
 
 /** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
-export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_SCANS_IN_ONE_ACTIVITY, ...BEFORE_FOLDED_PATCHES];
+export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_FOLDED_PATCHES];
 
 /** Every scenario with a recorded history: legacy ones and those of current code. */
 export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];

@@ -44,7 +44,7 @@ describe('chain watcher workflow (faked scans, time-skipping server)', function 
     });
     const scans = fakes.callsOf('scanChain');
     assert.ok(scans.every((s) => s.maxBlocks === 512));
-    // Each scan activity goes on scanning itself, pausing the poll interval when caught up (PATCHES.scansInOneActivity).
+    // Each scan activity goes on scanning itself, pausing the poll interval when caught up.
     assert.ok(scans.every((s) => s.pollIntervalMs === 1000 && s.keepScanningMs === 5000), JSON.stringify(scans[0]));
   });
 
