@@ -36,30 +36,43 @@ function createAdapter(config: ChainConfig, keys: ChainKeys, reads: RecentReads)
   }
 }
 
+/** One configured chain in a process: its adapter, its head as every caller shares it, and its waits' head watch. */
+interface ChainEntry {
+  adapter: ChainAdapter;
+  /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS. */
+  head: () => Promise<number>;
+  headWatch: HeadWatch;
+}
+
+function createEntry(config: ChainConfig, keys: ChainKeys): ChainEntry {
+  // The EVM adapter shares its own block reads through these too, so its checks read the head the waits share.
+  const reads = new RecentReads();
+  const adapter = createAdapter(config, keys, reads);
+  const head = () => reads.read(RecentReads.HEAD, () => adapter.head());
+  // Each new block seen within a shared read's age (or the chain's poll interval, when shorter).
+  return { adapter, head, headWatch: new HeadWatch(head, Math.min(config.pollIntervalMs, SHARED_READ_MAX_AGE_MS)) };
+}
+
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
 export class ChainAdapters {
-  private readonly adapters: Map<number, ChainAdapter>;
-  /** Per chain, the reads shared by every caller of this process (the EVM adapter shares its own through them too). */
-  private readonly reads: Map<number, RecentReads>;
-  private readonly headWatches: Map<number, HeadWatch>;
+  private readonly chains: Map<number, ChainEntry>;
 
   constructor(
     readonly registry: ChainRegistry,
     keys: ChainKeys = {},
   ) {
-    this.reads = new Map(registry.chains.map((c) => [c.chainId, new RecentReads()]));
-    this.adapters = new Map(registry.chains.map((c) => [c.chainId, createAdapter(c, keys, this.reads.get(c.chainId)!)]));
-    // Each new block seen within a shared read's age (or the chain's poll interval, when shorter).
-    this.headWatches = new Map(
-      registry.chains.map((c) => [c.chainId, new HeadWatch(() => this.sharedHead(c.chainId), Math.min(c.pollIntervalMs, SHARED_READ_MAX_AGE_MS))]),
-    );
+    this.chains = new Map(registry.chains.map((c) => [c.chainId, createEntry(c, keys)]));
+  }
+
+  private entry(chainId: number): ChainEntry {
+    const entry = this.chains.get(chainId);
+    if (!entry) throw new Error(`chain ${chainId} is not configured`);
+    return entry;
   }
 
   /** The adapter of a configured chain (throws for any other chain id). */
   adapter(chainId: number): ChainAdapter {
-    const adapter = this.adapters.get(chainId);
-    if (!adapter) throw new Error(`chain ${chainId} is not configured`);
-    return adapter;
+    return this.entry(chainId).adapter;
   }
 
   /** The adapter of an EVM chain: the EVM-only bridges (CCTP, OFT) reach its provider and treasury through it. */
@@ -71,19 +84,16 @@ export class ChainAdapters {
 
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
   sharedHead(chainId: number): Promise<number> {
-    const adapter = this.adapter(chainId);
-    return this.reads.get(chainId)!.read(RecentReads.HEAD, () => adapter.head());
+    return this.entry(chainId).head();
   }
 
   /** The chain's head once it is past `seen`, or null after `withinMs` (every waiter of the process shares one watch). */
   headAfter(chainId: number, seen: number, withinMs: number): Promise<number | null> {
-    const watch = this.headWatches.get(chainId);
-    if (!watch) throw new Error(`chain ${chainId} is not configured`);
-    return watch.after(seen, withinMs);
+    return this.entry(chainId).headWatch.after(seen, withinMs);
   }
 
   findAdapter(chainId: number): ChainAdapter | undefined {
-    return this.adapters.get(chainId);
+    return this.chains.get(chainId)?.adapter;
   }
 
   /** The payment's deposit address on `chainId`. */
@@ -92,7 +102,7 @@ export class ChainAdapters {
   }
 
   destroy(): void {
-    for (const adapter of this.adapters.values()) adapter.destroy();
+    for (const { adapter } of this.chains.values()) adapter.destroy();
   }
 }
 

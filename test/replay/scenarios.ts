@@ -446,17 +446,25 @@ const RECORDED_BEFORE_LOCAL_STEPS: Record<string, string[]> = {
 };
 
 /**
- * Payment runs of the current code as recorded before PATCHES.localSteps: the same scenarios, every step an
- * activity task. Frozen: the code that made them takes the `patched()` branch now.
+ * Runs of current code as recorded before a patch: the scenarios `include` picks, under the name `<prefix>-<name>`,
+ * with the activity order those recordings had where it differs (`activitiesThen`). Frozen: the code that made them
+ * takes the `patched()` branch now.
  */
-const BEFORE_LOCAL_STEPS: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
-  .filter((s) => s.workflowType === 'paymentWorkflow')
-  .map((s) => ({
-    ...s,
-    name: `before-local-steps-${s.name}`,
-    activities: RECORDED_BEFORE_LOCAL_STEPS[s.name] ?? s.activities,
-    legacy: 'the payment run before PATCHES.localSteps (every step an activity task)',
-  }));
+function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScenario) => boolean, activitiesThen: Record<string, string[]>): HistoryScenario[] {
+  return RECORDINGS.flatMap((r) => r.scenarios)
+    .filter(include)
+    .map((s) => ({ ...s, name: `${prefix}-${s.name}`, activities: activitiesThen[s.name] ?? s.activities, legacy }));
+}
+
+const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow';
+
+/** Payment runs of the current code as recorded before PATCHES.localSteps: every step an activity task. */
+const BEFORE_LOCAL_STEPS = recordedBefore(
+  'before-local-steps',
+  'the payment run before PATCHES.localSteps (every step an activity task)',
+  isPaymentRun,
+  RECORDED_BEFORE_LOCAL_STEPS,
+);
 
 /** The payment runs of current code that pay out on the payment's own chain. */
 const PAID_ON_SAME_CHAIN = new Set([
@@ -479,36 +487,26 @@ const RECORDED_BEFORE_PAYOUT_BESIDE_SWEEP: Record<string, string[]> = {
   ],
 };
 
-/**
- * Those runs as recorded before PATCHES.payoutBesideSweep: the payout signed after the sweep. Frozen: the code that
- * made them takes the `patched()` branch now.
- */
-const BEFORE_PAYOUT_BESIDE_SWEEP: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
-  .filter((s) => PAID_ON_SAME_CHAIN.has(s.name))
-  .map((s) => ({
-    ...s,
-    name: `before-payout-beside-sweep-${s.name}`,
-    activities: RECORDED_BEFORE_PAYOUT_BESIDE_SWEEP[s.name] ?? s.activities,
-    legacy: 'the payment run before PATCHES.payoutBesideSweep (payout signed after the sweep)',
-  }));
+/** Those runs as recorded before PATCHES.payoutBesideSweep: the payout signed after the sweep. */
+const BEFORE_PAYOUT_BESIDE_SWEEP = recordedBefore(
+  'before-payout-beside-sweep',
+  'the payment run before PATCHES.payoutBesideSweep (payout signed after the sweep)',
+  (s) => PAID_ON_SAME_CHAIN.has(s.name),
+  RECORDED_BEFORE_PAYOUT_BESIDE_SWEEP,
+);
 
 /** Where those recordings called their activities in another order (the dust payin's hold raced the webhook). */
 const RECORDED_BEFORE_FOLDED_PATCHES: Record<string, string[]> = {
   'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
 };
 
-/**
- * Payment runs of the current code as recorded before PATCHES.paymentPatchesFolded: the same steps, each patch asked
- * for (a marker and a TemporalChangeVersion upsert each). Frozen: the code that made them starts folded now.
- */
-const BEFORE_FOLDED_PATCHES: HistoryScenario[] = RECORDINGS.flatMap((r) => r.scenarios)
-  .filter((s) => s.workflowType === 'paymentWorkflow')
-  .map((s) => ({
-    ...s,
-    name: `before-folded-patches-${s.name}`,
-    activities: RECORDED_BEFORE_FOLDED_PATCHES[s.name] ?? s.activities,
-    legacy: 'the payment run before PATCHES.paymentPatchesFolded (each patch asked for)',
-  }));
+/** Payment runs of the current code as recorded before PATCHES.paymentPatchesFolded: each patch asked for. */
+const BEFORE_FOLDED_PATCHES = recordedBefore(
+  'before-folded-patches',
+  'the payment run before PATCHES.paymentPatchesFolded (each patch asked for)',
+  isPaymentRun,
+  RECORDED_BEFORE_FOLDED_PATCHES,
+);
 
 /** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
 export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_FOLDED_PATCHES];
