@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Address } from '@ton/core';
@@ -560,8 +560,9 @@ function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
  */
 export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean; api?: boolean }): Promise<Stack> {
   const api = options.api ?? true;
-  return startStack({
-    varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
+  const varDir = await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`));
+  const stack = await startStack({
+    varDir,
     persistent: false,
     worker: options.worker ?? true,
     api,
@@ -580,4 +581,12 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
     },
     env: options.env,
   });
+  // Its PostgreSQL data (tens to hundreds of MB) goes with it, its logs stay: a test run starts dozens of these.
+  return {
+    ...stack,
+    async stop() {
+      await stack.stop();
+      await rm(path.join(varDir, 'postgres'), { recursive: true, force: true });
+    },
+  };
 }

@@ -14,9 +14,13 @@ import type { Stack } from '../stack';
 import { percentile, type Figure } from './report';
 
 export const CONCURRENCY = 16;
-/** Each handler runs this long per round; rounds alternate the handlers so drift in the shared machine's load hits all. */
+/**
+ * Each handler runs this long per round. Every round runs each handler once, and every other round runs them in
+ * reverse order (A B C D, D C B A, …): the server slows as the workflows started in the run pile up, and a handler
+ * that always ran later in a round would pay for that drift.
+ */
 const ROUND_MS = 6_000;
-const ROUNDS = 2;
+const ROUNDS = 4;
 /**
  * The floor's workflows run, as Payrail's do: a worker in its own process runs each one's first task (one timer).
  * A start that no worker ever runs is printed beside it, for reference: on a machine whose cores the Temporal server
@@ -130,7 +134,8 @@ export async function benchCreate(stack: Stack, log: (line: string) => void): Pr
     // Warm-up: connections, pools, JIT.
     for (const h of Object.values(handlers)) await drive(h.url, h.headers, body, 1_000);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const name of Object.keys(handlers) as Array<keyof typeof handlers>) {
+      const order = Object.keys(handlers) as Array<keyof typeof handlers>;
+      for (const name of round % 2 === 0 ? order : order.reverse()) {
         const r = await drive(handlers[name].url, handlers[name].headers, body, ROUND_MS);
         samples[name].push(...r.latencies);
         totals[name].count += r.count;
