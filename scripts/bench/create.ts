@@ -20,7 +20,7 @@ export const CONCURRENCY = 16;
  * that always ran later in a round would pay for that drift.
  */
 const ROUND_MS = 6_000;
-const ROUNDS = 4;
+const ROUNDS = 2;
 /**
  * The floor's workflows run, as Payrail's do: a worker in its own process runs each one's first task (one timer).
  * A start that no worker ever runs is printed beside it, for reference: on a machine whose cores the Temporal server
