@@ -225,12 +225,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     let databaseUrl = env.DATABASE_URL;
     if (!databaseUrl) {
       log('starting PostgreSQL (embedded)…');
-      const pg: EmbeddedPostgresHandle = await startEmbeddedPostgres({
-        dataDir: path.join(options.varDir, 'postgres'),
-        port: options.ports.postgres,
-        logFile: path.join(logDir, 'postgres.log'),
+      const dataDir = path.join(options.varDir, 'postgres');
+      const pg: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dataDir, port: options.ports.postgres, logFile: path.join(logDir, 'postgres.log') });
+      stops.push(async () => {
+        await pg.stop();
+        // A throwaway stack's data (tens to hundreds of MB) goes with it, its logs stay: a test run starts dozens.
+        if (!options.persistent) await rm(dataDir, { recursive: true, force: true });
       });
-      stops.push(() => pg.stop());
       databaseUrl = pg.databaseUrl;
     }
 
@@ -560,9 +561,8 @@ function definedEntries(env: NodeJS.ProcessEnv): Record<string, string> {
  */
 export async function startThrowawayStack(options: { name: string; blockTimeMs: number; env: NodeJS.ProcessEnv; worker?: boolean; api?: boolean }): Promise<Stack> {
   const api = options.api ?? true;
-  const varDir = await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`));
-  const stack = await startStack({
-    varDir,
+  return startStack({
+    varDir: await mkdtemp(path.join(tmpdir(), `payrail-${options.name}-`)),
     persistent: false,
     worker: options.worker ?? true,
     api,
@@ -581,12 +581,4 @@ export async function startThrowawayStack(options: { name: string; blockTimeMs: 
     },
     env: options.env,
   });
-  // Its PostgreSQL data (tens to hundreds of MB) goes with it, its logs stay: a test run starts dozens of these.
-  return {
-    ...stack,
-    async stop() {
-      await stack.stop();
-      await rm(path.join(varDir, 'postgres'), { recursive: true, force: true });
-    },
-  };
 }
