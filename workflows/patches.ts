@@ -50,6 +50,12 @@ export const PATCHES = {
    * four of them. Runs started before it ask for each patch as they did.
    */
   paymentPatchesFolded: 'payment-patches-folded',
+  /**
+   * `AwaitingOperator` stays set while any of a run's operator waits is open (it shows the oldest): before it, the
+   * first wait to end cleared it while another (a refund's reverting call, a payout's short treasury) still waited.
+   * Asked for where a wait begins, so only runs that wait record its marker.
+   */
+  operatorWaitsTracked: 'operator-waits-tracked',
 } as const;
 
 /** The payment patches a run with `paymentPatchesFolded` has without asking (`PaymentRun.has`). */

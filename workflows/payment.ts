@@ -41,6 +41,9 @@ const retiredBridge = proxyActivities<RetiredBridgeActivities>(chainWriteOptions
 /** How long a payout waits before it looks at the treasury again when the treasury is short. */
 const LIQUIDITY_RECHECK = '1 minute';
 
+/** What a run can wait for an operator for: the values of its `AwaitingOperator` search attribute. */
+type OperatorWait = 'chain_step_reverts' | 'treasury_short';
+
 /**
  * One payment (`payment-<id>`): waits for payins into its deposit address until they add up to the amount (or the
  * payment expires), then pays the merchant, and ends with the payment: `payment_completed`, `payment_refunded` or
@@ -81,6 +84,9 @@ class PaymentRun {
   private readonly background: Array<Promise<void>> = [];
   /** `retryChainStep` signals received: each lets the chain steps waiting for an operator try again. */
   private operatorRetries = 0;
+  /** The operator waits open (PATCHES.operatorWaitsTracked), oldest first, and what `AwaitingOperator` shows. */
+  private readonly operatorWaits: OperatorWait[] = [];
+  private shownOperatorWait: OperatorWait | null = null;
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
 
@@ -279,11 +285,42 @@ class PaymentRun {
         if (!(cause instanceof ApplicationFailure && cause.type === 'EstimateReverted')) throw err;
         const seen = this.operatorRetries;
         log.error('a chain step would revert; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, error: cause.message });
-        upsertSearchAttributes([{ key: AwaitingOperatorKey, value: 'chain_step_reverts' }]);
+        const waitEnded = this.beginOperatorWait('chain_step_reverts');
         await condition(() => this.operatorRetries > seen);
-        upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
+        waitEnded();
       }
     }
+  }
+
+  /**
+   * Shows in `AwaitingOperator` that the run waits for an operator; the returned function ends that wait. With
+   * several waits open (a refund's reverting call beside a payout's short treasury), the attribute shows the oldest
+   * until the last one ends.
+   */
+  private beginOperatorWait(reason: OperatorWait): () => void {
+    if (!patched(PATCHES.operatorWaitsTracked)) {
+      // A wait begun before the patch: its end clears the attribute, then shows any tracked wait still open.
+      upsertSearchAttributes([{ key: AwaitingOperatorKey, value: reason }]);
+      this.shownOperatorWait = reason;
+      return () => {
+        upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
+        this.shownOperatorWait = null;
+        this.showOldestOperatorWait();
+      };
+    }
+    this.operatorWaits.push(reason);
+    this.showOldestOperatorWait();
+    return () => {
+      this.operatorWaits.splice(this.operatorWaits.indexOf(reason), 1);
+      this.showOldestOperatorWait();
+    };
+  }
+
+  private showOldestOperatorWait(): void {
+    const oldest = this.operatorWaits[0] ?? null;
+    if (oldest === this.shownOperatorWait) return;
+    this.shownOperatorWait = oldest;
+    upsertSearchAttributes([{ key: AwaitingOperatorKey, value: oldest }]);
   }
 
   /**
@@ -382,14 +419,13 @@ class PaymentRun {
     await this.transition('payment_payout_started');
     // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
     const visible = this.has(PATCHES.adversarialMoneyPath);
-    let waited = false;
+    let treasuryWaitEnded: (() => void) | undefined;
     while (!(await this.chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
-      if (visible && !waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: 'treasury_short' }]);
-      waited = true;
+      if (visible) treasuryWaitEnded ??= this.beginOperatorWait('treasury_short');
       await sleep(LIQUIDITY_RECHECK);
     }
-    if (visible && waited) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
+    treasuryWaitEnded?.();
     const payout = await this.chainStep(() => this.chainWrites.transferFromTreasury({
       intentKey: intentKeys.payout(this.paymentId),
       paymentId: this.paymentId,

@@ -238,7 +238,7 @@ export const RECORDINGS: Recording[] = [
   }),
   paymentRecording({
     name: 'payment-payout-reverts-until-operator-retries',
-    prepare: (fakes) => (fakes.revertingEstimates = 1),
+    prepare: (fakes) => (fakes.revertingEstimates.payouts = 1),
     drive: async (signal, fakes, run) => {
       await signal(detectedPayin({ tx: 'v2-operator' }));
       await fakes.reached('payment_payout_started');
@@ -249,6 +249,29 @@ export const RECORDINGS: Recording[] = [
     },
     result: 'payment_completed',
     activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-refund-reverts-while-treasury-short-then-paid',
+    prepare: (fakes) => {
+      fakes.revertingEstimates.refunds = 1;
+      fakes.treasuryShortFor = 1_000;
+    },
+    drive: async (signal, fakes, run) => {
+      // Two operator waits open at once (PATCHES.operatorWaitsTracked): a refund's reverting call, then the payout's
+      // short treasury; the refund's ends first.
+      const awaiting = async (value: string) => ((await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === value ? true : undefined);
+      await signal(detectedPayin({ tx: 'v2-waits-other', tokenAddress: OTHER_TOKEN }));
+      await eventually('the refund to wait for an operator', 10_000, () => awaiting('chain_step_reverts'));
+      await signal(detectedPayin({ tx: 'v2-waits-paid' }));
+      await eventually('the payout to find the treasury short', 10_000, () => Promise.resolve(fakes.callsOf('reservePayoutFunds').length > 0 ? true : undefined));
+      await run.signal(retryChainStepSignal);
+      await eventually('the payout alone to wait', 10_000, () => awaiting('treasury_short'));
+      fakes.treasuryShortFor = 0;
+    },
+    result: 'payment_completed',
+    activities: [
+      'loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'recordPaymentTransition', 'deliverWebhook', 'reservePayoutFunds', 'awaitChainTx', 'transferFromTreasury', 'extendDepositWatch',
+    ],
   }),
   paymentRecording({
     name: 'payment-treasury-short-then-paid',
@@ -456,7 +479,10 @@ function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScen
     .map((s) => ({ ...s, name: `${prefix}-${s.name}`, activities: activitiesThen[s.name] ?? s.activities, legacy }));
 }
 
-const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow';
+/** Payment scenarios first recorded with PATCHES.operatorWaitsTracked: no run before the patches below made them. */
+const RECORDED_SINCE_OPERATOR_WAITS_TRACKED = new Set(['payment-refund-reverts-while-treasury-short-then-paid']);
+
+const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_OPERATOR_WAITS_TRACKED.has(s.name);
 
 /** Payment runs of the current code as recorded before PATCHES.localSteps: every step an activity task. */
 const BEFORE_LOCAL_STEPS = recordedBefore(

@@ -147,8 +147,8 @@ export class FakeActivities {
   treasuryShortFor = 0;
   /** Amounts (base units) below this are dust: `holdDust` holds them. */
   dustUnits = 0n;
-  /** Chain-write calls still to fail as `EstimateReverted` (the call would revert). */
-  revertingEstimates = 0;
+  /** Chain-write calls still to fail as `EstimateReverted` (the call would revert): payouts, and refund sweeps. */
+  readonly revertingEstimates = { payouts: 0, refunds: 0 };
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
@@ -240,6 +240,10 @@ export class FakeActivities {
     return { intentKey, txHash: txHashOf(intentKey) };
   }
 
+  private wouldRevert(intentKey: string): ApplicationFailure {
+    return ApplicationFailure.nonRetryable(`the call of ${intentKey} would revert`, 'EstimateReverted');
+  }
+
   readonly activities: Activities = {
     loadPaymentTerms: async (input) => {
       this.record({ name: 'loadPaymentTerms', input });
@@ -281,12 +285,13 @@ export class FakeActivities {
     sweepDeposit: async (input) => {
       this.record({ name: 'sweepDeposit', input });
       await Promise.resolve();
+      if (input.intentKey.startsWith(intentKeys.refund('')) && this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(input.intentKey);
       return this.submitted(input.intentKey);
     },
     transferFromTreasury: async (input) => {
       this.record({ name: 'transferFromTreasury', input });
       await Promise.resolve();
-      if (this.revertingEstimates-- > 0) throw ApplicationFailure.nonRetryable(`the call of ${input.intentKey} would revert`, 'EstimateReverted');
+      if (this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
       return this.submitted(input.intentKey);
     },
     quoteBridge: async (input) => {

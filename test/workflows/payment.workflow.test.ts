@@ -11,7 +11,8 @@ import { payinId, type DetectedPayin } from '../../domain/payins';
 import type { PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
-import { payinDetectedSignal, paymentStateQuery } from '../../workflows/messages';
+import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
+import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import {
@@ -401,6 +402,34 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     const started = fakes.calls.findIndex((c) => c.name === 'recordPaymentTransition' && c.input.status === 'payment_payout_started');
     const firstLook = fakes.calls.findIndex((c) => c.name === 'reservePayoutFunds');
     assert.ok(started < firstLook, 'the payment waits visibly in payment_payout_started');
+  });
+
+  it('AwaitingOperator shows the oldest open operator wait: a refund reverting while the treasury is short, then the treasury alone', async () => {
+    let closedWith: unknown = 'not read';
+    const { result } = await pay(
+      {},
+      async (h, fakes) => {
+        const awaiting = async () => (await h.describe()).typedSearchAttributes.get(AwaitingOperatorKey);
+        await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-other', tokenAddress: OTHER_TOKEN }));
+        await eventually('the refund to wait for an operator', 10_000, async () => ((await awaiting()) === 'chain_step_reverts' ? true : undefined));
+        await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-paid' }));
+        await eventually('the payout to find the treasury short', 10_000, () => Promise.resolve(fakes.callsOf('reservePayoutFunds').length > 0 ? true : undefined));
+        assert.equal(await awaiting(), 'chain_step_reverts');
+        await h.signal(retryChainStepSignal);
+        // The refund's wait ends; the payout still waits for funds, and says so.
+        await eventually('the refund to be sent', 10_000, () => Promise.resolve(fakes.callsOf('sweepDeposit').filter((c) => c.intentKey.startsWith(intentKeys.refund(''))).length === 2 ? true : undefined));
+        await eventually('AwaitingOperator to show the treasury', 10_000, async () => ((await awaiting()) === 'treasury_short' ? true : undefined));
+        fakes.treasuryShortFor = 0;
+        await h.result();
+        closedWith = await awaiting();
+      },
+      (f) => {
+        f.revertingEstimates.refunds = 1;
+        f.treasuryShortFor = 1_000;
+      },
+    );
+    assert.equal(result, 'payment_completed');
+    assert.equal(closedWith, undefined);
   });
 
   it('never holds the payout for a webhook delivery, but ends only once every delivery has ended', async () => {
