@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../chains/evm/contracts';
 import type { PageState } from '../services/pay-page';
+import { devStackInfoFile, devVarDir } from './dev/launch';
 import type { DevStackInfo } from './stack';
 
 /**
@@ -11,7 +12,8 @@ import type { DevStackInfo } from './stack';
 async function main(): Promise<void> {
   const [id, amountOverride] = process.argv.slice(2);
   if (!id) throw new Error('usage: npm run pay -- <payment id | order id> [amount]');
-  const info = JSON.parse(readFileSync(process.env.PAYRAIL_DEV_STACK ?? 'var/dev-stack.json', 'utf8')) as DevStackInfo;
+  const infoFile = process.env.PAYRAIL_DEV_STACK ?? devStackInfoFile(devVarDir());
+  const info = JSON.parse(readFileSync(infoFile, 'utf8')) as DevStackInfo;
   let res = await fetch(`${info.legacyApiUrl}/pay/${id}/state`);
   if (res.status === 404) res = await fetch(`${info.legacyApiUrl}/pay/order/${id}/state`);
   if (!res.ok) throw new Error(`${id}: HTTP ${res.status} ${await res.text()}`);
@@ -19,7 +21,7 @@ async function main(): Promise<void> {
   if (!payment) throw new Error(`order ${id} has no payment yet: choose a currency on its payment page first`);
   const chain = info.chains.find((c) => c.chainId === payment.chain_id);
   if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
-  if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with its family's wallet (customer.${chain.family} in var/dev-stack.json)`);
+  if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with its family's wallet (customer.${chain.family} in ${infoFile})`);
   const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
   const customer = new Wallet(info.customer.privateKey, provider);
   let tx: { hash: string; wait(): Promise<unknown> };

@@ -23,6 +23,7 @@ import { SecretBox } from '../lib/secrets';
 import { startApi, type RunningApi } from '../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../api/app';
 import { startWorker, type RunningWorker } from '../workers/main';
+import { devStackInfoFile } from './dev/launch';
 import { startMailSink } from './dev/mail-sink';
 import { freePort } from './dev/ports';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './dev/postgres';
@@ -395,7 +396,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       },
       demoMerchant,
     };
-    await writeFile(path.join(options.varDir, 'dev-stack.json'), JSON.stringify(info, null, 2), { mode: 0o600 });
+    await writeFile(devStackInfoFile(options.varDir), JSON.stringify(info, null, 2), { mode: 0o600 });
     return { info, config, env: processEnv, devnet, bridges, solana, tonDevnet, tron, stellar, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
@@ -525,7 +526,7 @@ async function solanaMintAuthorities(solana: SolanaDevnet): Promise<Record<strin
 const DEVNET_STAND_INS: Record<number, number[]> = { 42161: [1, 56], 8453: [137, 42220] };
 
 async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; adminKey: string } | undefined> {
-  const file = path.join(varDir, 'dev-stack.json');
+  const file = devStackInfoFile(varDir);
   if (!existsSync(file)) return undefined;
   const previous = JSON.parse(await readFile(file, 'utf8')) as Partial<DevStackInfo>;
   return previous.demoMerchant;

@@ -1,5 +1,4 @@
-import path from 'node:path';
-import { developerEnv, envBlockTimeMs, envPort, infrastructurePorts, runUntilStopped } from './dev/launch';
+import { developerEnv, devStackInfoFile, devVarDir, envBlockTimeMs, envPort, infrastructurePorts, runUntilStopped } from './dev/launch';
 import { startStack, type Stack } from './stack';
 
 /** `npm start`: the whole system on this machine, no configuration needed; every port can be moved by env. */
@@ -7,7 +6,7 @@ runUntilStopped(
   'payrail',
   () =>
     startStack({
-      varDir: path.resolve(process.env.PAYRAIL_VAR_DIR ?? 'var'),
+      varDir: devVarDir(),
       persistent: true,
       worker: true,
       ports: { ...infrastructurePorts(), http: envPort('HTTP_PORT', 8080), iris: envPort('DEVNET_IRIS_PORT', 8547) },
@@ -21,7 +20,7 @@ runUntilStopped(
 function describe(stack: Stack, seconds: string): string {
   const { info } = stack;
   return `
-Payrail is running (ready in ${seconds}s). Stack details: var/dev-stack.json
+Payrail is running (ready in ${seconds}s). Stack details: ${devStackInfoFile(devVarDir())}
 
   Dashboard       ${info.dashboardUrl}   (log in as ${info.demoMerchant.developerEmail}; the code lands in the mail sink)
   Payment API     ${info.paymentApiUrl}

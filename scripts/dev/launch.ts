@@ -3,6 +3,14 @@
  * the developer's environment, and running until Ctrl-C.
  */
 
+import path from 'node:path';
+
+/** The developer stack's data directory: `PAYRAIL_VAR_DIR`, else `var`. */
+export const devVarDir = () => path.resolve(process.env.PAYRAIL_VAR_DIR ?? 'var');
+
+/** Where a stack keeps what `DevStackInfo` (scripts/stack.ts) holds: `<varDir>/dev-stack.json`. */
+export const devStackInfoFile = (varDir: string) => path.join(varDir, 'dev-stack.json');
+
 /** A port from `name` in the environment, else `fallback`; anything but a port number is refused by name. */
 export function envPort(name: string, fallback: number): number {
   return parsePort(name, process.env[name] ?? String(fallback));
