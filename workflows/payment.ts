@@ -84,9 +84,8 @@ class PaymentRun {
   private readonly background: Array<Promise<void>> = [];
   /** `retryChainStep` signals received: each lets the chain steps waiting for an operator try again. */
   private operatorRetries = 0;
-  /** The operator waits open (PATCHES.operatorWaitsTracked), oldest first, and what `AwaitingOperator` shows. */
+  /** The operator waits open (PATCHES.operatorWaitsTracked), oldest first. */
   private readonly operatorWaits: OperatorWait[] = [];
-  private shownOperatorWait: OperatorWait | null = null;
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
 
@@ -301,10 +300,8 @@ class PaymentRun {
     if (!patched(PATCHES.operatorWaitsTracked)) {
       // A wait begun before the patch: its end clears the attribute, then shows any tracked wait still open.
       upsertSearchAttributes([{ key: AwaitingOperatorKey, value: reason }]);
-      this.shownOperatorWait = reason;
       return () => {
         upsertSearchAttributes([{ key: AwaitingOperatorKey, value: null }]);
-        this.shownOperatorWait = null;
         this.showOldestOperatorWait();
       };
     }
@@ -318,8 +315,8 @@ class PaymentRun {
 
   private showOldestOperatorWait(): void {
     const oldest = this.operatorWaits[0] ?? null;
-    if (oldest === this.shownOperatorWait) return;
-    this.shownOperatorWait = oldest;
+    // What the attribute shows now: the run's search attributes follow its own upserts.
+    if (oldest === (workflowInfo().typedSearchAttributes.get(AwaitingOperatorKey) ?? null)) return;
     upsertSearchAttributes([{ key: AwaitingOperatorKey, value: oldest }]);
   }
 

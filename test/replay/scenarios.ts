@@ -14,9 +14,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { chainWatcherWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
 import { chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
-import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { eventually } from '../support/poll';
-import { FakeActivities, OTHER_SENDER_ADDRESS, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
+import { FakeActivities, OTHER_SENDER_ADDRESS, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 
 export type History = temporal.api.history.v1.IHistory;
 
@@ -243,7 +242,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-operator' }));
       await fakes.reached('payment_payout_started');
       await eventually('the payout step to wait for an operator', 10_000, async () =>
-        (await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'chain_step_reverts' ? true : undefined,
+        (await awaitingOperator(run)) === 'chain_step_reverts' ? true : undefined,
       );
       await run.signal(retryChainStepSignal);
     },
@@ -259,7 +258,7 @@ export const RECORDINGS: Recording[] = [
     drive: async (signal, fakes, run) => {
       // Two operator waits open at once (PATCHES.operatorWaitsTracked): a refund's reverting call, then the payout's
       // short treasury; the refund's ends first.
-      const awaiting = async (value: string) => ((await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === value ? true : undefined);
+      const awaiting = async (value: string) => ((await awaitingOperator(run)) === value ? true : undefined);
       await signal(detectedPayin({ tx: 'v2-waits-other', tokenAddress: OTHER_TOKEN }));
       await eventually('the refund to wait for an operator', 10_000, () => awaiting('chain_step_reverts'));
       await signal(detectedPayin({ tx: 'v2-waits-paid' }));

@@ -20,7 +20,7 @@ import type { OrderStatus } from '../../domain/orders';
 import { loadConfig } from '../../lib/config';
 import { chainWaitsTaskQueue } from '../../workflows/activity-options';
 import { eventually } from '../support/poll';
-import { PaymentStatusKey } from '../../workflows/search-attributes';
+import { AwaitingOperatorKey, PaymentStatusKey } from '../../workflows/search-attributes';
 import type { CreatedOrderPayment } from '../../workflows/types';
 
 export const SOURCE_CHAIN_ID = 31337;
@@ -393,6 +393,11 @@ let taskQueueSeq = 0;
  * while `body` drives the run, and shuts them down afterwards. Runs still open at the end are terminated, so a
  * failed assertion never leaves a workflow waiting for a worker that is gone.
  */
+/** The run's `AwaitingOperator` search attribute, as the Temporal UI shows it. */
+export async function awaitingOperator(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey);
+}
+
 export async function runWorkflow<W extends Workflow, T>(opts: {
   env: TestWorkflowEnvironment;
   workflowBundle: WorkflowBundleWithSourceMap;

@@ -12,7 +12,6 @@ import type { PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
-import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import {
@@ -28,6 +27,7 @@ import {
   REQUIRED_UNITS,
   SOURCE_CHAIN_ID,
   SOURCE_TOKEN,
+  awaitingOperator,
   detectedPayin,
   paymentTerms,
   runWorkflow,
@@ -409,19 +409,18 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     const { result } = await pay(
       {},
       async (h, fakes) => {
-        const awaiting = async () => (await h.describe()).typedSearchAttributes.get(AwaitingOperatorKey);
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-other', tokenAddress: OTHER_TOKEN }));
-        await eventually('the refund to wait for an operator', 10_000, async () => ((await awaiting()) === 'chain_step_reverts' ? true : undefined));
+        await eventually('the refund to wait for an operator', 10_000, async () => ((await awaitingOperator(h)) === 'chain_step_reverts' ? true : undefined));
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-paid' }));
         await eventually('the payout to find the treasury short', 10_000, () => Promise.resolve(fakes.callsOf('reservePayoutFunds').length > 0 ? true : undefined));
-        assert.equal(await awaiting(), 'chain_step_reverts');
+        assert.equal(await awaitingOperator(h), 'chain_step_reverts');
         await h.signal(retryChainStepSignal);
         // The refund's wait ends; the payout still waits for funds, and says so.
         await eventually('the refund to be sent', 10_000, () => Promise.resolve(fakes.callsOf('sweepDeposit').filter((c) => c.intentKey.startsWith(intentKeys.refund(''))).length === 2 ? true : undefined));
-        await eventually('AwaitingOperator to show the treasury', 10_000, async () => ((await awaiting()) === 'treasury_short' ? true : undefined));
+        await eventually('AwaitingOperator to show the treasury', 10_000, async () => ((await awaitingOperator(h)) === 'treasury_short' ? true : undefined));
         fakes.treasuryShortFor = 0;
         await h.result();
-        closedWith = await awaiting();
+        closedWith = await awaitingOperator(h);
       },
       (f) => {
         f.revertingEstimates.refunds = 1;
