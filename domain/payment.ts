@@ -125,6 +125,12 @@ export interface PaymentTerms {
   route: PaymentRoute;
   /** ISO 8601; the workflow turns it into a timer relative to its own clock. */
   expiresAt: string;
+  /**
+   * Whether the payment captured a webhook URL at creation (the URL its events go to, never changed after). Without
+   * one no event of the payment can be delivered, so its run schedules no deliveries. Absent in terms recorded
+   * before it was read: those runs deliver as before.
+   */
+  webhooks?: boolean;
 }
 
 export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' | 'source_chain_id' | 'destination_chain_id'>): PaymentRoute {
@@ -157,6 +163,7 @@ export function paymentTerms(record: PaymentRecord): PaymentTerms {
     },
     route: paymentRoute(record),
     expiresAt: record.expires_at.toISOString(),
+    webhooks: record.webhook_url !== null,
   };
 }
 

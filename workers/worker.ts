@@ -18,6 +18,16 @@ const WRITE_SLOTS = 100;
 const WAIT_SLOTS = 500;
 
 /**
+ * Workflow tasks in progress at once per worker process. A payment's steps are local activities that run inside its
+ * workflow task, so the task holds its slot while its sweep and payout are signed and sent. With the SDK's default
+ * (40), only 40 payments of a burst moved at a time: in the bench's 100 payments paid in the same blocks, payin
+ * final → payout broadcast took up to 7–8 s; with 200, 4–6 s.
+ */
+const WORKFLOW_TASK_SLOTS = 200;
+/** Local activities in flight at once per worker process: a payment's workflow task runs up to a few at once (sweep and payout beside each other). */
+const LOCAL_STEP_SLOTS = 300;
+
+/**
  * Workflow runs kept in memory per worker process. The SDK's default grows with the heap limit; every open payment
  * is a run, so a worker's RSS kept growing with open payments (the bench's soak: 620 MB after 7 minutes, 775 MB
  * after 10; with this bound, 590 MB after 6 and after 10). Runs beyond it are evicted and replayed from their
@@ -45,6 +55,8 @@ export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
       activities: createActivities(options.deps),
       maxConcurrentActivityTaskExecutions: WRITE_SLOTS,
       maxCachedWorkflows: CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+      maxConcurrentLocalActivityExecutions: LOCAL_STEP_SLOTS,
     }),
     Worker.create({
       ...base,

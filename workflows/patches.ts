@@ -56,6 +56,11 @@ export const PATCHES = {
    * Asked for where a wait begins, so only runs that wait record its marker.
    */
   operatorWaitsTracked: 'operator-waits-tracked',
+  /**
+   * A payment created without a webhook URL schedules no webhook deliveries: each was an activity task that found
+   * nothing to send (`not_configured`). Asked for where the first delivery would start, and only by such a payment.
+   */
+  noDeliveriesWithoutWebhookUrl: 'no-deliveries-without-webhook-url',
 } as const;
 
 /** The payment patches a run with `paymentPatchesFolded` has without asking (`PaymentRun.has`). */

@@ -175,6 +175,9 @@ class PaymentRun {
 
   /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
   private emitWebhook(eventType: WebhookEventType): void {
+    // The URL is captured at creation, so a payment without one has nothing to deliver, ever. `=== false`: terms
+    // recorded before the field existed lack it, and those runs deliver as they did.
+    if (this.terms.webhooks === false && patched(PATCHES.noDeliveriesWithoutWebhookUrl)) return;
     this.background.push(
       webhooks.deliverWebhook({ paymentId: this.paymentId, eventType }).then(
         () => undefined,

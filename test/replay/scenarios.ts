@@ -273,6 +273,13 @@ export const RECORDINGS: Recording[] = [
     ],
   }),
   paymentRecording({
+    name: 'payment-without-webhook-url-completed',
+    terms: { webhooks: false },
+    drive: (signal) => signal(detectedPayin({ tx: 'v2-no-webhooks' })),
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN.filter((name) => name !== 'deliverWebhook'),
+  }),
+  paymentRecording({
     name: 'payment-treasury-short-then-paid',
     prepare: (fakes) => (fakes.treasuryShortFor = 2),
     drive: (signal) => signal(detectedPayin({ tx: 'v2-short' })),
@@ -478,10 +485,13 @@ function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScen
     .map((s) => ({ ...s, name: `${prefix}-${s.name}`, activities: activitiesThen[s.name] ?? s.activities, legacy }));
 }
 
-/** Payment scenarios first recorded with PATCHES.operatorWaitsTracked: no run before the patches below made them. */
-const RECORDED_SINCE_OPERATOR_WAITS_TRACKED = new Set(['payment-refund-reverts-while-treasury-short-then-paid']);
+/**
+ * Payment scenarios first recorded with a later patch (PATCHES.operatorWaitsTracked, PATCHES.noDeliveriesWithoutWebhookUrl):
+ * no run before the patches below made them.
+ */
+const RECORDED_SINCE_LATER_PATCHES = new Set(['payment-refund-reverts-while-treasury-short-then-paid', 'payment-without-webhook-url-completed']);
 
-const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_OPERATOR_WAITS_TRACKED.has(s.name);
+const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_LATER_PATCHES.has(s.name);
 
 /** Payment runs of the current code as recorded before PATCHES.localSteps: every step an activity task. */
 const BEFORE_LOCAL_STEPS = recordedBefore(

@@ -9,6 +9,7 @@ import { createWebhookActivities } from '../../activities/webhooks';
 import { findPaymentById } from '../../db/queries/payments';
 import { claimWebhookDelivery } from '../../db/queries/webhook-deliveries';
 import type { PaymentRow } from '../../db/tables';
+import { paymentTerms } from '../../domain/payment';
 import { webhookEnvelope, type WebhookEventType } from '../../domain/webhook-events';
 import { createLogger } from '../../lib/logger';
 import { SecretBox } from '../../lib/secrets';
@@ -62,6 +63,10 @@ describe('deliverWebhook (activity), called directly', function () {
     const payment = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
     assert.deepEqual(await activities().deliverWebhook({ paymentId: payment.id, eventType: PAYIN }), { status: 'not_configured' });
     assert.deepEqual(await deliveriesOf(services.knex, payment.id), {});
+    const terms = async (id: string) => paymentTerms((await findPaymentById({ knex: services.knex, id }))!);
+    assert.equal((await terms(payment.id)).webhooks, false, 'its run schedules no delivery at all');
+    const { payment: withUrl } = await newPayment('with-url');
+    assert.equal((await terms(withUrl.id)).webhooks, true, 'a payment that captured a URL delivers');
   });
 
   it('sends nothing and logs nothing when the app has no webhook secret', async () => {

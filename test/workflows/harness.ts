@@ -56,6 +56,8 @@ export interface TermsOptions {
   native?: boolean;
   /** Expiry relative to `now`; defaults to the real default payment TTL. */
   expiresInMs?: number;
+  /** Whether the payment captured a webhook URL; defaults to true. */
+  webhooks?: boolean;
   /**
    * The test server's clock (`env.currentTimeMs()`): it runs ahead of the wall clock once a test has skipped time,
    * and the workflow measures its expiry from its own start.
@@ -85,6 +87,7 @@ export function paymentTerms(opts: TermsOptions): PaymentTerms {
     },
     route: paymentRoute({ source_token_address: source.address, source_chain_id: SOURCE_CHAIN_ID, destination_chain_id: destinationChainId }),
     expiresAt: new Date(opts.now + (opts.expiresInMs ?? DEFAULT_PAYMENT_TTL_MS)).toISOString(),
+    webhooks: opts.webhooks ?? true,
   };
 }
 

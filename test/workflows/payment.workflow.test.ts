@@ -444,6 +444,14 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.webhookEvents(), ['payment_payin_completed', 'payment_payout_completed']);
   });
 
+  it('schedules no delivery for a payment created without a webhook URL', async () => {
+    const { result, fakes, closed } = await pay({ webhooks: false }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'hooks-none' })));
+    assert.equal(result, 'payment_completed');
+    assert.equal(closed, 'COMPLETED');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH, 'every status is still recorded');
+    assert.deepEqual(fakes.webhookEvents(), []);
+  });
+
   it('completes the payment when a delivery cannot even be attempted', async () => {
     const { result } = await pay(
       {},
