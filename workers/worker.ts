@@ -20,10 +20,11 @@ const WAIT_SLOTS = 500;
 /**
  * Workflow tasks in progress at once per worker process. A payment's steps are local activities that run inside its
  * workflow task, so the task holds its slot while its sweep and payout are signed and sent. With the SDK's default
- * (40), only 40 payments of a burst moved at a time: in the bench's 100 payments paid in the same blocks, payin
- * final → payout broadcast took up to 7–8 s; with 200, 4–6 s.
+ * (40), only 40 payments of a burst moved at a time (the bench's 100 paid in the same blocks: payin final → payout
+ * broadcast up to 7–8 s; with 100 slots 4–5 s). More than a burst's worth buys it nothing and lets the first tasks
+ * of a flood of creates take the CPU from the API (create p99 2.4–3.1× the floor with 200, 1.6× with 100 or 40).
  */
-const WORKFLOW_TASK_SLOTS = 200;
+const WORKFLOW_TASK_SLOTS = 100;
 /** Local activities in flight at once per worker process: a payment's workflow task runs up to a few at once (sweep and payout beside each other). */
 const LOCAL_STEP_SLOTS = 300;
 
