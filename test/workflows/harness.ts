@@ -389,6 +389,11 @@ export class FakeActivities {
   };
 }
 
+/** The run's `AwaitingOperator` search attribute, as the Temporal UI shows it. */
+export async function awaitingOperator(handle: WorkflowHandle): Promise<string | undefined> {
+  return (await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey);
+}
+
 let taskQueueSeq = 0;
 
 /**
@@ -396,11 +401,6 @@ let taskQueueSeq = 0;
  * while `body` drives the run, and shuts them down afterwards. Runs still open at the end are terminated, so a
  * failed assertion never leaves a workflow waiting for a worker that is gone.
  */
-/** The run's `AwaitingOperator` search attribute, as the Temporal UI shows it. */
-export async function awaitingOperator(handle: WorkflowHandle): Promise<string | undefined> {
-  return (await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey);
-}
-
 export async function runWorkflow<W extends Workflow, T>(opts: {
   env: TestWorkflowEnvironment;
   workflowBundle: WorkflowBundleWithSourceMap;
