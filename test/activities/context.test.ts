@@ -173,11 +173,16 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     let heartbeats = 0;
     env.on('heartbeat', () => heartbeats++);
     const watcher = createWatcherActivities(deps);
-    // The stack's own watcher keeps the cursor at the head: step it back, so this scan has blocks to read.
-    const cursor = (await findChainCursor({ knex: services.knex, chainId: 42161 }))!;
-    const back = await providerFor(stack.info, 42161).getBlock(Math.max(0, cursor.blockNumber - 60));
-    await advanceChainCursor({ knex: services.knex, chainId: 42161, from: cursor, to: { blockNumber: back!.number, blockHash: back!.hash! } });
-    const result = await inContext(env, () => watcher.scanChain({ chainId: 42161, maxBlocks: 50 }));
+    // The stack's own watcher keeps the cursor at the head: step it back, so this scan has blocks to read. That
+    // watcher may read the stepped-back cursor first and catch up before this scan starts; then step back again.
+    const result = await eventually('a scan that starts behind the head', 30_000, async () => {
+      heartbeats = 0;
+      const cursor = (await findChainCursor({ knex: services.knex, chainId: 42161 }))!;
+      const back = await providerFor(stack.info, 42161).getBlock(Math.max(0, cursor.blockNumber - 60));
+      await advanceChainCursor({ knex: services.knex, chainId: 42161, from: cursor, to: { blockNumber: back!.number, blockHash: back!.hash! } });
+      const scan = await inContext(env, () => watcher.scanChain({ chainId: 42161, maxBlocks: 50 }));
+      return scan.range ? scan : undefined;
+    });
     assert.ok(heartbeats >= 2, `heartbeats: ${heartbeats}`);
     assert.ok(result.range);
     assert.equal((await findChainCursor({ knex: services.knex, chainId: 42161 }))!.blockNumber >= result.range.toBlock, true);
