@@ -86,13 +86,13 @@ export function createApp(deps: ApiDeps): Koa {
     ctx.body = await deps.metrics.registry.metrics();
   });
   const payments = paymentRoutes(deps);
-  root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods({ throw: true }));
+  root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods());
   const merchant = merchantRoutes(deps);
-  root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods({ throw: true }));
+  root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods());
   // Legacy orders (`POST /v1/orders`), the hosted payment page (`/pay/...`) and the merchant dashboard (`/dashboard`).
   const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
-  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), dashboardAppRoutes(), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods({ throw: true }));
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), dashboardAppRoutes(), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods());
   app.use(root.routes());
-  app.use(root.allowedMethods({ throw: true }));
+  app.use(root.allowedMethods());
   return app;
 }

@@ -27,7 +27,6 @@ export const notFound = (what: string) => new ApiError(404, 'not_found', `${what
 /** Koa's own errors for a bad request (unparsable JSON, body too large, …) keep their 4xx status. */
 const koaClientErrorCodes: Record<number, string> = {
   400: 'invalid_request',
-  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
 };
@@ -56,15 +55,13 @@ function fromDomainError(err: DomainError): ApiError {
 
 /**
  * What the client may see of `err`: an ApiError as it is, a business rule's refusal (DomainError) mapped to its
- * status, or Koa's own 4xx (unparsable JSON, body too large, unknown method). Undefined for anything unexpected,
+ * status, or Koa's own 4xx (unparsable JSON, body too large). Undefined for anything unexpected,
  * which must be logged and hidden.
  */
 export function asClientError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) return fromDomainError(err);
-  // The router answers unknown HTTP methods with 501; for the client that is a method it may not use.
-  const raw = (err as { status?: number }).status;
-  const status = raw === 501 ? 405 : raw;
+  const status = (err as { status?: number }).status;
   if (status && status >= 400 && status < 500) {
     return new ApiError(status, koaClientErrorCodes[status] ?? 'invalid_request', (err as Error).message);
   }
@@ -116,6 +113,11 @@ export function errorMiddleware(log: Logger, bodyFor: (path: string) => ClientEr
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'no such endpoint');
+      // The routers answer a method a path does not take with 405, one they do not know at all with 501, each with
+      // the path's methods in `Allow` (RFC 9110 requires it on a 405); for the client both are a method it may not use.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; use ${ctx.response.get('Allow')}`, undefined, { Allow: ctx.response.get('Allow') });
+      }
     } catch (err) {
       const clientError = asClientError(err);
       if (clientError) {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { LEGACY_ORDERS_PATH } from './legacy/errors';
+import type { ChainList } from './schemas/chains';
 import { appIdSchema } from './schemas/common';
 import {
   apiKeyIdSchema,
@@ -17,7 +18,7 @@ import {
   webhookUpdateBodySchema,
 } from './schemas/merchant';
 import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
-import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema } from './schemas/payments';
+import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema, servedSourceSchema } from './schemas/payments';
 import { listWebhookDeliveriesQuerySchema } from './schemas/webhook-deliveries';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -33,7 +34,8 @@ interface Operation {
   tag: 'Payments' | 'Merchant' | 'Legacy orders' | 'Hosted payment page';
   summary: string;
   security?: Security;
-  body?: z.ZodType;
+  /** The request body; a function when the document states what this server is configured for (its chains). */
+  body?: z.ZodType | ((chains: ChainList) => z.ZodType);
   params?: Record<string, z.ZodType>;
   query?: z.ZodObject;
   /** Success statuses; an HTML page answers its 404 as a page too. */
@@ -41,10 +43,34 @@ interface Operation {
   html?: boolean;
   /** Body shape of every other status. */
   errors: 'standard' | 'legacy';
+  /**
+   * OpenAPI links of the success answer: operations (`'get /path/:param'`) it supplies path parameters to, each
+   * parameter as a runtime expression into the answer's body. Clients and fuzzers follow them from a created
+   * resource to the operations that read or change it.
+   */
+  links?: Record<string, Record<string, string>>;
 }
 
 const PAYMENT = '/v1/payment-api';
 const MERCHANT = '/v1/merchant-api';
+
+const PAYMENT_LINKS = {
+  [`get ${PAYMENT}/payments/:id`]: { id: '$response.body#/id' },
+  [`get ${PAYMENT}/payments/order/:appId/:orderId`]: { appId: '$response.body#/appId', orderId: '$response.body#/orderId' },
+  'get /pay/:id': { id: '$response.body#/id' },
+  'get /pay/:id/state': { id: '$response.body#/id' },
+};
+const ORDER_LINKS = {
+  [`get ${LEGACY_ORDERS_PATH}/:id`]: { id: '$response.body#/order/id' },
+  'get /pay/order/:orderId': { orderId: '$response.body#/order/id' },
+  'get /pay/order/:orderId/state': { orderId: '$response.body#/order/id' },
+  'post /pay/order/:orderId/currency': { orderId: '$response.body#/order/id' },
+  'post /pay/order/:orderId/cancel': { orderId: '$response.body#/order/id' },
+};
+const appLinks = (appId: string) =>
+  Object.fromEntries(
+    [`get ${MERCHANT}/apps/:appId/keys`, `post ${MERCHANT}/apps/:appId/keys`, `put ${MERCHANT}/apps/:appId/webhook`, `post ${MERCHANT}/apps/:appId/webhook/rotate`].map((op) => [op, { appId }]),
+  );
 
 /** A hosted page (HTML) and the JSON state it polls, at `<path>/state`: an order's and a payment's page alike. */
 function hostedPage(p: { path: string; param: string; page: string; state: string }): Operation[] {
@@ -56,8 +82,8 @@ function hostedPage(p: { path: string; param: string; page: string; state: strin
 }
 
 const OPERATIONS: Operation[] = [
-  { method: 'post', path: `${PAYMENT}`, tag: 'Payments', summary: 'Create a payment (idempotent per orderId)', security: 'apiKey', body: createPaymentBodySchema, success: [200, 201], errors: 'standard' },
-  { method: 'post', path: `${PAYMENT}/payments`, tag: 'Payments', summary: 'Create a payment for a merchant app named in the body', body: createPaymentByAppIdBodySchema, success: [200, 201], errors: 'standard' },
+  { method: 'post', path: `${PAYMENT}`, tag: 'Payments', summary: 'Create a payment (idempotent per orderId)', security: 'apiKey', body: (chains) => createPaymentBodySchema.extend({ source: servedSourceSchema(chains) }), success: [200, 201], errors: 'standard', links: PAYMENT_LINKS },
+  { method: 'post', path: `${PAYMENT}/payments`, tag: 'Payments', summary: 'Create a payment for a merchant app named in the body', body: (chains) => createPaymentByAppIdBodySchema.extend({ source: servedSourceSchema(chains) }), success: [200, 201], errors: 'standard', links: PAYMENT_LINKS },
   {
     method: 'get',
     path: `${PAYMENT}/payments/order/:appId/:orderId`,
@@ -72,8 +98,8 @@ const OPERATIONS: Operation[] = [
 
   { method: 'post', path: `${MERCHANT}/auth/login-code`, tag: 'Merchant', summary: 'E-mail a login code', body: loginCodeRequestSchema, success: [202], errors: 'standard' },
   { method: 'post', path: `${MERCHANT}/auth/token`, tag: 'Merchant', summary: 'Trade a login code for a token', body: tokenRequestSchema, success: [200], errors: 'standard' },
-  { method: 'post', path: `${MERCHANT}/register`, tag: 'Merchant', summary: 'Register a merchant app', security: 'bearer', body: registerBodySchema, success: [201], errors: 'standard' },
-  { method: 'get', path: `${MERCHANT}/apps`, tag: 'Merchant', summary: "List the developer's apps", security: 'bearer', success: [200], errors: 'standard' },
+  { method: 'post', path: `${MERCHANT}/register`, tag: 'Merchant', summary: 'Register a merchant app', security: 'bearer', body: registerBodySchema, success: [201], errors: 'standard', links: appLinks('$response.body#/appId') },
+  { method: 'get', path: `${MERCHANT}/apps`, tag: 'Merchant', summary: "List the developer's apps", security: 'bearer', success: [200], errors: 'standard', links: appLinks('$response.body#/data/0/appId') },
   {
     method: 'post',
     path: `${MERCHANT}/apps/:appId/keys`,
@@ -84,6 +110,7 @@ const OPERATIONS: Operation[] = [
     body: createApiKeyBodySchema,
     success: [201],
     errors: 'standard',
+    links: { [`delete ${MERCHANT}/apps/:appId/keys/:keyId`]: { appId: '$request.path.appId', keyId: '$response.body#/id' } },
   },
   { method: 'get', path: `${MERCHANT}/apps/:appId/keys`, tag: 'Merchant', summary: "List an app's API keys", security: 'bearer', params: { appId: appIdSchema }, success: [200], errors: 'standard' },
   {
@@ -111,7 +138,7 @@ const OPERATIONS: Operation[] = [
   { method: 'get', path: `${MERCHANT}/me/webhook/deliveries`, tag: 'Merchant', summary: 'The webhook delivery log', security: 'bearer', query: listWebhookDeliveriesQuerySchema, success: [200], errors: 'standard' },
   { method: 'get', path: `${MERCHANT}/me/stats`, tag: 'Merchant', summary: 'Payment statistics (Admin key)', security: 'apiKey', query: statsQuerySchema, success: [200], errors: 'standard' },
 
-  { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy' },
+  { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy', links: ORDER_LINKS },
   { method: 'get', path: `${LEGACY_ORDERS_PATH}/:id`, tag: 'Legacy orders', summary: 'Read an order and its callback log', security: 'legacyToken', params: { id: orderIdParamSchema }, success: [200], errors: 'legacy' },
 
   ...hostedPage({ path: '/pay/order/:orderId', param: 'orderId', page: "An order's payment page", state: "An order's page state" }),
@@ -159,7 +186,21 @@ const SECURITY_SCHEMES: Record<Security, JsonSchema> = {
 
 const openApiPath = (koaPath: string): string => (koaPath.replace(/:([A-Za-z]+)/g, '{$1}') || '/');
 
-function operationObject(op: Operation): JsonSchema {
+const operationId = (op: Pick<Operation, 'method' | 'path'>): string =>
+  `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}` || op.method;
+
+/** The success answer's links, each to an operation of OPERATIONS named `'<method> <path>'`. */
+function linksObject(links: NonNullable<Operation['links']>): JsonSchema {
+  return Object.fromEntries(
+    Object.entries(links).map(([target, parameters]) => {
+      const [method, path] = target.split(' ') as [Operation['method'], string];
+      if (!OPERATIONS.some((op) => op.method === method && op.path === path)) throw new Error(`OpenAPI link to an unknown operation: ${target}`);
+      return [operationId({ method, path }), { operationId: operationId({ method, path }), parameters }];
+    }),
+  );
+}
+
+function operationObject(op: Operation, chains: ChainList): JsonSchema {
   const parameters = [
     ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema) })),
     ...Object.entries(op.query?.shape ?? {}).map(([name, schema]) => ({
@@ -174,24 +215,29 @@ function operationObject(op: Operation): JsonSchema {
   for (const status of op.success) {
     responses[String(status)] = op.html
       ? { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }
-      : { description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK', content: content({ type: 'object' }) };
+      : {
+          description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK',
+          content: content({ type: 'object' }),
+          ...(op.links ? { links: linksObject(op.links) } : {}),
+        };
   }
   if (op.html) responses['404'] = { description: 'Not found (a page)', content: { 'text/html': { schema: { type: 'string' } } } };
   responses.default = { description: 'A client error (4xx), or 503 with Retry-After while a service Payrail depends on is away', content: content(ERROR_BODIES[op.errors]) };
   return {
-    operationId: `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}` || op.method,
+    operationId: operationId(op),
     tags: [op.tag],
     summary: op.summary,
     ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: content(jsonSchema(op.body)) } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: content(jsonSchema(typeof op.body === 'function' ? op.body(chains) : op.body)) } } : {}),
     responses,
   };
 }
 
-export function openApiDocument(options: { serverUrl: string }): JsonSchema {
+/** The document of one server: `chains` are the chains and tokens it serves (`GET {payment_api_url}/chains`). */
+export function openApiDocument(options: { serverUrl: string; chains: ChainList }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const op of OPERATIONS) (paths[openApiPath(op.path)] ??= {})[op.method] = operationObject(op);
+  for (const op of OPERATIONS) (paths[openApiPath(op.path)] ??= {})[op.method] = operationObject(op, options.chains);
   return {
     openapi: '3.1.0',
     info: {

@@ -6,6 +6,9 @@ export interface MailMessage {
   text: string;
 }
 
+/** The mail server refused every recipient for good (a 5xx to `RCPT TO`): the address cannot get mail from us. */
+export class RecipientRefused extends Error {}
+
 /** Payrail's one way out for e-mail (login codes now, receipts later): plain UTF-8 text over SMTP. */
 export class Mailer {
   private readonly transport: ReturnType<typeof nodemailer.createTransport>;
@@ -19,6 +22,13 @@ export class Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.transport.sendMail(message);
+    try {
+      await this.transport.sendMail(message);
+    } catch (err) {
+      // nodemailer's EENVELOPE: the server refused the recipients; a 5xx says that sending again cannot help.
+      const { code, responseCode } = err as { code?: unknown; responseCode?: unknown };
+      if (code === 'EENVELOPE' && typeof responseCode === 'number' && responseCode >= 500) throw new RecipientRefused('the mail server refused the address', { cause: err });
+      throw err;
+    }
   }
 }

@@ -18,7 +18,7 @@ import {
   hashLoginCode,
   loginCodeMatches,
 } from '../lib/login-codes';
-import type { Mailer } from '../lib/mail';
+import { RecipientRefused, type Mailer } from '../lib/mail';
 import { generateWebhookSecret, webhookSecretFingerprint, type SecretBox } from '../lib/secrets';
 import { UrlRefused, vetUrl } from '../lib/url-policy';
 import type { RateLimiter } from './rate-limits';
@@ -57,6 +57,8 @@ export async function sendLoginCode(deps: AccountServiceDeps, email: string, cli
       text: `Your Payrail login code is ${code}\n\nIt works once and expires in ${LOGIN_CODE_TTL_SECONDS / 60} minutes. If you did not ask for it, ignore this e-mail.\n`,
     });
   } catch (err) {
+    // Not a question of who has an account: the server refuses the address itself, for anyone who types it.
+    if (err instanceof RecipientRefused) throw invalidField('email', 'the mail server refuses this address; check it');
     deps.log.error({ err }, 'could not send a login code');
     throw new DomainError('mail_unavailable', 'the login code could not be sent; try again later');
   }

@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
+import type { ChainRegistry } from '../../chains/registry';
+import type { PricingPolicy } from '../../domain/payment-plan';
 import { API_REFERENCE_PATH, OPENAPI_PATH, openApiDocument } from '../openapi';
 import { notFound } from '../errors';
+import { toChainList } from '../serializers/chains';
 
 /** Files of the swagger-ui-dist package the reference page loads, served from node_modules (no CDN). */
 const ASSETS: Record<string, string> = { 'swagger-ui-bundle.js': 'application/javascript; charset=utf-8', 'swagger-ui.css': 'text/css; charset=utf-8' };
@@ -24,9 +27,9 @@ const referencePage = `<!doctype html>
 const initScript = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(OPENAPI_PATH)}, dom_id: '#reference', deepLinking: true });\n`;
 
 /** `GET /v1/openapi.json` (the OpenAPI 3.1 document) and `GET /v1/docs` (its rendered reference). */
-export function docsRoutes(deps: { publicBaseUrl: string }): Router {
+export function docsRoutes(deps: { publicBaseUrl: string; chains: { registry: ChainRegistry }; pricing: PricingPolicy }): Router {
   const router = new Router();
-  const document = JSON.stringify(openApiDocument({ serverUrl: deps.publicBaseUrl }));
+  const document = JSON.stringify(openApiDocument({ serverUrl: deps.publicBaseUrl, chains: toChainList(deps.chains.registry, deps.pricing) }));
   const assets = new Map<string, Promise<Buffer>>();
 
   router.get(OPENAPI_PATH, (ctx) => {

@@ -21,3 +21,10 @@ export const appIdSchema = z.string().regex(/^(merchant|wallet)_[a-z0-9][a-z0-9-
 export const chainIdSchema = z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be a numeric chain id written as a string, such as "8453"');
 
 export const tokenSymbolSchema = z.string().regex(/^[A-Za-z0-9]{2,12}$/, 'must be a token symbol such as "USDC"');
+
+/**
+ * A page size from the query string: a whole number from 1 to 100, `fallback` when absent. The pattern alone says
+ * the range, so the OpenAPI document (the parameter's accepted form) states it too.
+ */
+export const pageLimit = (fallback: number) =>
+  z.string().regex(/^(100|[1-9][0-9]?)$/, 'must be a whole number from 1 to 100').transform(Number).default(fallback);

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { PAYMENT_STATUSES, parsePaymentStatus } from '../../domain/payment';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhook-events';
-import { isStorable, storable } from './common';
-
-const limit = (fallback: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,3}$/, 'must be a whole number from 1 to 100')
-    .transform(Number)
-    .pipe(z.number().min(1, 'must be a whole number from 1 to 100').max(100, 'must be a whole number from 1 to 100'))
-    .default(fallback);
+import { isStorable, pageLimit, storable } from './common';
 
 const cursor = z.uuid({ message: 'must be the nextCursor of the previous page' }).optional();
 
@@ -28,7 +20,7 @@ export const paymentListQuerySchema = z.object({
   from: time.optional(),
   to: time.optional(),
   cursor,
-  limit: limit(25),
+  limit: pageLimit(25),
 });
 
 /** `GET /apps/{appId}/payments/changes?since=`: the live view's poll. */
@@ -40,10 +32,10 @@ export const deliveryListQuerySchema = z.object({
   eventType: z.enum([...WEBHOOK_EVENT_TYPES, 'webhook_test'], { message: `must be one of ${[...WEBHOOK_EVENT_TYPES, 'webhook_test'].join(', ')}` }).optional(),
   paymentId: z.uuid({ message: 'must be a payment id (UUID)' }).optional(),
   cursor,
-  limit: limit(25),
+  limit: pageLimit(25),
 });
 
 /** `GET /apps/{appId}/orders`. */
-export const orderListQuerySchema = z.object({ cursor, limit: limit(25) });
+export const orderListQuerySchema = z.object({ cursor, limit: pageLimit(25) });
 
 export const paymentIdParamSchema = z.uuid({ message: 'must be a payment id (UUID)' });

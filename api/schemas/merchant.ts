@@ -7,7 +7,9 @@ const emailSchema = z
   .trim()
   .max(254, 'must be at most 254 characters')
   .toLowerCase()
-  .pipe(z.email({ message: 'must be an e-mail address' }));
+  .pipe(z.email({ message: 'must be an e-mail address' }))
+  // The document shows the accepted (input) form, which the pipe's check is not part of.
+  .meta({ format: 'email' });
 
 export const loginCodeRequestSchema = z.object({ email: emailSchema }).strict();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
+import { PAY_CURRENCY_CODES, USD_PRICE_CURRENCIES } from '../../domain/pay-currencies';
 
 /** NUL and lone UTF-16 surrogates cannot be stored as PostgreSQL text. */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -68,6 +68,12 @@ const priceAmount = z.unknown().transform((value, ctx) => {
     return z.NEVER;
   }
   return decimal;
+}).meta({
+  // The transform in the OpenAPI document's terms (JSON Schema cannot run it); the decimal rules stay the server's.
+  anyOf: [
+    { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1e12 },
+    { type: 'string', pattern: '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,6})?$' },
+  ],
 });
 
 const httpUrl = z
@@ -108,12 +114,15 @@ export const createOrderBodySchema = z
       price_currency: optional(
         z
           .string({ message: 'must be a string' })
+          // Any case is taken; the document names the currencies (the enum check is the service's).
+          .meta({ enum: [...USD_PRICE_CURRENCIES] })
           .transform((s) => s.trim().toUpperCase())
           .pipe(z.string().regex(/^[A-Z]{3,5}$/, 'must be a currency code such as "USD"')),
       ).transform((v) => v ?? 'USD'),
       pay_currency: optional(
         z
           .string({ message: 'must be a string' })
+          .meta({ enum: [...PAY_CURRENCY_CODES] })
           .transform((s) => s.trim().toUpperCase())
           .pipe(z.enum(PAY_CURRENCY_CODES, { message: `must be one of ${PAY_CURRENCY_CODES.join(', ')}` })),
       ),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChainList } from './chains';
 import { appIdSchema, chainIdSchema, isStorable, storable, text, tokenSymbolSchema } from './common';
 
 export const orderIdSchema = z
@@ -15,7 +16,9 @@ const displaySchema = z
     currency: z.string().regex(/^[A-Z]{3,5}$/, 'must be an upper-case currency code such as "USD"').optional(),
   })
   .strict()
-  .refine((d) => d.title !== undefined || d.name !== undefined, { message: 'display.name or display.title is required' });
+  .refine((d) => d.title !== undefined || d.name !== undefined, { message: 'display.name or display.title is required' })
+  // The refinement in the OpenAPI document's terms (JSON Schema cannot run it).
+  .meta({ anyOf: [{ required: ['name'] }, { required: ['title'] }] });
 
 const sourceSchema = z.object({
   chainId: chainIdSchema,
@@ -24,6 +27,17 @@ const sourceSchema = z.object({
     .string()
     .regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,36})?$/, 'must be a positive decimal string below 1000000000000, such as "12.50"'),
 }).strict();
+
+/**
+ * `source` as one server's OpenAPI document states it: one alternative per chain it serves, naming that chain's
+ * tokens. The schema above takes any chain and token; the service refuses what this server does not serve.
+ */
+export function servedSourceSchema(chains: ChainList): z.ZodType {
+  const alternatives = chains.data
+    .filter((chain) => chain.tokens.length > 0)
+    .map((chain) => sourceSchema.extend({ chainId: z.literal(chain.chainId), tokenSymbol: z.enum(chain.tokens.map((t) => t.symbol)) }));
+  return alternatives.length > 0 ? z.union(alternatives) : sourceSchema;
+}
 
 const metadataSchema = z
   .record(z.string().max(64), z.unknown())

@@ -46,6 +46,8 @@ interface Row {
   field?: string;
   /** A path parameter the message must name (path parameters are reported with details path "(root)"). */
   param?: string;
+  /** The `Allow` header a 405 must carry: the methods the path does take (RFC 9110). */
+  allow?: string;
 }
 
 const DROP = Symbol('drop');
@@ -377,19 +379,20 @@ function rows(): Row[] {
     { name: 'POST {origin}/unknown', request: (c) => ({ url: `${c.origin}/unknown`, body: baseBody() }), status: 404, error: 'not_found' },
     { name: 'GET {api}/payments/order/:appId (no orderId)', request: (c) => ({ url: `${c.api}/payments/order/${c.demo.appId}`, headers: keyed(c) }), status: 404, error: 'not_found' },
     { name: 'GET {api}/payments/:id/extra', request: (c) => ({ url: `${c.api}/payments/${validUuid}/extra` }), status: 404, error: 'not_found' },
-    { name: 'GET {api} (create is POST)', request: (c) => ({ url: c.api, headers: keyed(c) }), status: 405, error: 'method_not_allowed' },
-    { name: 'GET {api}/payments (create is POST)', request: (c) => ({ url: `${c.api}/payments` }), status: 405, error: 'method_not_allowed' },
-    { name: 'PUT {api}', request: (c) => ({ url: c.api, method: 'PUT', headers: keyed(c), body: baseBody() }), status: 405, error: 'method_not_allowed' },
-    { name: 'PATCH {api}/payments', request: (c) => ({ url: `${c.api}/payments`, method: 'PATCH', body: baseBody() }), status: 405, error: 'method_not_allowed' },
-    { name: 'DELETE {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, method: 'DELETE' }), status: 405, error: 'method_not_allowed' },
-    { name: 'POST {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, body: baseBody() }), status: 405, error: 'method_not_allowed' },
+    { name: 'GET {api} (create is POST)', request: (c) => ({ url: c.api, headers: keyed(c) }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'GET {api}/payments (create is POST)', request: (c) => ({ url: `${c.api}/payments` }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'PUT {api}', request: (c) => ({ url: c.api, method: 'PUT', headers: keyed(c), body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'PATCH {api}/payments', request: (c) => ({ url: `${c.api}/payments`, method: 'PATCH', body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'DELETE {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, method: 'DELETE' }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET' },
+    { name: 'POST {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET' },
     {
       name: 'DELETE {api}/payments/order/:appId/:orderId',
       request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId), method: 'DELETE', headers: keyed(c) }),
       status: 405,
       error: 'method_not_allowed',
+      allow: 'HEAD, GET',
     },
-    { name: 'PROPFIND {api} (a method the router does not know)', request: (c) => ({ url: c.api, method: 'PROPFIND' }), status: 405, error: 'method_not_allowed' },
+    { name: 'PROPFIND {api} (a method the router does not know)', request: (c) => ({ url: c.api, method: 'PROPFIND' }), status: 405, error: 'method_not_allowed', allow: 'POST' },
   );
   return out;
 }
@@ -471,6 +474,7 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
         assert.ok(body.details, `validation error has details: ${label} → ${res.text.slice(0, 300)}`);
         assert.ok(namesField(body, row.field), `details name ${row.field}: ${label} → ${res.text.slice(0, 400)}`);
       }
+      if (row.allow) assert.equal(res.headers.get('allow'), row.allow, `Allow names the path's methods: ${label}`);
       if (row.param) {
         assert.ok(body.details, `validation error has details: ${label} → ${res.text.slice(0, 300)}`);
         assert.ok(body.message.includes(row.param), `message names ${row.param}: ${label} → ${res.text.slice(0, 300)}`);

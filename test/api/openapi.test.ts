@@ -21,6 +21,38 @@ describe('OpenAPI document and reference page', function () {
     assert.deepEqual(create.requestBody?.content['application/json']?.schema.required, ['display', 'source']);
     assert.equal(create.requestBody?.content['application/json']?.schema.additionalProperties, false);
     assert.ok(create.responses.default, 'error bodies described');
+    // `source` names the chains and tokens this server serves, each chain with its own tokens.
+    const source = (create.requestBody?.content['application/json']?.schema as { properties: { source: { anyOf: Array<{ properties: { chainId: { const: string }; tokenSymbol: { enum: string[] } } }> } } }).properties.source;
+    const served = (await (await fetch(`${base}/v1/payment-api/chains`)).json()) as { data: Array<{ chainId: string; tokens: Array<{ symbol: string }> }> };
+    assert.deepEqual(
+      source.anyOf.map((alternative) => [alternative.properties.chainId.const, alternative.properties.tokenSymbol.enum]),
+      served.data.map((chain) => [chain.chainId, chain.tokens.map((t) => t.symbol)]),
+    );
+  });
+
+  it('links what a create answers to the operations that read it, and following a link reads the payment', async () => {
+    type Link = { operationId: string; parameters: Record<string, string> };
+    type Op = { operationId: string; responses: Record<string, { links?: Record<string, Link> }> };
+    const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, Op>> };
+    const pathOf = new Map(Object.entries(doc.paths).flatMap(([path, ops]) => Object.values(ops).map((op) => [op.operationId, path] as const)));
+    const links = Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => Object.values(op.responses).flatMap((r) => Object.values(r.links ?? {}))));
+    assert.ok(links.length >= 15, `only ${links.length} links`);
+    for (const link of links) assert.ok(pathOf.has(link.operationId), `link to an operation the document lacks: ${link.operationId}`);
+
+    const stack = await getStack();
+    const created = await fetch(stack.info.paymentApiUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': stack.info.demoMerchant.ordersKey },
+      body: JSON.stringify({ orderId: `openapi-link-${Date.now()}`, display: { name: 'link' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '5' } }),
+    });
+    assert.equal(created.status, 201);
+    const payment = (await created.json()) as Record<string, unknown>;
+    const read = doc.paths['/v1/payment-api']!.post!.responses['201']!.links!['getV1PaymentApiPaymentsId']!;
+    // `$response.body#/id`: a JSON pointer into the create's answer.
+    const id = String(payment[read.parameters.id!.replace('$response.body#/', '')]);
+    const res = await fetch(`${base}${pathOf.get(read.operationId)!.replace('{id}', id)}`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { id: string }).id, payment.id);
   });
 
   it('renders the reference page from swagger-ui-dist served by the API itself', async () => {

@@ -116,6 +116,12 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       assertLegacyError(broken, 400, 'invalid_request');
     });
 
+    it('a method the path does not take is a 405 in the legacy shape, with Allow', async () => {
+      const wrong = await request(`${origin}/v1/orders`, { headers: { token: key }, method: 'PUT', body: valid() });
+      assertLegacyError(wrong, 405, 'method_not_allowed');
+      assert.equal(wrong.headers.get('allow'), 'POST');
+    });
+
     it('accepts the boundaries: 200-character title, 800-character description, lower-case codes, a decimal string', async () => {
       const res = await post({
         ...valid(),

@@ -164,6 +164,17 @@ describe('merchant service: developer login by e-mail code', function () {
     assertErrorEnvelope(wrongMethod);
   });
 
+  it('answers 400 naming email, not 503, when the mail server refuses the address for good', async () => {
+    // 254 characters, which the schema takes; the mail sink (smtp-server) refuses paths over 253 with a 501.
+    const email = `x@${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(55)}.test`;
+    assert.equal(email.length, 254);
+    const res = await request(`${api}/auth/login-code`, { body: { email } });
+    assert.equal(res.status, 400, res.text);
+    const error = assertErrorEnvelope(res);
+    assert.equal(error.error, 'invalid_request');
+    assert.deepEqual(error.details, [{ path: 'email', message: 'the mail server refuses this address; check it' }]);
+  });
+
   it('answers 503 mail_unavailable when the mail server cannot be reached', async () => {
     const offline = await startExtraApi(stack, services, { smtpUrl: `smtp://127.0.0.1:${await freePort()}`, logLevel: 'fatal' });
     try {
