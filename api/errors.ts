@@ -116,7 +116,8 @@ export function errorMiddleware(log: Logger, bodyFor: (path: string) => ClientEr
       // The routers answer a method a path does not take with 405, one they do not know at all with 501, each with
       // the path's methods in `Allow` (RFC 9110 requires it on a 405); for the client both are a method it may not use.
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
-        throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; use ${ctx.response.get('Allow')}`, undefined, { Allow: ctx.response.get('Allow') });
+        const allow = ctx.response.get('Allow');
+        throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed here; use ${allow}`, undefined, { Allow: allow });
       }
     } catch (err) {
       const clientError = asClientError(err);

@@ -186,16 +186,17 @@ const SECURITY_SCHEMES: Record<Security, JsonSchema> = {
 
 const openApiPath = (koaPath: string): string => (koaPath.replace(/:([A-Za-z]+)/g, '{$1}') || '/');
 
-const operationId = (op: Pick<Operation, 'method' | 'path'>): string =>
+const operationId = (op: Operation): string =>
   `${op.method}${op.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}` || op.method;
 
 /** The success answer's links, each to an operation of OPERATIONS named `'<method> <path>'`. */
 function linksObject(links: NonNullable<Operation['links']>): JsonSchema {
   return Object.fromEntries(
     Object.entries(links).map(([target, parameters]) => {
-      const [method, path] = target.split(' ') as [Operation['method'], string];
-      if (!OPERATIONS.some((op) => op.method === method && op.path === path)) throw new Error(`OpenAPI link to an unknown operation: ${target}`);
-      return [operationId({ method, path }), { operationId: operationId({ method, path }), parameters }];
+      const linked = OPERATIONS.find((op) => `${op.method} ${op.path}` === target);
+      if (!linked) throw new Error(`OpenAPI link to an unknown operation: ${target}`);
+      const id = operationId(linked);
+      return [id, { operationId: id, parameters }];
     }),
   );
 }
