@@ -71,7 +71,7 @@ const priceAmount = z.unknown().transform((value, ctx) => {
 }).meta({
   // The transform in the OpenAPI document's terms (JSON Schema cannot run it); the decimal rules stay the server's.
   anyOf: [
-    { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1e12 },
+    { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: Number(MAX_PRICE) },
     { type: 'string', pattern: '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,6})?$' },
   ],
 });
