@@ -84,9 +84,12 @@ export async function signCall(
  * whether by these bytes or by another transaction only the receipts can tell, so that is left to the caller.
  */
 export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txHash: string): Promise<'sent' | 'known' | 'nonce-used'> {
+  let sentHash: unknown;
   try {
-    await provider.broadcastTransaction(rawTx);
-    return 'sent';
+    // Not provider.broadcastTransaction: besides the send, it reads the head (one more request) and recovers the
+    // sender from the signature (elliptic-curve math in JavaScript) for a response nobody reads. ethers classifies
+    // the node's errors by method, so they read the same.
+    sentHash = await provider.send('eth_sendRawTransaction', [rawTx]);
   } catch (err) {
     if (await provider.getTransactionReceipt(txHash)) return 'known';
     const message = String((err as Error).message).toLowerCase();
@@ -94,6 +97,8 @@ export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txH
     if (isError(err, 'NONCE_EXPIRED') || message.includes('nonce too low')) return 'nonce-used';
     throw err;
   }
+  if (sentHash !== txHash) throw new Error(`the node answered hash ${String(sentHash)} for transaction ${txHash}`);
+  return 'sent';
 }
 
 
