@@ -13,9 +13,7 @@
  * restarts. Each child runs under scripts/dev/supervise.ts, so it cannot outlive this process.
  */
 import { execFile } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -73,8 +71,6 @@ const STOP_GRACE_MS = 20_000;
 const NAMESPACE_RETENTION = '7 days';
 // grpc.status.ALREADY_EXISTS (@grpc/grpc-js is only an indirect dependency).
 const GRPC_ALREADY_EXISTS = 6;
-const MEMBERSHIP_PORT_MIN = 16_384;
-const MEMBERSHIP_PORT_MAX = 32_767;
 
 export async function startTemporalServer(opts: TemporalServerOptions): Promise<TemporalServerHandle> {
   const namespace = opts.namespace ?? 'default';
@@ -228,31 +224,11 @@ async function serverEnv(db: DatabaseConfig, frontendPort: number, dynamicConfig
     // No authorizer, as in the official image; without this the server only warns.
     TEMPORAL_ALLOW_NO_AUTH: 'true',
   };
-  for (const name of ['FRONTEND_HTTP_PORT', 'HISTORY_GRPC_PORT', 'MATCHING_GRPC_PORT', 'WORKER_GRPC_PORT']) env[name] = String(await freePort());
-  for (const name of ['FRONTEND_MEMBERSHIP_PORT', 'HISTORY_MEMBERSHIP_PORT', 'MATCHING_MEMBERSHIP_PORT', 'WORKER_MEMBERSHIP_PORT']) env[name] = String(await freeMembershipPort());
-  return env;
-}
-
-/**
- * Temporal's SQL schema stores membership ports in cluster_membership.rpc_port, a SMALLINT: a port above
- * 32767 makes the server die at start ("value … is out of range for type smallint"). Linux hands out
- * ephemeral ports from 32768 up, so we probe random ports below that range instead.
- */
-async function freeMembershipPort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = randomInt(MEMBERSHIP_PORT_MIN, MEMBERSHIP_PORT_MAX + 1);
-    if (await isFree(port)) return port;
+  // freePort's ports fit the SMALLINT Temporal's schema keeps membership ports in.
+  for (const name of ['FRONTEND_HTTP_PORT', 'HISTORY_GRPC_PORT', 'MATCHING_GRPC_PORT', 'WORKER_GRPC_PORT', 'FRONTEND_MEMBERSHIP_PORT', 'HISTORY_MEMBERSHIP_PORT', 'MATCHING_MEMBERSHIP_PORT', 'WORKER_MEMBERSHIP_PORT']) {
+    env[name] = String(await freePort());
   }
-  throw new Error(`no free port between ${MEMBERSHIP_PORT_MIN} and ${MEMBERSHIP_PORT_MAX} for Temporal's membership`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => resolve(false));
-    server.listen({ host: HOST, port, exclusive: true }, () => server.close(() => resolve(true)));
-  });
+  return env;
 }
 
 async function waitForFrontend(address: string, proc: SupervisedProcess): Promise<Connection> {
