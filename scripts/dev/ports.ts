@@ -19,9 +19,9 @@ function ephemeralRangeStart(): number {
     const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     if (start !== undefined && Number.isInteger(start) && start > LOWEST_PORT) return start;
   } catch {
-    // Not Linux: SMALLINT_MAX bounds the range.
+    // Not Linux: only SMALLINT_MAX bounds the range.
   }
-  return SMALLINT_MAX + 1;
+  return Number.POSITIVE_INFINITY;
 }
 
 const HIGHEST_PORT = Math.min(ephemeralRangeStart() - 1, SMALLINT_MAX);

@@ -4,10 +4,11 @@
  * workflow test and stopped by the root hook. The workflow bundle is built once too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, bundleWorkflowCode, makeTelemetryFilterString, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
+import { freePort } from '../../scripts/dev/ports';
 import { resolveTemporalTestServer } from '../../scripts/provision/temporal-test-server';
 import { customSearchAttributes } from '../../workflows/search-attributes';
 import { eventually } from './poll';
@@ -38,15 +39,6 @@ export function quietSdkLogs(): void {
  * miss; so the server is started here, given a minute, and the environment connects to it as a time-skipping one.
  */
 let server: ChildProcess | undefined;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
