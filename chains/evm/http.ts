@@ -1,36 +1,41 @@
+import http, { STATUS_CODES, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { FetchRequest, type FetchCancelSignal, type GetUrlResponse } from 'ethers';
 
-/** undici's errors for a connection the server closed, e.g. a kept-alive one it dropped as it was being reused. */
-const CLOSED_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
+/** Kept-alive connections to the nodes, shared by every request of the process. */
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
-const closedConnection = (err: unknown): boolean => {
-  const code = ((err as Error).cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && CLOSED_CONNECTION_CODES.has(code);
-};
+/** A kept-alive connection the node closed as it was being reused: the request never reached the node. */
+class ClosedConnection extends Error {}
+const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+const gunzipAsync = promisify(gunzip);
 
 /**
- * Every ethers request of the process goes through Node's fetch. ethers' own Node client copies the whole body
- * received so far for every chunk that arrives, which is quadratic in the response: one `eth_getLogs` answering a
- * busy range (100,000 transfers, about 60 MB) took minutes of CPU and stalled the event loop. fetch collects the
- * body once. Registered through ethers' own extension point (`FetchRequest.registerGetUrl`).
+ * Every ethers request of the process goes through `post` below, on Node's `http` with kept-alive connections.
+ * - Not ethers' own Node client: it copies the whole body received so far for every chunk that arrives, which is
+ *   quadratic in the response. One `eth_getLogs` answering a busy range (100,000 transfers, about 60 MB) took
+ *   minutes of CPU and stalled the event loop. This one collects the chunks and joins them once.
+ * - Not Node's `fetch` either: its WHATWG streams cost about 350 µs of CPU per small JSON-RPC call against
+ *   60–130 µs here (measured on 16 concurrent calls to a local server); a worker settling a burst of payments
+ *   spent a tenth of its main thread in `fetch` (docs/scaling.md).
+ * Registered through ethers' own extension point (`FetchRequest.registerGetUrl`).
  *
- * A request whose connection the node closed is sent once more on a new one: JSON-RPC reads are idempotent, and
- * so is re-sending a signed transaction (the node knows it by its hash).
+ * A request whose kept-alive connection the node closed is sent once more on a new one: JSON-RPC reads are
+ * idempotent, and so is re-sending a signed transaction (the node knows it by its hash).
  */
-async function getUrlWithFetch(req: FetchRequest, signal?: FetchCancelSignal): Promise<GetUrlResponse> {
+async function getUrl(req: FetchRequest, signal?: FetchCancelSignal): Promise<GetUrlResponse> {
   const abort = new AbortController();
   signal?.addListener(() => abort.abort());
   const timer = setTimeout(() => abort.abort(), req.timeout);
-  // A copy of the (small) request body, typed as fetch takes it.
-  const body = req.body ? new Uint8Array(req.body) : undefined;
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await fetch(req.url, { method: req.method, headers: req.headers, body, signal: abort.signal });
-        const received = new Uint8Array(await res.arrayBuffer());
-        return { statusCode: res.status, statusMessage: res.statusText, headers: Object.fromEntries(res.headers), body: received.length > 0 ? received : null };
+        return await post(req, abort.signal);
       } catch (err) {
-        if (attempt >= 2 || abort.signal.aborted || !closedConnection(err)) throw err;
+        if (attempt >= 2 || !(err instanceof ClosedConnection)) throw err;
       }
     }
   } finally {
@@ -38,4 +43,50 @@ async function getUrlWithFetch(req: FetchRequest, signal?: FetchCancelSignal): P
   }
 }
 
-FetchRequest.registerGetUrl(getUrlWithFetch);
+function post(req: FetchRequest, signal: AbortSignal): Promise<GetUrlResponse> {
+  const url = new URL(req.url);
+  const agent = agents[url.protocol as keyof typeof agents];
+  if (!agent) return Promise.reject(new Error(`unsupported JSON-RPC URL protocol: ${url.protocol}`));
+  const body = req.body ? Buffer.from(req.body) : undefined;
+  return new Promise<GetUrlResponse>((resolve, reject) => {
+    const request = (url.protocol === 'https:' ? https : http).request(url, {
+      method: req.method,
+      headers: { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+      agent,
+      signal,
+    });
+    request.once('error', (err) => reject(request.reusedSocket && !signal.aborted && CLOSED_CODES.has((err as NodeJS.ErrnoException).code ?? '') ? new ClosedConnection(err.message) : err));
+    request.once('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.once('error', reject);
+      res.once('end', () => {
+        decoded(Buffer.concat(chunks), res.headers['content-encoding']).then((received) => {
+          resolve({
+            statusCode: res.statusCode ?? 0,
+            statusMessage: res.statusMessage ?? STATUS_CODES[res.statusCode ?? 0] ?? '',
+            headers: responseHeaders(res.headers),
+            body: received.length > 0 ? new Uint8Array(received.buffer, received.byteOffset, received.byteLength) : null,
+          });
+        }, reject);
+      });
+    });
+    request.end(body);
+  });
+}
+
+/** ethers asks for gzip (`FetchRequest.allowGzip`, on by default); Node's `http` leaves bodies as sent. */
+async function decoded(body: Buffer, encoding: string | undefined): Promise<Buffer> {
+  if (encoding === undefined || encoding === 'identity') return body;
+  if (encoding === 'gzip') return gunzipAsync(body);
+  throw new Error(`JSON-RPC node answered in an encoding not asked for: ${encoding}`);
+}
+
+/** ethers reads each header as one string; a repeated one is joined as HTTP joins it. */
+function responseHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+FetchRequest.registerGetUrl(getUrl);
