@@ -1,11 +1,14 @@
-import http, { STATUS_CODES, type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { FetchRequest, type FetchCancelSignal, type GetUrlResponse } from 'ethers';
 
-/** Kept-alive connections to the nodes, shared by every request of the process. */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/** Per URL protocol, its client and the kept-alive connections to the nodes, shared by every request of the process. */
+const transports = {
+  'http:': { request: http.request, agent: new http.Agent({ keepAlive: true }) },
+  'https:': { request: https.request, agent: new https.Agent({ keepAlive: true }) },
+};
 
 /** A kept-alive connection the node closed as it was being reused: the request never reached the node. */
 class ClosedConnection extends Error {}
@@ -45,14 +48,14 @@ async function getUrl(req: FetchRequest, signal?: FetchCancelSignal): Promise<Ge
 
 function post(req: FetchRequest, signal: AbortSignal): Promise<GetUrlResponse> {
   const url = new URL(req.url);
-  const agent = agents[url.protocol as keyof typeof agents];
-  if (!agent) return Promise.reject(new Error(`unsupported JSON-RPC URL protocol: ${url.protocol}`));
+  const transport = transports[url.protocol as keyof typeof transports];
+  if (!transport) return Promise.reject(new Error(`unsupported JSON-RPC URL protocol: ${url.protocol}`));
   const body = req.body ? Buffer.from(req.body) : undefined;
   return new Promise<GetUrlResponse>((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
+    const request = transport.request(url, {
       method: req.method,
       headers: { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-      agent,
+      agent: transport.agent,
       signal,
     });
     request.once('error', (err) => reject(request.reusedSocket && !signal.aborted && CLOSED_CODES.has((err as NodeJS.ErrnoException).code ?? '') ? new ClosedConnection(err.message) : err));
@@ -64,7 +67,7 @@ function post(req: FetchRequest, signal: AbortSignal): Promise<GetUrlResponse> {
         decoded(Buffer.concat(chunks), res.headers['content-encoding']).then((received) => {
           resolve({
             statusCode: res.statusCode ?? 0,
-            statusMessage: res.statusMessage ?? STATUS_CODES[res.statusCode ?? 0] ?? '',
+            statusMessage: res.statusMessage ?? '',
             headers: responseHeaders(res.headers),
             body: received.length > 0 ? new Uint8Array(received.buffer, received.byteOffset, received.byteLength) : null,
           });

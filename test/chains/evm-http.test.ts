@@ -6,6 +6,9 @@ import { gzipSync } from 'node:zlib';
 import { JsonRpcProvider, Network } from 'ethers';
 import '../../chains/evm/http';
 
+/** One log, repeated with its own index in each `eth_getLogs` answer. */
+const LOG = { address: '0x' + '11'.repeat(20), topics: ['0x' + '22'.repeat(32)], data: '0x' + '33'.repeat(32), blockNumber: '0x1', blockHash: '0x' + '44'.repeat(32), transactionHash: '0x' + '55'.repeat(32), transactionIndex: '0x0', logIndex: '0x0', removed: false };
+
 /**
  * A JSON-RPC node that answers `eth_blockNumber`, and `eth_getLogs` with `logCount` logs; `onRequest` may drop the
  * connection; `gzip` compresses answers for clients that accept it, as public RPC providers do.
@@ -21,8 +24,7 @@ async function startNode(opts: { logCount?: number; gzip?: boolean; onRequest?: 
     req.on('end', () => {
       if (opts.onRequest && !opts.onRequest(req.socket, nth)) return;
       const { id, method } = JSON.parse(Buffer.concat(chunks).toString()) as { id: number; method: string };
-      const log = { address: '0x' + '11'.repeat(20), topics: ['0x' + '22'.repeat(32)], data: '0x' + '33'.repeat(32), blockNumber: '0x1', blockHash: '0x' + '44'.repeat(32), transactionHash: '0x' + '55'.repeat(32), transactionIndex: '0x0', logIndex: '0x0', removed: false };
-      const result = method === 'eth_getLogs' ? Array.from({ length: opts.logCount ?? 0 }, (_, i) => ({ ...log, logIndex: `0x${i.toString(16)}` })) : '0x2a';
+      const result = method === 'eth_getLogs' ? Array.from({ length: opts.logCount ?? 0 }, (_, i) => ({ ...LOG, logIndex: `0x${i.toString(16)}` })) : '0x2a';
       const answer = JSON.stringify({ jsonrpc: '2.0', id, result });
       if (opts.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
