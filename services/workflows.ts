@@ -16,7 +16,7 @@ import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../work
 export { paymentWorkflowId };
 import { chooseCurrencyUpdate, payinDetectedSignal, paymentUpdatedSignal } from '../workflows/messages';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
-import type { OrderWorkflowInput } from '../workflows/types';
+import type { OrderWorkflowInput, PaymentWorkflowInput } from '../workflows/types';
 import type { OrderPaymentRef } from '../domain/orders';
 import type { PaymentStatus } from '../domain/payment';
 import type { Logger } from '../lib/logger';
@@ -47,12 +47,12 @@ export function paymentSearchAttributes(row: Pick<PaymentRow, 'status' | 'app_id
   ];
 }
 
-/** Start options of a payment's workflow: the payment id is the only input; its terms are read from the database. */
+/** Start options of a payment's workflow: the payment and its expiry are the input; its terms are read from the database. */
 function paymentStartOptions(row: PaymentRow, taskQueue: string) {
   return {
     workflowId: paymentWorkflowId(row.id),
     taskQueue,
-    args: [{ paymentId: row.id }] as [{ paymentId: string }],
+    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString() } }] as [PaymentWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // A payment runs once: its closed run is never started again.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,

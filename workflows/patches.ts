@@ -74,3 +74,6 @@ export const FOLDED_PAYMENT_PATCHES = [
 ] as const;
 
 export type FoldedPaymentPatch = (typeof FOLDED_PAYMENT_PATCHES)[number];
+
+/** Every patch a payment run asks for (`PaymentRun.has`), unless it started lean or folded. */
+export type PaymentPatch = FoldedPaymentPatch | typeof PATCHES.operatorWaitsTracked | typeof PATCHES.noDeliveriesWithoutWebhookUrl;

@@ -21,7 +21,7 @@ import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOpti
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
 import type { RetiredBridgeActivities } from './legacy/retired-activities';
 import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal, retryChainStepSignal } from './messages';
-import { PATCHES, type FoldedPaymentPatch } from './patches';
+import { FOLDED_PAYMENT_PATCHES, PATCHES, type PaymentPatch } from './patches';
 import { AwaitingOperatorKey, PaymentStatusKey } from './search-attributes';
 import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
@@ -55,11 +55,20 @@ type OperatorWait = 'chain_step_reverts' | 'treasury_short';
  * payment is paid or expired) is refunded in full.
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
+  // A lean run (PaymentWorkflowInput.lean) has every patch, and asks for none.
+  if (input.lean) return new PaymentRun(input.paymentId, 'lean', input.lean.expiresAt).run();
   // Runs started before payment runs ended with their payment finish on the code they started on.
   const folded = patched(PATCHES.paymentPatchesFolded);
   if (!folded && !patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
-  return new PaymentRun(input.paymentId, folded).run();
+  return new PaymentRun(input.paymentId, folded ? 'folded' : 'patched').run();
 }
+
+/**
+ * How a run knows which patches it has: `lean` has all of them without asking; `folded`
+ * (started with PATCHES.paymentPatchesFolded) has the folded ones without asking and asks for the later ones;
+ * `patched` asks for each.
+ */
+type PatchesOfRun = 'lean' | 'folded' | 'patched';
 
 interface TrackedPayin {
   payin: DetectedPayin | ConfirmedPayin;
@@ -70,7 +79,8 @@ class PaymentRun {
   private readonly waits = proxyActivities<ChainWaitActivities>({ ...chainWaitOptions, taskQueue: chainWaitsTaskQueue(workflowInfo().taskQueue) });
   private status: PaymentStatus = 'payment_unpaid';
   private sequence = 0;
-  private terms!: PaymentTerms;
+  /** Read from the database at the run's start, or (lean run) when a payin or the expiry first needs them. */
+  private loadedTerms?: PaymentTerms;
   private readonly payins = new Map<string, TrackedPayin>();
   private readonly inbox: DetectedPayin[] = [];
   /** Payins of the payment's token being confirmed while the payment collects. */
@@ -89,10 +99,11 @@ class PaymentRun {
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
 
-  /** `folded`: the run started with PATCHES.paymentPatchesFolded, so it has every folded patch without asking. */
+  /** `expiresAt`: given to a lean run, which reads its terms only when a payin or its expiry first needs them. */
   constructor(
     private readonly paymentId: string,
-    private readonly folded: boolean,
+    private readonly patches: PatchesOfRun,
+    private readonly expiresAt?: string,
   ) {
     // Decided once, before the run's first step: a run recorded before the patch keeps its steps as activity tasks.
     const localSteps = this.has(PATCHES.localSteps);
@@ -112,13 +123,15 @@ class PaymentRun {
   }
 
   async run(): Promise<PaymentStatus> {
-    this.terms = await this.readModel.loadPaymentTerms({ paymentId: this.paymentId });
-    void sleep(Math.max(0, Date.parse(this.terms.expiresAt) - workflowInfo().startTime.getTime())).then(() => {
+    // A lean run's first task only starts the expiry timer: nothing needs the terms before a payin or the expiry.
+    const expiresAt = this.expiresAt ?? (await this.loadTerms()).expiresAt;
+    void sleep(Math.max(0, Date.parse(expiresAt) - workflowInfo().startTime.getTime())).then(() => {
       this.expired = true;
     });
 
     for (;;) {
       await condition(() => this.inbox.length > 0 || this.paid() || (this.expired && this.confirming.size === 0));
+      if (!this.loadedTerms) await this.loadTerms();
       const next = this.inbox.shift();
       if (next) {
         await this.accept(next);
@@ -139,9 +152,21 @@ class PaymentRun {
     return this.status;
   }
 
-  /** Whether this run takes a folded patch's branch: always for a run started folded, else as `patched()` says. */
-  private has(patch: FoldedPaymentPatch): boolean {
-    return this.folded || patched(patch);
+  private async loadTerms(): Promise<PaymentTerms> {
+    this.loadedTerms = await this.readModel.loadPaymentTerms({ paymentId: this.paymentId });
+    return this.loadedTerms;
+  }
+
+  private get terms(): PaymentTerms {
+    if (!this.loadedTerms) throw new Error(`payment ${this.paymentId}: terms used before they were read`);
+    return this.loadedTerms;
+  }
+
+  /** Whether this run takes a patch's branch: always for a lean run or a folded run's folded patch, else as `patched()` says. */
+  private has(patch: PaymentPatch): boolean {
+    if (this.patches === 'lean') return true;
+    if (this.patches === 'folded' && (FOLDED_PAYMENT_PATCHES as readonly string[]).includes(patch)) return true;
+    return patched(patch);
   }
 
   private received(): bigint {
@@ -177,7 +202,7 @@ class PaymentRun {
   private emitWebhook(eventType: WebhookEventType): void {
     // The URL is captured at creation, so a payment without one has nothing to deliver, ever. `=== false`: terms
     // recorded before the field existed lack it, and those runs deliver as they did.
-    if (this.terms.webhooks === false && patched(PATCHES.noDeliveriesWithoutWebhookUrl)) return;
+    if (this.terms.webhooks === false && this.has(PATCHES.noDeliveriesWithoutWebhookUrl)) return;
     this.background.push(
       webhooks.deliverWebhook({ paymentId: this.paymentId, eventType }).then(
         () => undefined,
@@ -300,7 +325,7 @@ class PaymentRun {
    * until the last one ends.
    */
   private beginOperatorWait(reason: OperatorWait): () => void {
-    if (!patched(PATCHES.operatorWaitsTracked)) {
+    if (!this.has(PATCHES.operatorWaitsTracked)) {
       // A wait begun before the patch: its end clears the attribute, then shows any tracked wait still open.
       upsertSearchAttributes([{ key: AwaitingOperatorKey, value: reason }]);
       return () => {

@@ -3,9 +3,16 @@ import type { OrderPaymentRef, OrderStatus } from '../domain/orders';
 import type { ConfirmedPayin, DetectedPayin } from '../domain/payins';
 import type { PaymentStatus } from '../domain/payment';
 
-/** A payment run knows only which payment it is; its terms are read from the database (money never moves on input). */
+/** A payment run knows which payment it is and when it expires; its terms are read from the database (money never moves on input). */
 export interface PaymentWorkflowInput {
   paymentId: string;
+  /**
+   * Given by every start since lean runs (docs/workflow-versioning.md), with the payment's expiry from its row: a
+   * lean run's first task only starts its expiry timer, it reads its terms when a payin or the expiry first needs
+   * them, and it has every payment patch without recording a marker. Runs started without it (before lean runs, and
+   * a legacy order's payment) read their terms first and ask `patched()`.
+   */
+  lean?: { expiresAt: string };
 }
 
 /** A payin that reached the deposit address of a payment whose run has ended. */

@@ -21,7 +21,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayResult } from '@temporalio/worker';
-import { activitiesCalled } from '../support/history';
+import { PATCHES } from '../../workflows/patches';
+import type { PaymentWorkflowInput } from '../../workflows/types';
+import { activitiesCalled, patchMarkers } from '../support/history';
 import { quietSdkLogs } from '../support/temporal';
 import { historyFromJSON } from './history-json';
 import { HISTORY_SCENARIOS } from './scenarios';
@@ -50,6 +52,16 @@ describe('workflow replay (every recorded history)', function () {
 
   it('has a recorded history for every scenario, and no history without a scenario', () => {
     assert.deepEqual(historyFiles, HISTORY_SCENARIOS.map((s) => `${s.name}.json`).sort());
+  });
+
+  it('lean payment runs record no patch marker; the same runs started before recorded the folded one', () => {
+    const payments = HISTORY_SCENARIOS.filter((s) => s.workflowType === 'paymentWorkflow').map((s) => ({ name: s.name, history: load(s.name) }));
+    const lean = payments.filter((p) => (decode(p.history.events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]) as PaymentWorkflowInput).lean !== undefined);
+    assert.ok(lean.length >= 12, `${lean.length} lean payment histories`);
+    for (const { name, history } of lean) assert.deepEqual(patchMarkers(history), [], name);
+    for (const { name, history } of payments.filter((p) => p.name.startsWith('before-lean-start-'))) {
+      assert.deepEqual(patchMarkers(history).slice(0, 1), [PATCHES.paymentPatchesFolded], name);
+    }
   });
 
   for (const scenario of HISTORY_SCENARIOS) {

@@ -121,8 +121,18 @@ const PAID_SAME_CHAIN_WITH_REFUND = [
   'extendDepositWatch',
 ];
 
-/** The dust scenario as recorded before PATCHES.paymentPatchesFolded: the other token's dust held before the webhook. */
+/** The dust scenario as recorded before PATCHES.paymentPatchesFolded and since lean runs: the other token's dust held before the webhook. */
 const DUST_HELD_BEFORE_THE_WEBHOOK = ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'];
+
+/** Two runs that refund beside the payment as recorded before lean runs (and before that): the webhook before the hold. */
+const HELD_AFTER_THE_WEBHOOK: Record<string, string[]> = {
+  'payment-multisend-one-paid-one-refunded': [
+    'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+  ],
+  'payment-wrong-token-refunded-then-paid': [
+    'loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+  ],
+};
 
 /** One payment run of current code: its terms, what arrives, how it ends. */
 function paymentRecording(opts: {
@@ -138,7 +148,8 @@ function paymentRecording(opts: {
     scenarios: [{ name: opts.name, workflowType: 'paymentWorkflow', marker: paymentId, ending: { result: opts.result }, activities: opts.activities }],
     async record(env, workflowBundle) {
       const fakes = new FakeActivities();
-      fakes.terms.set(paymentId, paymentTerms({ paymentId, now: await env.currentTimeMs(), ...opts.terms }));
+      const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), ...opts.terms });
+      fakes.terms.set(paymentId, terms);
       opts.prepare?.(fakes, paymentId);
       const history = await runWorkflow<typeof paymentWorkflow, History>({
         env,
@@ -146,7 +157,7 @@ function paymentRecording(opts: {
         fakes,
         workflowType: 'paymentWorkflow',
         workflowId: paymentWorkflowId(paymentId),
-        args: [{ paymentId }],
+        args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
         body: async (handle) => {
           await opts.drive((payin) => handle.signal(payinDetectedSignal, payin), fakes, handle);
           const result = await handle.result();
@@ -201,7 +212,7 @@ export const RECORDINGS: Recording[] = [
     },
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+      'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
     ],
   }),
   paymentRecording({
@@ -211,7 +222,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-right', amountUnits: (BigInt(REQUIRED_UNITS) + 1000n).toString(), from: OTHER_SENDER_ADDRESS }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-reorg-before-finality-then-paid',
@@ -233,7 +244,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'v2-dust-paid', amountUnits: (BigInt(REQUIRED_UNITS) + 1n).toString() }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
+    activities: DUST_HELD_BEFORE_THE_WEBHOOK,
   }),
   paymentRecording({
     name: 'payment-payout-reverts-until-operator-retries',
@@ -532,6 +543,7 @@ const BEFORE_PAYOUT_BESIDE_SWEEP = recordedBefore(
 
 /** Where those recordings called their activities in another order (the dust payin's hold raced the webhook). */
 const RECORDED_BEFORE_FOLDED_PATCHES: Record<string, string[]> = {
+  ...HELD_AFTER_THE_WEBHOOK,
   'payment-dust-held-then-paid': DUST_HELD_BEFORE_THE_WEBHOOK,
 };
 
@@ -543,8 +555,29 @@ const BEFORE_FOLDED_PATCHES = recordedBefore(
   RECORDED_BEFORE_FOLDED_PATCHES,
 );
 
-/** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id. */
-export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_FOLDED_PATCHES];
+
+/** Where those recordings called their activities in another order (the holds after the webhook). */
+const RECORDED_BEFORE_LEAN_START: Record<string, string[]> = {
+  ...HELD_AFTER_THE_WEBHOOK,
+  'payment-dust-held-then-paid': [
+    'loadPaymentTerms', 'recordPayin', 'awaitPayinConfirmation', 'recordPaymentTransition', 'deliverWebhook', 'holdDust', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch',
+  ],
+};
+
+/**
+ * Payment runs of the current code as recorded before lean runs (PaymentWorkflowInput.expiresAt): started with the
+ * payment id alone, so each read its terms first and recorded PATCHES.paymentPatchesFolded. A legacy order's payment
+ * still starts so, and is recorded as such already.
+ */
+const BEFORE_LEAN_START = recordedBefore(
+  'before-lean-start',
+  'the payment run started with its id alone (terms read first, the folded patch marker)',
+  (s) => s.workflowType === 'paymentWorkflow' && s.name !== 'payment-child-of-order-completed',
+  RECORDED_BEFORE_LEAN_START,
+);
+
+/** Recordings that cannot be made again: the code that made them is frozen behind a `patched()` id or an older input. */
+export const LEGACY_SCENARIOS: HistoryScenario[] = [...FROZEN_CODE_SCENARIOS, ...BEFORE_LOCAL_STEPS, ...BEFORE_PAYOUT_BESIDE_SWEEP, ...BEFORE_FOLDED_PATCHES, ...BEFORE_LEAN_START];
 
 /** Every scenario with a recorded history: legacy ones and those of current code. */
 export const HISTORY_SCENARIOS: HistoryScenario[] = [...LEGACY_SCENARIOS, ...RECORDINGS.flatMap((r) => r.scenarios)];

@@ -1,6 +1,8 @@
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 
+const { EventType } = temporal.api.enums.v1;
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+const PATCH_MARKER = 'core_patch';
 
 /**
  * The activity types a run called, in the order of their first call: its activity tasks and its local activities
@@ -15,4 +17,35 @@ export function activitiesCalled(history: temporal.api.history.v1.IHistory): str
     if (type && !called.includes(type)) called.push(type);
   }
   return called;
+}
+
+/** The `patched()` ids a run recorded, in order (Core names each patch marker `core_patch`). */
+export function patchMarkers(history: temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    const id = marker?.markerName === PATCH_MARKER ? marker.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    return id ? [(JSON.parse(Buffer.from(id).toString()) as { id: string }).id] : [];
+  });
+}
+
+/** The events a workflow task's commands write (those a payment run's commands can be). */
+const COMMAND_EVENTS = new Set([
+  EventType.EVENT_TYPE_MARKER_RECORDED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+  EventType.EVENT_TYPE_TIMER_STARTED,
+  EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+  EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+]);
+
+/** The events of the commands the run's first workflow task completed with: they follow its completion, together. */
+export function firstTaskCommands(history: temporal.api.history.v1.IHistory): temporal.api.enums.v1.EventType[] {
+  const events = history.events ?? [];
+  const completed = events.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+  const commands: temporal.api.enums.v1.EventType[] = [];
+  for (const event of events.slice(completed + 1)) {
+    if (!COMMAND_EVENTS.has(event.eventType!)) break;
+    commands.push(event.eventType!);
+  }
+  return commands;
 }

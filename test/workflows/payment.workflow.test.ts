@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { intentKeys } from '../../domain/chain-txs';
@@ -12,6 +13,7 @@ import type { PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
+import { firstTaskCommands, patchMarkers } from '../support/history';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import {
@@ -34,6 +36,8 @@ import {
   txHashOf,
   type TermsOptions,
 } from './harness';
+
+const { EventType } = temporal.api.enums.v1;
 
 const HAPPY_PATH: PaymentStatus[] = [
   'payment_started',
@@ -62,20 +66,21 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   ) {
     const paymentId = `pay_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
-    fakes.terms.set(paymentId, paymentTerms({ paymentId, now: await env.currentTimeMs(), ...options }));
+    const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), ...options });
+    fakes.terms.set(paymentId, terms);
     prepare?.(fakes);
-    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; closed: string }>({
+    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; closed: string; history: temporal.api.history.v1.IHistory }>({
       env,
       workflowBundle,
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
       body: async (handle) => {
         await drive(handle, fakes);
         const result = await handle.result();
         const closed = (await handle.describe()).status.name;
-        return { result, fakes, paymentId, closed };
+        return { result, fakes, paymentId, closed, history: await handle.fetchHistory() };
       },
     });
   }
@@ -116,8 +121,16 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every read-model write carries the next sequence number');
   });
 
-  it('loads its terms from the database: the workflow input is only the payment id', async () => {
-    const { fakes, paymentId } = await pay({}, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'terms-a' })));
+  it('loads its terms from the database once, when its first payin arrives: the input is only the payment id and its expiry', async () => {
+    const { fakes, paymentId, history } = await pay({}, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'terms-a' })));
+    assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
+    assert.deepEqual(patchMarkers(history), [], 'a run started with its expiry has every patch without recording one');
+  });
+
+  it('a new run’s first task only starts its expiry timer; the terms are read when the expiry needs them', async () => {
+    const { result, fakes, paymentId, history } = await pay({}, () => Promise.resolve());
+    assert.equal(result, 'payment_expired');
+    assert.deepEqual(firstTaskCommands(history), [EventType.EVENT_TYPE_TIMER_STARTED]);
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
   });
 
@@ -374,7 +387,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   it('fails visibly, naming the transaction, when the sweep reverts', async () => {
     const paymentId = `pay_revert_${++seq}`;
     const fakes = new FakeActivities();
-    fakes.terms.set(paymentId, paymentTerms({ paymentId, now: await env.currentTimeMs(), crossChain: true }));
+    const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), crossChain: true });
+    fakes.terms.set(paymentId, terms);
     fakes.reverted.add(intentKeys.sweep(paymentId));
     await runWorkflow<typeof paymentWorkflow, void>({
       env,
@@ -382,7 +396,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
       body: async (h) => {
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'revert-a' }));
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
