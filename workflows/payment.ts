@@ -56,19 +56,19 @@ type OperatorWait = 'chain_step_reverts' | 'treasury_short';
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
   // A lean run (PaymentWorkflowInput.lean) has every patch, and asks for none.
-  if (input.lean) return new PaymentRun(input.paymentId, 'lean', input.lean.expiresAt).run();
+  if (input.lean) return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt: input.lean.expiresAt }).run();
   // Runs started before payment runs ended with their payment finish on the code they started on.
   const folded = patched(PATCHES.paymentPatchesFolded);
   if (!folded && !patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
-  return new PaymentRun(input.paymentId, folded ? 'folded' : 'patched').run();
+  return new PaymentRun(input.paymentId, { patches: folded ? 'folded' : 'patched' }).run();
 }
 
 /**
- * How a run knows which patches it has: `lean` has all of them without asking; `folded`
- * (started with PATCHES.paymentPatchesFolded) has the folded ones without asking and asks for the later ones;
- * `patched` asks for each.
+ * How a run started, which says which patches it has: `lean` has all of them without asking and knows its expiry;
+ * `folded` (started with PATCHES.paymentPatchesFolded) has the folded ones without asking and asks for the later
+ * ones; `patched` asks for each.
  */
-type PatchesOfRun = 'lean' | 'folded' | 'patched';
+type RunStart = { patches: 'lean'; expiresAt: string } | { patches: 'folded' | 'patched' };
 
 interface TrackedPayin {
   payin: DetectedPayin | ConfirmedPayin;
@@ -99,11 +99,9 @@ class PaymentRun {
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
 
-  /** `expiresAt`: given to a lean run, which reads its terms only when a payin or its expiry first needs them. */
   constructor(
     private readonly paymentId: string,
-    private readonly patches: PatchesOfRun,
-    private readonly expiresAt?: string,
+    private readonly start: RunStart,
   ) {
     // Decided once, before the run's first step: a run recorded before the patch keeps its steps as activity tasks.
     const localSteps = this.has(PATCHES.localSteps);
@@ -124,7 +122,7 @@ class PaymentRun {
 
   async run(): Promise<PaymentStatus> {
     // A lean run's first task only starts the expiry timer: nothing needs the terms before a payin or the expiry.
-    const expiresAt = this.expiresAt ?? (await this.loadTerms()).expiresAt;
+    const expiresAt = this.start.patches === 'lean' ? this.start.expiresAt : (await this.loadTerms()).expiresAt;
     void sleep(Math.max(0, Date.parse(expiresAt) - workflowInfo().startTime.getTime())).then(() => {
       this.expired = true;
     });
@@ -164,8 +162,8 @@ class PaymentRun {
 
   /** Whether this run takes a patch's branch: always for a lean run or a folded run's folded patch, else as `patched()` says. */
   private has(patch: PaymentPatch): boolean {
-    if (this.patches === 'lean') return true;
-    if (this.patches === 'folded' && (FOLDED_PAYMENT_PATCHES as readonly string[]).includes(patch)) return true;
+    if (this.start.patches === 'lean') return true;
+    if (this.start.patches === 'folded' && (FOLDED_PAYMENT_PATCHES as readonly string[]).includes(patch)) return true;
     return patched(patch);
   }
 

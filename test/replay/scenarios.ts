@@ -565,7 +565,7 @@ const RECORDED_BEFORE_LEAN_START: Record<string, string[]> = {
 };
 
 /**
- * Payment runs of the current code as recorded before lean runs (PaymentWorkflowInput.expiresAt): started with the
+ * Payment runs of the current code as recorded before lean runs (PaymentWorkflowInput.lean): started with the
  * payment id alone, so each read its terms first and recorded PATCHES.paymentPatchesFolded. A legacy order's payment
  * still starts so, and is recorded as such already.
  */

@@ -69,7 +69,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), ...options });
     fakes.terms.set(paymentId, terms);
     prepare?.(fakes);
-    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; closed: string; history: temporal.api.history.v1.IHistory }>({
+    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; closed: string; handle: WorkflowHandle<typeof paymentWorkflow> }>({
       env,
       workflowBundle,
       fakes,
@@ -80,7 +80,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         await drive(handle, fakes);
         const result = await handle.result();
         const closed = (await handle.describe()).status.name;
-        return { result, fakes, paymentId, closed, history: await handle.fetchHistory() };
+        return { result, fakes, paymentId, closed, handle };
       },
     });
   }
@@ -122,15 +122,15 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   });
 
   it('loads its terms from the database once, when its first payin arrives: the input is only the payment id and its expiry', async () => {
-    const { fakes, paymentId, history } = await pay({}, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'terms-a' })));
+    const { fakes, paymentId, handle } = await pay({}, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'terms-a' })));
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
-    assert.deepEqual(patchMarkers(history), [], 'a run started with its expiry has every patch without recording one');
+    assert.deepEqual(patchMarkers(await handle.fetchHistory()), [], 'a run started with its expiry has every patch without recording one');
   });
 
   it('a new run’s first task only starts its expiry timer; the terms are read when the expiry needs them', async () => {
-    const { result, fakes, paymentId, history } = await pay({}, () => Promise.resolve());
+    const { result, fakes, paymentId, handle } = await pay({}, () => Promise.resolve());
     assert.equal(result, 'payment_expired');
-    assert.deepEqual(firstTaskCommands(history), [EventType.EVENT_TYPE_TIMER_STARTED]);
+    assert.deepEqual(firstTaskCommands(await handle.fetchHistory()), [EventType.EVENT_TYPE_TIMER_STARTED]);
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
   });
 
