@@ -10,7 +10,7 @@ import { conflictingRequestTerms, type PaymentDisplay, type PaymentRequestTerms 
 import { planPayment, type PlanToken, type PricingPolicy } from '../domain/payment-plan';
 import { findPaymentByOrder, insertPayment, type NewPayment } from '../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../db/tables';
-import { ensurePaymentWorkflow } from './workflows';
+import { ensurePaymentWorkflow, startNewPaymentWorkflow } from './workflows';
 
 export interface PaymentServiceDeps {
   knex: Knex;
@@ -190,6 +190,6 @@ export async function createPayment(
     if (!winner) throw new Error(`payment for order ${orderId} vanished after a conflict`);
     return existingAnswer(winner);
   }
-  await ensurePaymentWorkflow(deps, inserted);
+  await startNewPaymentWorkflow(deps, inserted);
   return { payment: inserted, created: true };
 }

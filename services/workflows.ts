@@ -52,7 +52,7 @@ function paymentStartOptions(row: PaymentRow, taskQueue: string) {
   return {
     workflowId: paymentWorkflowId(row.id),
     taskQueue,
-    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString() } }] as [PaymentWorkflowInput],
+    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString(), timedFromFirstTask: true } }] as [PaymentWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // A payment runs once: its closed run is never started again.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
@@ -64,15 +64,38 @@ function paymentStartOptions(row: PaymentRow, taskQueue: string) {
 /**
  * Starts the payment's workflow, or finds it already started: the API and the reconciler may both try. Then records
  * that it runs, which takes the row off the reconciler's list.
+ *
+ * The run starts with a start delay that ends at the payment's expiry: until a payin's signal-with-start
+ * (`routePayin`) ends the delay, or the expiry does, it is a visible, running workflow that costs no workflow task
+ * at all. Most payments created are never paid (an abandoned checkout), and those then take one task, at the
+ * expiry, instead of one at the create and one at the expiry.
  */
 export async function ensurePaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
+  await startPaymentWorkflow(deps, row);
+  await markPaymentWorkflowStarted({ knex: deps.knex, id: row.id });
+}
+
+/**
+ * `ensurePaymentWorkflow` for a payment the API has just created: its answer does not wait for the marker, which
+ * only takes the row off the reconciler's list. A marker lost (the process stopped, the database refused it) leaves
+ * the row to the reconciler, which finds the run started and marks it then.
+ */
+export async function startNewPaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
+  await startPaymentWorkflow(deps, row);
+  void markPaymentWorkflowStarted({ knex: deps.knex, id: row.id }).catch(() => undefined);
+}
+
+async function startPaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
+  const untilExpiry = row.expires_at.getTime() - Date.now();
   try {
-    await deps.temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', paymentStartOptions(row, deps.temporal.taskQueue));
+    await deps.temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', {
+      ...paymentStartOptions(row, deps.temporal.taskQueue),
+      ...(untilExpiry > 0 ? { startDelay: untilExpiry } : {}),
+    });
   } catch (err) {
     // A closed run with this id means it was started long ago; nothing to do.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await markPaymentWorkflowStarted({ knex: deps.knex, id: row.id });
 }
 
 /**
@@ -83,6 +106,8 @@ export async function ensurePaymentWorkflow(deps: WorkflowStarterDeps, row: Paym
 export async function routePayin(deps: WorkflowStarterDeps, row: PaymentRow, payin: DetectedPayin): Promise<'payment' | 'late-payin'> {
   const { client, taskQueue } = deps.temporal;
   try {
+    // No start delay here: a run this starts runs the payin at once (a signal-with-start that starts a delayed run
+    // waits out the delay); one that waits out its delay is woken by it.
     await client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
       ...paymentStartOptions(row, taskQueue),
       signal: payinDetectedSignal,

@@ -56,7 +56,10 @@ type OperatorWait = 'chain_step_reverts' | 'treasury_short';
  */
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
   // A lean run (PaymentWorkflowInput.lean) has every patch, and asks for none.
-  if (input.lean) return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt: input.lean.expiresAt }).run();
+  if (input.lean) {
+    const { expiresAt, timedFromFirstTask } = input.lean;
+    return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt, timedFromFirstTask: timedFromFirstTask === true }).run();
+  }
   // Runs started before payment runs ended with their payment finish on the code they started on.
   const folded = patched(PATCHES.paymentPatchesFolded);
   if (!folded && !patched(PATCHES.paymentRunEndsWhenSettled)) return legacyPaymentRun(input as unknown as LegacyPaymentWorkflowInput);
@@ -64,11 +67,11 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
 }
 
 /**
- * How a run started, which says which patches it has: `lean` has all of them without asking and knows its expiry;
- * `folded` (started with PATCHES.paymentPatchesFolded) has the folded ones without asking and asks for the later
- * ones; `patched` asks for each.
+ * How a run started, which says which patches it has: `lean` has all of them without asking and knows its expiry
+ * (PaymentWorkflowInput.lean); `folded` (started with PATCHES.paymentPatchesFolded) has the folded ones without
+ * asking and asks for the later ones; `patched` asks for each.
  */
-type RunStart = { patches: 'lean'; expiresAt: string } | { patches: 'folded' | 'patched' };
+type RunStart = { patches: 'lean'; expiresAt: string; timedFromFirstTask: boolean } | { patches: 'folded' | 'patched' };
 
 interface TrackedPayin {
   payin: DetectedPayin | ConfirmedPayin;
@@ -122,10 +125,17 @@ class PaymentRun {
 
   async run(): Promise<PaymentStatus> {
     // A lean run's first task only starts the expiry timer: nothing needs the terms before a payin or the expiry.
-    const expiresAt = this.start.patches === 'lean' ? this.start.expiresAt : (await this.loadTerms()).expiresAt;
-    void sleep(Math.max(0, Date.parse(expiresAt) - workflowInfo().startTime.getTime())).then(() => {
-      this.expired = true;
-    });
+    if (this.start.patches === 'lean' && this.start.timedFromFirstTask) {
+      // This task may be the first at the expiry itself (the start delay ended): then there is nothing to wait for.
+      // The sandbox's clock is this task's start time, recorded in its history, so replay reads the same.
+      // eslint-disable-next-line no-restricted-syntax
+      const left = Date.parse(this.start.expiresAt) - Date.now();
+      if (left > 0) this.expireAfter(left);
+      else this.expired = true;
+    } else {
+      const expiresAt = this.start.patches === 'lean' ? this.start.expiresAt : (await this.loadTerms()).expiresAt;
+      this.expireAfter(Math.max(0, Date.parse(expiresAt) - workflowInfo().startTime.getTime()));
+    }
 
     for (;;) {
       await condition(() => this.inbox.length > 0 || this.paid() || (this.expired && this.confirming.size === 0));
@@ -148,6 +158,12 @@ class PaymentRun {
     await this.drain();
     await this.readModel.extendDepositWatch({ paymentId: this.paymentId });
     return this.status;
+  }
+
+  private expireAfter(ms: number): void {
+    void sleep(ms).then(() => {
+      this.expired = true;
+    });
   }
 
   private async loadTerms(): Promise<PaymentTerms> {

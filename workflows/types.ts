@@ -12,7 +12,16 @@ export interface PaymentWorkflowInput {
    * them, and it has every payment patch without recording a marker. Runs started without it (before lean runs, and
    * a legacy order's payment) read their terms first and ask `patched()`.
    */
-  lean?: { expiresAt: string };
+  lean?: {
+    expiresAt: string;
+    /**
+     * Given by every start since delayed starts (docs/workflow-versioning.md): the run may have been started with a
+     * start delay that ends at its expiry, so its first task may come at the expiry (or sooner, with a payin's
+     * signal-with-start). It counts the time left from that task, and starts no timer once none is left. Lean runs
+     * started before it timed their expiry from the run's start.
+     */
+    timedFromFirstTask?: true;
+  };
 }
 
 /** A payin that reached the deposit address of a payment whose run has ended. */

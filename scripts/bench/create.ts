@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +18,9 @@ export const CONCURRENCY = 16;
 /**
  * Each handler runs this long per round. Every round runs each handler once, and every other round runs them in
  * reverse order (A B C D, D C B A, …): the server slows as the workflows started in the run pile up, and a handler
- * that always ran later in a round would pay for that drift.
+ * that always ran later in a round would pay for that drift. Each handler's round starts on a quiet machine
+ * (`quiet`): the work a round leaves behind (the first tasks of the workflows it started, which the workers and
+ * the server run after it) would otherwise be charged to the next handler.
  */
 const ROUND_MS = 6_000;
 const ROUNDS = 2;
@@ -33,6 +36,31 @@ interface LoadResult {
   perSecond: number;
   p50: number;
   p99: number;
+}
+
+/** The machine's busy CPU time and wall time, in clock ticks, from /proc/stat. */
+function cpuTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  // idle and iowait
+  return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+/** The fraction of the machine busy over the next `ms`. */
+async function busyFraction(ms: number): Promise<number> {
+  const a = cpuTicks();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const b = cpuTicks();
+  return (b.busy - a.busy) / Math.max(1, b.total - a.total);
+}
+
+/**
+ * Waits until the machine is as busy as it was idle (`baseline`, plus a margin), at most 30 s: the processes
+ * idle load (chain watchers, devnets) stays, a previous round's deferred work is done.
+ */
+async function quiet(baseline: number): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline && (await busyFraction(500)) > baseline + 0.1);
 }
 
 /** `CONCURRENCY` clients POST back to back for `durationMs`; every answer must be a 201. */
@@ -133,9 +161,13 @@ export async function benchCreate(stack: Stack, log: (line: string) => void): Pr
     const totals = Object.fromEntries(Object.keys(handlers).map((name) => [name, { count: 0, ms: 0 }])) as Record<keyof typeof handlers, { count: number; ms: number }>;
     // Warm-up: connections, pools, JIT.
     for (const h of Object.values(handlers)) await drive(h.url, h.headers, body, 1_000);
+    // The machine's idle load: the least busy of a few seconds, once the warm-up's work is done.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const baseline = Math.min(await busyFraction(1_000), await busyFraction(1_000), await busyFraction(1_000));
     for (let round = 0; round < ROUNDS; round++) {
       const order = Object.keys(handlers) as Array<keyof typeof handlers>;
       for (const name of round % 2 === 0 ? order : order.reverse()) {
+        await quiet(baseline);
         const r = await drive(handlers[name].url, handlers[name].headers, body, ROUND_MS);
         samples[name].push(...r.latencies);
         totals[name].count += r.count;

@@ -64,6 +64,20 @@ describe('workflow replay (every recorded history)', function () {
     }
   });
 
+  it('a payment started delayed until its expiry ran no workflow task before its payin or its expiry', () => {
+    const tasks = (history: temporal.api.history.v1.IHistory) => (history.events ?? []).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
+    for (const name of ['payment-delayed-start-expired', 'payment-delayed-start-same-chain-completed']) {
+      const history = load(name);
+      const [started, firstTask] = history.events ?? [];
+      assert.ok(Number(started?.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff?.seconds) > 0, `${name} started with a start delay`);
+      assert.equal((decode(started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]) as PaymentWorkflowInput).lean?.timedFromFirstTask, true, name);
+      if (name.endsWith('expired')) {
+        assert.equal(tasks(history), 1, 'an unpaid payment costs one workflow task, at its expiry');
+        assert.ok(Number(firstTask?.eventTime?.seconds) - Number(started?.eventTime?.seconds) >= 30 * 60, 'and it comes at the expiry');
+      }
+    }
+  });
+
   for (const scenario of HISTORY_SCENARIOS) {
     it(`${scenario.name}.json is the recording of its scenario and replays deterministically`, () => {
       const history = load(scenario.name);

@@ -16,6 +16,7 @@ import { chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWo
 import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
 import { FakeActivities, OTHER_SENDER_ADDRESS, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
+import type { DetectedPayin } from '../../domain/payins';
 
 export type History = temporal.api.history.v1.IHistory;
 
@@ -134,9 +135,15 @@ const HELD_AFTER_THE_WEBHOOK: Record<string, string[]> = {
   ],
 };
 
-/** One payment run of current code: its terms, what arrives, how it ends. */
+/**
+ * One payment run of current code: its terms, what arrives, how it ends. `delayed`: started as every payment starts
+ * since delayed starts (PaymentWorkflowInput.lean.timedFromFirstTask, a start delay until the expiry), its payins
+ * sent by signal-with-start as the chain watcher sends them. Without it, as lean runs started before, which are
+ * still open: no start delay, the expiry timed from the run's start.
+ */
 function paymentRecording(opts: {
   name: string;
+  delayed?: true;
   terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
   prepare?: (fakes: FakeActivities, paymentId: string) => void;
   drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities, run: WorkflowHandle) => Promise<void>;
@@ -148,7 +155,8 @@ function paymentRecording(opts: {
     scenarios: [{ name: opts.name, workflowType: 'paymentWorkflow', marker: paymentId, ending: { result: opts.result }, activities: opts.activities }],
     async record(env, workflowBundle) {
       const fakes = new FakeActivities();
-      const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), ...opts.terms });
+      const now = await env.currentTimeMs();
+      const terms = paymentTerms({ paymentId, now, ...opts.terms });
       fakes.terms.set(paymentId, terms);
       opts.prepare?.(fakes, paymentId);
       const history = await runWorkflow<typeof paymentWorkflow, History>({
@@ -157,9 +165,11 @@ function paymentRecording(opts: {
         fakes,
         workflowType: 'paymentWorkflow',
         workflowId: paymentWorkflowId(paymentId),
-        args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
-        body: async (handle) => {
-          await opts.drive((payin) => handle.signal(payinDetectedSignal, payin), fakes, handle);
+        args: [{ paymentId, lean: { expiresAt: terms.expiresAt, ...(opts.delayed ? { timedFromFirstTask: true as const } : {}) } }],
+        startDelayMs: opts.delayed ? Date.parse(terms.expiresAt) - now : undefined,
+        body: async (handle, signalWithStart) => {
+          const signal = (payin: DetectedPayin) => (opts.delayed ? signalWithStart(payinDetectedSignal, payin) : handle.signal(payinDetectedSignal, payin));
+          await opts.drive(signal, fakes, handle);
           const result = await handle.result();
           if (result !== opts.result) throw new Error(`${opts.name}: ended ${result}, expected ${opts.result}`);
           return handle.fetchHistory();
@@ -191,6 +201,20 @@ export const RECORDINGS: Recording[] = [
       'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
       'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
     ],
+  }),
+  paymentRecording({
+    name: 'payment-delayed-start-same-chain-completed',
+    delayed: true,
+    drive: (signal) => signal(detectedPayin({ tx: 'v3-same' })),
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-delayed-start-expired',
+    delayed: true,
+    drive: () => Promise.resolve(),
+    result: 'payment_expired',
+    activities: ['loadPaymentTerms', 'recordPaymentTransition', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-expired',
@@ -502,7 +526,10 @@ function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScen
  */
 const RECORDED_SINCE_LATER_PATCHES = new Set(['payment-refund-reverts-while-treasury-short-then-paid', 'payment-without-webhook-url-completed']);
 
-const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_LATER_PATCHES.has(s.name);
+/** Payment runs started as every payment starts since delayed starts: no run before them started so. */
+const isDelayedStart = (s: HistoryScenario) => s.name.startsWith('payment-delayed-start-');
+
+const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_LATER_PATCHES.has(s.name) && !isDelayedStart(s);
 
 /** Payment runs of the current code as recorded before PATCHES.localSteps: every step an activity task. */
 const BEFORE_LOCAL_STEPS = recordedBefore(
@@ -572,7 +599,7 @@ const RECORDED_BEFORE_LEAN_START: Record<string, string[]> = {
 const BEFORE_LEAN_START = recordedBefore(
   'before-lean-start',
   'the payment run started with its id alone (terms read first, the folded patch marker)',
-  (s) => s.workflowType === 'paymentWorkflow' && s.name !== 'payment-child-of-order-completed',
+  (s) => s.workflowType === 'paymentWorkflow' && s.name !== 'payment-child-of-order-completed' && !isDelayedStart(s),
   RECORDED_BEFORE_LEAN_START,
 );
 

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Workflow } from '@temporalio/common';
+import type { SignalDefinition, Workflow } from '@temporalio/common';
 import type { AllActivities } from '../../activities';
 import { intentKeys, type ChainTxResult } from '../../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
@@ -410,7 +410,10 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
   args: Parameters<W>;
   /** Search attributes to start with (payments start with PaymentStatus = unpaid, as the API starts them). */
   searchAttributes?: boolean;
-  body: (handle: WorkflowHandle<W>) => Promise<T>;
+  /** Starts the run with this start delay (payments start delayed until their expiry, as the API starts them). */
+  startDelayMs?: number;
+  /** `signalWithStart` sends a signal as the chain watcher does: with the run's own start options. */
+  body: (handle: WorkflowHandle<W>, signalWithStart: <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => Promise<void>) => Promise<T>;
 }): Promise<T> {
   const taskQueue = `test-${process.pid}-${++taskQueueSeq}`;
   const base = { connection: opts.env.nativeConnection, workflowBundle: opts.workflowBundle, activities: opts.fakes.activities };
@@ -418,15 +421,22 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
     Worker.create({ ...base, taskQueue }),
     Worker.create({ ...base, taskQueue: chainWaitsTaskQueue(taskQueue) }),
   ]);
+  const startOptions = {
+    workflowId: opts.workflowId,
+    taskQueue,
+    args: opts.args,
+    typedSearchAttributes: opts.searchAttributes === false ? [] : [{ key: PaymentStatusKey, value: 'payment_unpaid' }],
+  };
+  const signalWithStart = async <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => {
+    await opts.env.client.workflow.signalWithStart<W, A>(opts.workflowType, { ...startOptions, signal, signalArgs: args } as never);
+  };
   const run = async (): Promise<T> => {
     const handle = await opts.env.client.workflow.start<W>(opts.workflowType, {
-      workflowId: opts.workflowId,
-      taskQueue,
-      args: opts.args,
-      typedSearchAttributes: opts.searchAttributes === false ? [] : [{ key: PaymentStatusKey, value: 'payment_unpaid' }],
+      ...startOptions,
+      ...(opts.startDelayMs ? { startDelay: opts.startDelayMs } : {}),
     } as never);
     try {
-      return await opts.body(handle as WorkflowHandle<W>);
+      return await opts.body(handle as WorkflowHandle<W>, signalWithStart);
     } finally {
       await terminateIfRunning(opts.env, opts.workflowId);
     }

@@ -75,7 +75,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
       body: async (handle) => {
         await drive(handle, fakes);
         const result = await handle.result();
@@ -132,6 +132,51 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.equal(result, 'payment_expired');
     assert.deepEqual(firstTaskCommands(await handle.fetchHistory()), [EventType.EVENT_TYPE_TIMER_STARTED]);
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
+  });
+
+  /** A payment started as the API starts it: delayed until its expiry; `drive` may wake it with a signal-with-start. */
+  async function startDelayed(name: string, drive: (signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>) {
+    const paymentId = `pay_${name}_${++seq}`;
+    const fakes = new FakeActivities();
+    const now = await env.currentTimeMs();
+    const terms = paymentTerms({ paymentId, now });
+    fakes.terms.set(paymentId, terms);
+    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; events: temporal.api.history.v1.IHistoryEvent[] }>({
+      env,
+      workflowBundle,
+      fakes,
+      workflowType: 'paymentWorkflow',
+      workflowId: paymentWorkflowId(paymentId),
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
+      startDelayMs: Date.parse(terms.expiresAt) - now,
+      body: async (handle, signalWithStart) => {
+        await drive((payin) => signalWithStart(payinDetectedSignal, payin));
+        const result = await handle.result();
+        return { result, fakes, paymentId, events: (await handle.fetchHistory()).events ?? [] };
+      },
+    });
+  }
+
+  const firstTaskAt = (events: temporal.api.history.v1.IHistoryEvent[]) => {
+    const started = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
+    return Number(started!.eventTime!.seconds) * 1000;
+  };
+
+  it('started delayed until its expiry, an unpaid payment runs no task before it, then expires in its first task without a timer', async () => {
+    const { result, fakes, paymentId, events } = await startDelayed('delayed_expiry', () => Promise.resolve());
+    assert.equal(result, 'payment_expired');
+    assert.ok(firstTaskAt(events) >= Date.parse(fakes.terms.get(paymentId)!.expiresAt) - 1000, 'the first task comes at the expiry');
+    assert.ok(!events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED), 'no timer: the start delay was the expiry');
+    assert.deepEqual(fakes.statuses(), ['payment_expired']);
+    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }]);
+  });
+
+  it('a payin’s signal-with-start ends the start delay at once: the run starts its expiry timer and pays', async () => {
+    const { result, fakes, paymentId, events } = await startDelayed('delayed_paid', (signalWithStart) => signalWithStart(detectedPayin({ tx: 'delayed-a' })));
+    assert.equal(result, 'payment_completed');
+    assert.ok(firstTaskAt(events) < Date.parse(fakes.terms.get(paymentId)!.expiresAt) - 60_000, 'the first task came with the payin, long before the expiry');
+    assert.ok(events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED), 'the rest of the time to expiry is a timer');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
   });
 
   it('cross chain: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
@@ -396,7 +441,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
       body: async (h) => {
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'revert-a' }));
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
