@@ -154,9 +154,17 @@ describe('attacks on the money path', function () {
       amountUnits: units('4').toString(),
       ...overrides,
     });
-    // A payin into another address, and one into the deposit address that the chain never saw.
+    // A payin into another address, and one into the deposit address that the chain never saw. The run waits out
+    // its start delay (until a payin or its expiry), which a plain signal leaves as it is: the attacker's first
+    // signal waits in its history, and a signal-with-start, as the chain watcher sends, wakes the run with both.
     await handle.signal(payinDetectedSignal, forgedPayin({ to: attacker, txHash: `0x${'cd'.repeat(32)}` }));
-    await handle.signal(payinDetectedSignal, forgedPayin({}));
+    await services.client.workflow.signalWithStart('paymentWorkflow', {
+      workflowId: paymentWorkflowId(payment.id),
+      taskQueue: stack.config.temporal.taskQueue,
+      args: [{ paymentId: payment.id }],
+      signal: payinDetectedSignal,
+      signalArgs: [forgedPayin({})],
+    });
     await eventually('the forged payin to be found missing on chain', 60_000, async () =>
       (await listPayins({ knex: services.knex, paymentId: payment.id })).some((p) => p.status === 'dropped') ? true : undefined,
     );
