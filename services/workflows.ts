@@ -64,11 +64,6 @@ function paymentStartOptions(row: PaymentRow, taskQueue: string) {
 /**
  * Starts the payment's workflow, or finds it already started: the API and the reconciler may both try. Then records
  * that it runs, which takes the row off the reconciler's list.
- *
- * The run starts with a start delay that ends at the payment's expiry: until a payin's signal-with-start
- * (`routePayin`) ends the delay, or the expiry does, it is a visible, running workflow that costs no workflow task
- * at all. Most payments created are never paid (an abandoned checkout), and those then take one task, at the
- * expiry, instead of one at the create and one at the expiry.
  */
 export async function ensurePaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
   await startPaymentWorkflow(deps, row);
@@ -85,6 +80,12 @@ export async function startNewPaymentWorkflow(deps: WorkflowStarterDeps, row: Pa
   void markPaymentWorkflowStarted({ knex: deps.knex, id: row.id }).catch(() => undefined);
 }
 
+/**
+ * The run starts with a start delay that ends at the payment's expiry: until a payin's signal-with-start
+ * (`routePayin`) ends the delay, or the expiry does, it is a visible, running workflow that costs no workflow task
+ * at all. Most payments created are never paid (an abandoned checkout), and those then take one task, at the
+ * expiry, instead of one at the create and one at the expiry.
+ */
 async function startPaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow): Promise<void> {
   const untilExpiry = row.expires_at.getTime() - Date.now();
   try {

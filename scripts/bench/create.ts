@@ -55,7 +55,7 @@ async function busyFraction(ms: number): Promise<number> {
 }
 
 /**
- * Waits until the machine is as busy as it was idle (`baseline`, plus a margin), at most 30 s: the processes
+ * Waits until the machine is as busy as it was idle (`baseline`, plus a margin), at most 30 s: the processes'
  * idle load (chain watchers, devnets) stays, a previous round's deferred work is done.
  */
 async function quiet(baseline: number): Promise<void> {
