@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import readline from 'node:readline';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
@@ -49,7 +50,7 @@ function cpuTicks(): { busy: number; total: number } {
 /** The fraction of the machine busy over the next `ms`. */
 async function busyFraction(ms: number): Promise<number> {
   const a = cpuTicks();
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  await sleep(ms);
   const b = cpuTicks();
   return (b.busy - a.busy) / Math.max(1, b.total - a.total);
 }
@@ -162,7 +163,7 @@ export async function benchCreate(stack: Stack, log: (line: string) => void): Pr
     // Warm-up: connections, pools, JIT.
     for (const h of Object.values(handlers)) await drive(h.url, h.headers, body, 1_000);
     // The machine's idle load: the least busy of a few seconds, once the warm-up's work is done.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await sleep(5_000);
     const baseline = Math.min(await busyFraction(1_000), await busyFraction(1_000), await busyFraction(1_000));
     for (let round = 0; round < ROUNDS; round++) {
       const order = Object.keys(handlers) as Array<keyof typeof handlers>;

@@ -58,15 +58,20 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     [env, workflowBundle] = await Promise.all([getTestEnv(), getWorkflowBundle()]);
   });
 
-  /** Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes. */
+  /**
+   * Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes.
+   * `startDelayed`: started as the API starts it, delayed until its expiry (`drive` wakes it with `signalWithStart`).
+   */
   async function pay(
-    options: Omit<TermsOptions, 'paymentId' | 'now'>,
-    drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities) => Promise<void>,
+    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true },
+    drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities, signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>,
     prepare?: (fakes: FakeActivities) => void,
   ) {
+    const { startDelayed, ...termsOptions } = options;
     const paymentId = `pay_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
-    const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), ...options });
+    const now = await env.currentTimeMs();
+    const terms = paymentTerms({ paymentId, now, ...termsOptions });
     fakes.terms.set(paymentId, terms);
     prepare?.(fakes);
     return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; closed: string; handle: WorkflowHandle<typeof paymentWorkflow> }>({
@@ -76,8 +81,9 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
       args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
-      body: async (handle) => {
-        await drive(handle, fakes);
+      startDelayMs: startDelayed ? Date.parse(terms.expiresAt) - now : undefined,
+      body: async (handle, signalWithStart) => {
+        await drive(handle, fakes, (payin) => signalWithStart(payinDetectedSignal, payin));
         const result = await handle.result();
         const closed = (await handle.describe()).status.name;
         return { result, fakes, paymentId, closed, handle };
@@ -134,28 +140,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
   });
 
-  /** A payment started as the API starts it: delayed until its expiry; `drive` may wake it with a signal-with-start. */
-  async function startDelayed(name: string, drive: (signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>) {
-    const paymentId = `pay_${name}_${++seq}`;
-    const fakes = new FakeActivities();
-    const now = await env.currentTimeMs();
-    const terms = paymentTerms({ paymentId, now });
-    fakes.terms.set(paymentId, terms);
-    return runWorkflow<typeof paymentWorkflow, { result: PaymentStatus; fakes: FakeActivities; paymentId: string; events: temporal.api.history.v1.IHistoryEvent[] }>({
-      env,
-      workflowBundle,
-      fakes,
-      workflowType: 'paymentWorkflow',
-      workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
-      startDelayMs: Date.parse(terms.expiresAt) - now,
-      body: async (handle, signalWithStart) => {
-        await drive((payin) => signalWithStart(payinDetectedSignal, payin));
-        const result = await handle.result();
-        return { result, fakes, paymentId, events: (await handle.fetchHistory()).events ?? [] };
-      },
-    });
-  }
+  const eventsOf = async (handle: WorkflowHandle<typeof paymentWorkflow>) => (await handle.fetchHistory()).events ?? [];
 
   const firstTaskAt = (events: temporal.api.history.v1.IHistoryEvent[]) => {
     const started = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
@@ -163,7 +148,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   };
 
   it('started delayed until its expiry, an unpaid payment runs no task before it, then expires in its first task without a timer', async () => {
-    const { result, fakes, paymentId, events } = await startDelayed('delayed_expiry', () => Promise.resolve());
+    const { result, fakes, paymentId, handle } = await pay({ startDelayed: true }, () => Promise.resolve());
+    const events = await eventsOf(handle);
     assert.equal(result, 'payment_expired');
     assert.ok(firstTaskAt(events) >= Date.parse(fakes.terms.get(paymentId)!.expiresAt) - 1000, 'the first task comes at the expiry');
     assert.ok(!events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED), 'no timer: the start delay was the expiry');
@@ -172,7 +158,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   });
 
   it('a payin’s signal-with-start ends the start delay at once: the run starts its expiry timer and pays', async () => {
-    const { result, fakes, paymentId, events } = await startDelayed('delayed_paid', (signalWithStart) => signalWithStart(detectedPayin({ tx: 'delayed-a' })));
+    const { result, fakes, paymentId, handle } = await pay({ startDelayed: true }, (_handle, _fakes, signalWithStart) => signalWithStart(detectedPayin({ tx: 'delayed-a' })));
+    const events = await eventsOf(handle);
     assert.equal(result, 'payment_completed');
     assert.ok(firstTaskAt(events) < Date.parse(fakes.terms.get(paymentId)!.expiresAt) - 60_000, 'the first task came with the payin, long before the expiry');
     assert.ok(events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED), 'the rest of the time to expiry is a timer');
