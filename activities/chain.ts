@@ -11,8 +11,22 @@ import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
-/** How often a wait for the next block heartbeats: well inside chainWaitOptions' heartbeat timeout (20 s). */
+/**
+ * How often a wait heartbeats: well inside chainWaitOptions' heartbeat timeout (20 s). The first beat comes only
+ * after this long too: most waits end within a few blocks, and each beat is a call Temporal writes (five per
+ * payment when every wait beat at once); a wait cancelled meanwhile learns it at its first beat.
+ */
 const HEARTBEAT_EVERY_MS = 5_000;
+
+/** A wait's heartbeat: beats when `ms` have passed since the wait began or last beat. */
+export function heartbeatEvery(ms: number): () => void {
+  let last = Date.now();
+  return () => {
+    if (Date.now() - last < ms) return;
+    heartbeat();
+    last = Date.now();
+  };
+}
 
 /** Checks (each at a newer head) after which a transaction the node no longer knows at all is taken as dropped by a reorg. */
 const MISSING_CHECKS_BEFORE_DROPPED = 3;
@@ -87,13 +101,13 @@ export function createChainWaitActivities(deps: ActivityDeps) {
   const bridges = createBridgeService(deps);
 
   /**
-   * Waits, heartbeating, until the chain's head is past `seen`; returns it. The process's head watch wakes it at the
-   * new block; a cancelled activity stops waiting at once.
+   * Waits, heartbeating when due, until the chain's head is past `seen`; returns it. The process's head watch wakes
+   * it at the new block; a cancelled activity stops waiting at once.
    */
-  async function nextHead(chainId: number, seen: number): Promise<number> {
+  async function nextHead(chainId: number, seen: number, heartbeatWhenDue: () => void): Promise<number> {
     const { cancelled } = Context.current();
     for (;;) {
-      heartbeat();
+      heartbeatWhenDue();
       const head = await Promise.race([deps.chains.headAfter(chainId, seen, HEARTBEAT_EVERY_MS), cancelled]);
       if (head !== null) return head;
     }
@@ -110,8 +124,9 @@ export function createChainWaitActivities(deps: ActivityDeps) {
       const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
       let seen = input.payin.blockNumber + blocks - 2;
       let missingChecks = 0;
+      const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
       for (;;) {
-        seen = await nextHead(chain.chainId, seen);
+        seen = await nextHead(chain.chainId, seen, heartbeatWhenDue);
         const check = await checkPayinConfirmation(deps, input.payin, depth);
         if (check.state === 'confirmed') return { outcome: 'confirmed', payin: check.payin };
         if (check.state === 'dropped') return { outcome: 'dropped' };
@@ -126,11 +141,12 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      * the chain has a new block (nothing it reads can change before). Heartbeats.
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
+      const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
       for (;;) {
-        heartbeat();
+        heartbeatWhenDue();
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
-        await nextHead(check.chainId, check.head);
+        await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }
     },
 

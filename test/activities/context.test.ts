@@ -6,10 +6,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CancelledFailure } from '@temporalio/common';
 import { getAddress, parseUnits } from 'ethers';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createChainWaitActivities, createActivities, type ActivityDeps } from '../../activities';
+import { heartbeatEvery } from '../../activities/chain';
 import { createOrderActivities } from '../../activities/orders';
 import { createWatcherActivities } from '../../activities/watcher';
 import { intentKeys } from '../../domain/chain-txs';
@@ -70,17 +72,30 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     };
   }
 
-  it('awaitPayinConfirmation heartbeats while it waits, and confirms the payin by its identity at the finality depth', async () => {
+  it('a wait heartbeats once its interval has passed since it began or last beat, never at once', async () => {
     const env = new MockActivityEnvironment();
     let heartbeats = 0;
     env.on('heartbeat', () => heartbeats++);
+    await inContext(env, async () => {
+      const heartbeatWhenDue = heartbeatEvery(100);
+      heartbeatWhenDue();
+      assert.equal(heartbeats, 0, 'no beat as the wait begins: most waits end within a few blocks');
+      await delay(120);
+      heartbeatWhenDue();
+      heartbeatWhenDue();
+      assert.equal(heartbeats, 1, 'one beat once the interval has passed');
+      await delay(120);
+      heartbeatWhenDue();
+      assert.equal(heartbeats, 2, 'and one per interval after it');
+    });
+  });
+
+  it('awaitPayinConfirmation confirms the payin by its identity at the finality depth', async () => {
     const payin = await realPayin();
     const waits = createChainWaitActivities(deps);
-    const result = await inContext(env, () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin, depth: 'finality' }));
+    const result = await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin, depth: 'finality' }));
     assert.equal(result.outcome, 'confirmed');
     assert.deepEqual(result.outcome === 'confirmed' && [result.payin.txHash, result.payin.logIndex, result.payin.amountUnits], [payin.txHash, payin.logIndex, '1500000']);
-    // Once per new head it looks at, and every few seconds between (the finality depth is three blocks away here).
-    assert.ok(heartbeats >= 1, `it heartbeat while waiting for the finality depth (${heartbeats})`);
   });
 
   it('awaitPayinConfirmation answers dropped for a payin at another log index of the same transaction (a different payin)', async () => {
@@ -91,13 +106,13 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
   });
 
   it('awaitPayinConfirmation answers dropped for a transaction the node has never known, after a few polls', async () => {
-    const env = new MockActivityEnvironment();
-    let heartbeats = 0;
-    env.on('heartbeat', () => heartbeats++);
     const ghost = { ...(await realPayin()), txHash: `0x${'ab'.repeat(32)}` };
+    const provider = providerFor(stack.info, 8453);
+    const headBefore = await provider.getBlockNumber();
     const waits = createChainWaitActivities(deps);
-    assert.equal((await inContext(env, () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: ghost }))).outcome, 'dropped');
-    assert.ok(heartbeats >= 3);
+    assert.equal((await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: ghost }))).outcome, 'dropped');
+    // Three checks, each at a newer head than the one before: not taken as dropped at the first miss.
+    assert.ok((await provider.getBlockNumber()) - headBefore >= 2, 'it looked again at newer blocks before answering');
   });
 
   it('awaitChainTx fails at once for an intent never signed, and stops when its activity is cancelled', async () => {
