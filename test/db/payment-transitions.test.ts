@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { applyPaymentTransition, findPaymentById } from '../../db/queries/payments';
+import type { PaymentStatus } from '../../domain/payment';
+import type { Stack } from '../../scripts/stack';
+import { createPayment, paymentBody } from '../support/api';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+
+describe('applyPaymentTransition (one statement per lifecycle step)', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let services: StackServices;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+  });
+  after(async () => services?.close());
+
+  const newPayment = async () => (await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }))).id;
+  const timeline = async (paymentId: string) =>
+    services.knex('payment_status_events').where({ payment_id: paymentId }).orderBy('id').pluck<PaymentStatus[]>('status');
+
+  it('writes the status with its payin and payout fields, ignores an older step, and adds an event only when the status changes', async () => {
+    const paymentId = await newPayment();
+    const confirmedAt = '2026-11-27T06:00:00.000Z';
+    const payin = { senderAddress: '0x' + '11'.repeat(20), txHash: '0x' + 'aa'.repeat(32), amountReceivedUnits: '1000000', confirmedAt };
+    await applyPaymentTransition({ knex: services.knex, transition: { paymentId, status: 'payment_payin_completed', sequence: 2, payin } });
+    // A zombie attempt of the step before lands after it: nothing changes.
+    await applyPaymentTransition({ knex: services.knex, transition: { paymentId, status: 'payment_started', sequence: 1 } });
+    // A newer step with the same status moves the sequence, not the timeline.
+    await applyPaymentTransition({ knex: services.knex, transition: { paymentId, status: 'payment_payin_completed', sequence: 3 } });
+    await applyPaymentTransition({ knex: services.knex, transition: { paymentId, status: 'payment_payout_completed', sequence: 4, payout: { txHash: '0x' + 'bb'.repeat(32), confirmedAt } } });
+
+    const row = (await findPaymentById({ knex: services.knex, id: paymentId }))!;
+    assert.equal(row.status, 'payment_payout_completed');
+    assert.equal(Number(row.status_sequence), 4);
+    assert.deepEqual([row.sender_address, row.payin_tx_hash, row.amount_received_units], [payin.senderAddress, payin.txHash, '1000000']);
+    assert.equal(row.payin_confirmed_at?.toISOString(), confirmedAt);
+    assert.equal(row.payout_tx_hash, '0x' + 'bb'.repeat(32));
+    assert.deepEqual(await timeline(paymentId), ['payment_payin_completed', 'payment_payout_completed']);
+  });
+
+  it('concurrent steps of one payment: the newest wins, and the timeline has each status it entered once, in order', async () => {
+    const paymentId = await newPayment();
+    // Consecutive steps may keep the status (a payin counted after the payment started): no second event for it.
+    const statuses: PaymentStatus[] = ['payment_started', 'payment_started', 'payment_payin_completed', 'payment_payin_completed', 'payment_payout_started', 'payment_payout_completed', 'payment_completed'];
+    // All at once, each twice (a retried step beside its zombie): in order, then in reverse.
+    const steps = statuses.map((status, i) => ({ paymentId, status, sequence: i + 1 }));
+    await Promise.all([...steps, ...steps.reverse()].map((transition) => applyPaymentTransition({ knex: services.knex, transition })));
+
+    const row = (await findPaymentById({ knex: services.knex, id: paymentId }))!;
+    assert.equal(row.status, 'payment_completed');
+    assert.equal(Number(row.status_sequence), statuses.length);
+    const entered = await timeline(paymentId);
+    assert.equal(entered.at(-1), 'payment_completed');
+    assert.equal(new Set(entered).size, entered.length, `no status entered twice: ${entered.join(', ')}`);
+    // Only a step newer than the row's applies, so the timeline follows the steps' order.
+    assert.deepEqual(entered, [...new Set(statuses)].filter((s) => entered.includes(s)));
+  });
+
+  it('a step that waited for the one before it reads the status that one wrote (no second event for a status kept)', async () => {
+    const paymentId = await newPayment();
+    const apply = (status: PaymentStatus, sequence: number) => applyPaymentTransition({ knex: services.knex, transition: { paymentId, status, sequence } });
+    // Another writer holds the row while two steps queue behind it, the first before the second.
+    await services.knex.transaction(async (trx) => {
+      await trx('payments').where({ id: paymentId }).forUpdate().first();
+      const first = apply('payment_started', 1);
+      await delay(200);
+      const second = apply('payment_started', 2);
+      await delay(200);
+      await trx.commit();
+      await Promise.all([first, second]);
+    });
+    assert.deepEqual(await timeline(paymentId), ['payment_started']);
+  });
+});
