@@ -66,15 +66,15 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
     const paymentId = await newPayment();
     const apply = (status: PaymentStatus, sequence: number) => applyPaymentTransition({ knex: services.knex, transition: { paymentId, status, sequence } });
     // Another writer holds the row while two steps queue behind it, the first before the second.
-    await services.knex.transaction(async (trx) => {
-      await trx('payments').where({ id: paymentId }).forUpdate().first();
-      const first = apply('payment_started', 1);
-      await delay(200);
-      const second = apply('payment_started', 2);
-      await delay(200);
-      await trx.commit();
-      await Promise.all([first, second]);
-    });
+    const trx = await services.knex.transaction();
+    await trx('payments').where({ id: paymentId }).forUpdate().first();
+    const first = apply('payment_started', 1);
+    await delay(200);
+    const second = apply('payment_started', 2);
+    await delay(200);
+    await trx.commit();
+    await Promise.all([first, second]);
+    assert.equal(Number((await findPaymentById({ knex: services.knex, id: paymentId }))!.status_sequence), 2);
     assert.deepEqual(await timeline(paymentId), ['payment_started']);
   });
 });
