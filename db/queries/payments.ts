@@ -113,12 +113,12 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_tx_hash = transition.payout.txHash;
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
-  const columns = Object.keys(patch);
+  const sets = Object.entries(patch);
   const newerOnly = transition.sequence === undefined ? '' : 'and payments.status_sequence < ?';
   // The timeline (the dashboard's): every status the payment entered, when it entered it.
   await knex.raw(
     `with applied as (
-       update payments set ${columns.map(() => '?? = ?').join(', ')}, updated_at = now()
+       update payments set ${sets.map(() => '?? = ?').join(', ')}, updated_at = now()
        from (select status from payments where id = ? for update) as replaced
        where payments.id = ? ${newerOnly}
        returning replaced.status as replaced_status
@@ -126,7 +126,7 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
      insert into payment_status_events (payment_id, status)
      select ?, ? from applied where replaced_status is distinct from ?`,
     [
-      ...columns.flatMap((column) => [column, patch[column as keyof PaymentRow]]),
+      ...sets.flat(),
       transition.paymentId,
       transition.paymentId,
       ...(transition.sequence === undefined ? [] : [transition.sequence]),

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { applyPaymentTransition, findPaymentById } from '../../db/queries/payments';
+import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
 import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
@@ -21,8 +21,7 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
   after(async () => services?.close());
 
   const newPayment = async () => (await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }))).id;
-  const timeline = async (paymentId: string) =>
-    services.knex('payment_status_events').where({ payment_id: paymentId }).orderBy('id').pluck<PaymentStatus[]>('status');
+  const timeline = async (paymentId: string) => (await listPaymentStatusEvents({ knex: services.knex, paymentId })).map((event) => event.status);
 
   it('writes the status with its payin and payout fields, ignores an older step, and adds an event only when the status changes', async () => {
     const paymentId = await newPayment();
