@@ -3,6 +3,7 @@
  * the developer's environment, and running until Ctrl-C.
  */
 
+import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 
 /** The developer stack's data directory: `PAYRAIL_VAR_DIR`, else `var`. */
@@ -52,21 +53,32 @@ export const developerEnv = (): NodeJS.ProcessEnv => ({ WEBHOOK_ALLOW_PRIVATE_NE
 /**
  * Starts a stack, prints what `describe` says of it, and stops it on Ctrl-C (or SIGTERM); a start that fails
  * exits 1. `label` prefixes the lines it prints.
+ *
+ * The handlers are installed before the start: a component started meanwhile may install its own (the Temporal
+ * Runtime shuts its workers down on SIGINT, and nothing more), which left a Ctrl-C during the start to that one
+ * alone, so it took a second press. A Ctrl-C during the start exits at once: every service started so far is
+ * supervised (`dev/supervise.ts`) and stops when this process ends.
  */
 export function runUntilStopped<S extends { stop(): Promise<void> }>(label: string, start: () => Promise<S>, describe: (stack: S, seconds: string) => string): void {
   const started = Date.now();
+  let running: S | undefined;
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    if (!running) {
+      console.log(`\n[${label}] start interrupted; stopping…`);
+      process.exit(128 + osConstants.signals[signal]);
+    }
+    console.log(`\n[${label}] stopping…`);
+    void running.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
   Promise.resolve().then(start).then(
     (stack) => {
+      running = stack;
       console.log(describe(stack, ((Date.now() - started) / 1000).toFixed(1)));
-      let stopping = false;
-      const shutdown = () => {
-        if (stopping) return;
-        stopping = true;
-        console.log(`\n[${label}] stopping…`);
-        void stack.stop().then(() => process.exit(0));
-      };
-      process.on('SIGINT', shutdown);
-      process.on('SIGTERM', shutdown);
     },
     (err: unknown) => {
       console.error(`[${label}] failed to start:`, err);
