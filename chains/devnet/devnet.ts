@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Contract, ContractFactory, HDNodeWallet, JsonRpcProvider, keccak256, Wallet } from 'ethers';
 import { compileContracts, type CompiledContracts } from './compile';
+import { DevnetProcess } from './process';
 
 export interface DevnetChainSpec { chainId: number; name: string; port: number }
 export interface DevnetOptions {
@@ -40,7 +39,7 @@ const HARDHAT_CLI = join(REPO_ROOT, 'node_modules', 'hardhat', 'internal', 'cli'
 const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
-const LOG_TAIL_CHARS = 4_000;
+const LISTENING_BANNER = 'Started HTTP and WebSocket JSON-RPC server';
 const USD_DECIMALS = 6;
 const CUSD_DECIMALS = 18;
 
@@ -60,83 +59,77 @@ export async function devnetRpc(rpcUrl: string, method: string, params: unknown[
   return body.result;
 }
 
-class HardhatNode {
+/** `hardhat node` on 127.0.0.1 with the repository's devnet config (hardhat.config.js exits when its stdin closes). */
+export class HardhatNode {
   readonly rpcUrl: string;
-  private readonly child: ChildProcess;
-  private readonly exited: Promise<void>;
-  private readonly log: WriteStream | undefined;
-  private tail = '';
-  private started = false;
+  private readonly process: DevnetProcess;
+  private listening = false;
 
-  constructor(readonly spec: DevnetChainSpec, blockTimeMs: number, logDir: string | undefined) {
+  constructor(
+    readonly spec: DevnetChainSpec,
+    opts: { blockTimeMs: number; logFile?: string },
+  ) {
     this.rpcUrl = `http://127.0.0.1:${spec.port}`;
-    this.log = logDir === undefined ? undefined : createWriteStream(join(logDir, `hardhat-${spec.chainId}.log`));
-    this.child = spawn(
-      process.execPath,
-      [HARDHAT_CLI, 'node', '--config', join(__dirname, 'hardhat.config.js'), '--hostname', '127.0.0.1', '--port', String(spec.port)],
-      {
-        cwd: REPO_ROOT,
-        detached: false,
-        // stdin is the child's lifeline: hardhat.config.js exits when it closes.
-        stdio: ['pipe', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          DEVNET_CHAIN_ID: String(spec.chainId),
-          DEVNET_BLOCK_TIME_MS: String(blockTimeMs),
-          DEVNET_LOGGING: String(logDir !== undefined),
-          DEVNET_EXIT_WITH_PARENT: 'true',
-          // Never prompt, never send telemetry or error reports, never show banners.
-          HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
-          CI: 'true',
-          NO_COLOR: '1',
-        },
+    this.process = new DevnetProcess({
+      name: `hardhat node for chain ${spec.chainId}`,
+      args: [HARDHAT_CLI, 'node', '--config', join(__dirname, 'hardhat.config.js'), '--hostname', '127.0.0.1', '--port', String(spec.port)],
+      env: {
+        ...process.env,
+        DEVNET_CHAIN_ID: String(spec.chainId),
+        DEVNET_BLOCK_TIME_MS: String(opts.blockTimeMs),
+        DEVNET_LOGGING: String(opts.logFile !== undefined),
+        DEVNET_EXIT_WITH_PARENT: 'true',
+        // Never prompt, never send telemetry or error reports, never show banners.
+        HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+        CI: 'true',
+        NO_COLOR: '1',
       },
-    );
-    const onOutput = (chunk: Buffer): void => {
-      this.log?.write(chunk);
-      this.tail = (this.tail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
-      this.started ||= this.tail.includes('Started HTTP and WebSocket JSON-RPC server');
-    };
-    this.child.stdout?.on('data', onOutput);
-    this.child.stderr?.on('data', onOutput);
-    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+      logFile: opts.logFile,
+      stopTimeoutMs: STOP_TIMEOUT_MS,
+    });
+    // The banner may arrive split over two chunks.
+    let recent = '';
+    this.process.onOutput((text) => {
+      recent = (recent + text).slice(-LISTENING_BANNER.length - text.length);
+      this.listening ||= recent.includes(LISTENING_BANNER);
+    });
   }
 
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+  /** A node that is ready (or, when it fails to start, none left running). */
+  static async start(spec: DevnetChainSpec, opts: { blockTimeMs: number; logFile?: string }): Promise<HardhatNode> {
+    const node = new HardhatNode(spec, opts);
+    await node.ready();
+    return node;
   }
 
-  /** Resolves once this node (not some stale one on the same port) serves the expected chain id. */
+  /** Resolves when the node has exited, for whatever reason. */
+  get exited(): Promise<void> {
+    return this.process.exited;
+  }
+
+  /** Resolves once this node (not some stale one on the same port) serves the expected chain id; else stops it. */
   async ready(): Promise<void> {
     const deadline = Date.now() + START_TIMEOUT_MS;
     const { chainId, port } = this.spec;
-    while (Date.now() < deadline) {
-      if (!this.running) throw this.failure(`hardhat node for chain ${chainId} exited during startup`);
-      if (this.started) {
-        const id = await devnetRpc(this.rpcUrl, 'eth_chainId', []).catch(() => undefined);
-        if (id !== undefined && Number(id) !== chainId) throw this.failure(`port ${port} answers with chain id ${Number(id)}, not ${chainId}`);
-        if (id !== undefined) return;
+    try {
+      for (;;) {
+        if (!this.process.running) throw this.process.failure(`hardhat node for chain ${chainId} exited during startup`);
+        if (Date.now() > deadline) throw this.process.failure(`hardhat node for chain ${chainId} on port ${port} did not start within ${START_TIMEOUT_MS} ms`);
+        if (this.listening) {
+          const id = await devnetRpc(this.rpcUrl, 'eth_chainId', []).catch(() => undefined);
+          if (id !== undefined && Number(id) !== chainId) throw this.process.failure(`port ${port} answers with chain id ${Number(id)}, not ${chainId}`);
+          if (id !== undefined) return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
+    } catch (err) {
+      await this.stop();
+      throw err;
     }
-    throw this.failure(`hardhat node for chain ${chainId} on port ${port} did not start within ${START_TIMEOUT_MS} ms`);
   }
 
-  private failure(message: string): Error {
-    return new Error(`${message}\n--- hardhat node output (tail) ---\n${this.tail}`);
-  }
-
-  /** Synchronous so it can run in a process 'exit' handler. */
-  kill(): void {
-    if (this.running) this.child.kill('SIGTERM');
-  }
-
-  async stop(): Promise<void> {
-    this.kill();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    await this.exited;
-    clearTimeout(timer);
-    this.log?.end();
+  stop(): Promise<void> {
+    return this.process.stop();
   }
 }
 
@@ -200,16 +193,12 @@ async function deployChain(node: HardhatNode, compiled: CompiledContracts, treas
 /** Starts one hardhat node per chain and deploys the Payrail contracts and test liquidity on each. */
 export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const compiled = compileContracts();
-  if (opts.logDir !== undefined) mkdirSync(opts.logDir, { recursive: true });
-  const nodes = opts.chains.map((spec) => new HardhatNode(spec, opts.blockTimeMs ?? 1000, opts.logDir));
-  const killAll = (): void => nodes.forEach((n) => n.kill());
-  // Covers normal exits and uncaught errors; the stdin lifeline covers signals and crashes.
-  process.on('exit', killAll);
+  const nodes = opts.chains.map(
+    (spec) => new HardhatNode(spec, { blockTimeMs: opts.blockTimeMs ?? 1000, logFile: opts.logDir === undefined ? undefined : join(opts.logDir, `hardhat-${spec.chainId}.log`) }),
+  );
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    stopping ??= Promise.all(nodes.map((n) => n.stop())).then(() => {
-      process.off('exit', killAll);
-    });
+    stopping ??= Promise.all(nodes.map((n) => n.stop())).then(() => undefined);
     return stopping;
   };
 

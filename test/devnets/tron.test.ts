@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { AbiCoder, id as keccakId } from 'ethers';
 import { TronWeb, utils as tronUtils, type Types } from 'tronweb';
 import { startTronDevnet, type TronDevnet, type TronDevnetAccount } from '../../chains/devnet/tron';
-import { EvmRpc, startHardhat } from '../../chains/devnet/tron/hardhat';
+import { HardhatNode } from '../../chains/devnet/devnet';
+import { EvmRpc } from '../../chains/devnet/tron/hardhat';
 import { freePort } from '../../scripts/dev/ports';
 
 const SUN_PER_TRX = 1_000_000n;
@@ -427,7 +428,7 @@ describe('Tron devnet on a hardhat node it is given', function () {
   this.timeout(300_000);
 
   it('sets up on the given node (1 sun = 10^12 wei there) and leaves the node running when it stops', async () => {
-    const hardhat = await startHardhat({ port: await freePort(), chainId: 728126428 });
+    const hardhat = await HardhatNode.start({ chainId: 728126428, name: 'Tron', port: await freePort() }, { blockTimeMs: 0 });
     try {
       const devnet = await startTronDevnet({ port: await freePort(), blockTimeMs: 200, hardhatRpcUrl: hardhat.rpcUrl });
       const rpc = new EvmRpc(hardhat.rpcUrl);

@@ -8,13 +8,14 @@
 //   --exit-with-parent       exit when stdin closes (index.ts passes it)
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileContracts } from '../compile';
+import { HardhatNode } from '../devnet';
 import { createTronApi, type KnownContract } from './api';
 import { TronChain } from './chain';
 import { toBase58, type TronHex } from './codec';
-import { EvmRpc, startHardhat, type HardhatChild } from './hardhat';
+import { EvmRpc } from './hardhat';
 import { READY_MARKER, type TronDevnetInfo } from './index';
 import { setupDevnet, TRON_CHAIN_ID, USDT_DECIMALS } from './setup';
 
@@ -47,7 +48,7 @@ function freePort(): Promise<number> {
   });
 }
 
-let hardhat: HardhatChild | undefined;
+let hardhat: HardhatNode | undefined;
 let chain: TronChain | undefined;
 let server: Server | undefined;
 let shuttingDown = false;
@@ -72,13 +73,15 @@ async function main(): Promise<void> {
   const stablecoin = compileContracts().TestStablecoin;
   if (!stablecoin) throw new Error('TestStablecoin was not compiled');
   const logDir = values['log-dir'];
-  if (logDir !== undefined) mkdirSync(logDir, { recursive: true });
 
   let rpcUrl = values['hardhat-rpc'];
   if (rpcUrl === undefined) {
-    const child = await startHardhat({ port: await freePort(), chainId: TRON_CHAIN_ID, ...(logDir === undefined ? {} : { logDir }) });
+    // The front mines every block itself (see chain.ts): the node's interval mining is off.
+    const child = await HardhatNode.start(
+      { chainId: TRON_CHAIN_ID, name: 'Tron', port: await freePort() },
+      { blockTimeMs: 0, logFile: logDir === undefined ? undefined : join(logDir, 'tron-hardhat.log') },
+    );
     hardhat = child;
-    process.on('exit', () => child.kill());
     void child.exited.then(() => {
       if (shuttingDown) return;
       process.stderr.write('tron devnet: the hardhat node exited; stopping\n');
