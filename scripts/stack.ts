@@ -119,24 +119,13 @@ export const SOLANA_CHAIN_ID = 501;
 export const TRON_CHAIN_ID = 195;
 export const STELLAR_CHAIN_ID = 148;
 
-/** The stack's Tron devnet chain. */
-export function tronChain(info: DevStackInfo): DevStackTronChain {
-  const chain = info.chains.find((c): c is DevStackTronChain => c.family === 'tron');
-  if (!chain) throw new Error('the stack has no Tron devnet');
-  return chain;
-}
+/** One of the stack's chains. */
+export type DevStackChain = DevStackInfo['chains'][number];
 
-/** The stack's Stellar devnet chain. */
-export function stellarChain(info: DevStackInfo): DevStackStellarChain {
-  const chain = info.chains.find((c): c is DevStackStellarChain => c.family === 'stellar');
-  if (!chain) throw new Error('the stack has no Stellar devnet');
-  return chain;
-}
-
-/** The stack's Solana devnet chain. */
-export function solanaChain(info: DevStackInfo): DevStackSolanaChain {
-  const chain = info.chains.find((c): c is DevStackSolanaChain => c.family === 'solana');
-  if (!chain) throw new Error('the stack has no Solana devnet');
+/** The stack's devnet chain of a family (its one Solana, TON, Tron or Stellar chain; the first EVM chain). */
+export function stackChain<F extends DevStackChain['family']>(info: DevStackInfo, family: F): Extract<DevStackChain, { family: F }> {
+  const chain = info.chains.find((c): c is Extract<DevStackChain, { family: F }> => c.family === family);
+  if (!chain) throw new Error(`the stack has no ${family} devnet`);
   return chain;
 }
 
@@ -178,13 +167,6 @@ export interface DevStackTonChain {
 
 /** The TON devnet's chain id: TON's SLIP-44 coin type (docs/chains.md). */
 export const TON_DEVNET_CHAIN = { chainId: 607, name: 'TON (devnet)' } as const;
-
-/** The stack's TON devnet chain. */
-export function tonChain(info: DevStackInfo): DevStackTonChain {
-  const chain = info.chains.find((c): c is DevStackTonChain => c.family === 'ton');
-  if (!chain) throw new Error('the stack has no TON devnet');
-  return chain;
-}
 
 export interface Stack {
   info: DevStackInfo;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import type { Knex } from 'knex';
-import { solanaChain, type Stack } from '../stack';
+import { stackChain, type Stack } from '../stack';
 import { benchOpenDepositScan, OPEN_DEPOSITS } from './open-deposits';
 import type { Figure } from './report';
 
@@ -10,7 +10,7 @@ import type { Figure } from './report';
  * batches of 100, so the scan costs 100 reads, not one per open payment.
  */
 export function benchSolanaScan(stack: Stack, knex: Knex, log: (line: string) => void): Promise<Figure[]> {
-  const solana = solanaChain(stack.info);
+  const solana = stackChain(stack.info, 'solana');
   const addresses = Array.from({ length: OPEN_DEPOSITS }, () => getBase58Decoder().decode(randomBytes(32)));
   return benchOpenDepositScan(stack, knex, { label: 'Solana', chainId: solana.chainId, token: { symbol: 'USDC', ...solana.tokens.USDC }, addresses }, log);
 }

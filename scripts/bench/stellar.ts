@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { StrKey } from '@stellar/stellar-sdk';
-import { stellarChain, type Stack } from '../stack';
+import { stackChain, type Stack } from '../stack';
 import { benchOpenDepositScan, OPEN_DEPOSITS } from './open-deposits';
 import type { Figure } from './report';
 
@@ -10,7 +10,7 @@ import type { Figure } from './report';
  * each): the scan pages the receiving account's payments, so its cost grows with payments received, not with open payments.
  */
 export function benchStellarScan(stack: Stack, knex: Knex, log: (line: string) => void): Promise<Figure[]> {
-  const stellar = stellarChain(stack.info);
+  const stellar = stackChain(stack.info, 'stellar');
   const account = StrKey.decodeEd25519PublicKey(stellar.receivingAccount);
   const addresses = Array.from({ length: OPEN_DEPOSITS }, () => StrKey.encodeMed25519PublicKey(Buffer.concat([account, randomBytes(8)])));
   return benchOpenDepositScan(stack, knex, { label: 'Stellar', chainId: stellar.chainId, token: { symbol: 'USDC', ...stellar.tokens.USDC }, addresses }, log);

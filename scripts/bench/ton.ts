@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
-import { tonChain, type Stack } from '../stack';
+import { stackChain, type Stack } from '../stack';
 import { benchOpenDepositScan, OPEN_DEPOSITS } from './open-deposits';
 import type { Figure } from './report';
 
@@ -10,7 +10,7 @@ import type { Figure } from './report';
  * batches of 1,000, and only accounts whose last transaction changed are read further.
  */
 export function benchTonScan(stack: Stack, knex: Knex, log: (line: string) => void): Promise<Figure[]> {
-  const ton = tonChain(stack.info);
+  const ton = stackChain(stack.info, 'ton');
   const addresses = Array.from({ length: OPEN_DEPOSITS }, () => `0:${randomBytes(32).toString('hex')}`);
   return benchOpenDepositScan(stack, knex, { label: 'TON', chainId: ton.chainId, token: { symbol: 'TON', address: NATIVE_TOKEN_ADDRESS, decimals: ton.nativeCurrency.decimals }, addresses }, log);
 }

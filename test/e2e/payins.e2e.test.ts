@@ -10,13 +10,12 @@ import { Contract, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { listPayins } from '../../db/queries/payins';
 import { findChainCursor } from '../../db/queries/chain-cursors';
-import type { Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../scripts/stack';
 import { ensureBackgroundWorkflows } from '../../workers/background';
 import { chainWatcherWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
-import { solanaChain } from '../support/solana';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -46,10 +45,10 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
     const evm = services.chains.adapter(8453);
     const evmHead = await evm.head();
     assert.equal(await evm.blockTime(evmHead), (await providerFor(stack.info, 8453).getBlock(evmHead))!.timestamp);
-    const solana = services.chains.adapter(Number(solanaChain(stack.info).chainId));
+    const solana = services.chains.adapter(Number(stackChain(stack.info, 'solana').chainId));
     const slot = await solana.head();
     const time = await solana.blockTime(slot);
-    assert.equal(time, Number(await createSolanaRpc(solanaChain(stack.info).rpcUrl).getBlockTime(BigInt(slot)).send()));
+    assert.equal(time, Number(await createSolanaRpc(stackChain(stack.info, 'solana').rpcUrl).getBlockTime(BigInt(slot)).send()));
     assert.ok(time !== null && Math.abs(time - Date.now() / 1000) < 600, `slot ${slot} at ${time}: a recent Unix time in seconds`);
     const ton = services.chains.adapter(services.chains.registry.chains.find((c) => c.family === 'ton')!.chainId);
     const seqno = await ton.head();

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
 import { parseUnits } from '../../domain/money';
 import type { PaymentStatus } from '../../domain/payment';
-import type { Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../scripts/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
-import { solanaChain, solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';
+import { solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';
 import { eventually } from '../support/poll';
 import { request } from '../support/http';
 import { getStack } from '../support/stack';
@@ -34,7 +34,7 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    chainId = String(solanaChain(stack.info).chainId);
+    chainId = String(stackChain(stack.info, 'solana').chainId);
     customer = stack.info.customer.solana.address;
     solanaPayout = (await generateKeyPairSigner()).address;
     solanaMerchant = await createMerchant(services.knex, {
@@ -52,7 +52,7 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
   async function payAndComplete(symbol: SolanaTokenSymbol, key: string, amount: string) {
     const created = await createPayment(api, key, paymentBody({ orderId: `sol-${randomUUID()}`, chainId, tokenSymbol: symbol, amount }));
     assert.equal(created.source.chainId, chainId);
-    assert.equal(created.source.tokenAddress, solanaChain(stack.info).tokens[symbol].address);
+    assert.equal(created.source.tokenAddress, stackChain(stack.info, 'solana').tokens[symbol].address);
     const started = Date.now();
     const txHash = await solanaCustomerTransfer(stack.info, symbol, created.source.receiverAddress, amount);
     const { payment } = await waitForStatus(api, created.id, 'payment_completed');

@@ -10,7 +10,7 @@ import { keyPairFromSeed } from '@ton/crypto';
 import { Address, WalletContractV5R1, beginCell, toNano } from '@ton/ton';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { listPayins } from '../../db/queries/payins';
-import { tonChain, type DevStackTonChain, type Stack } from '../../scripts/stack';
+import { stackChain, type DevStackTonChain, type Stack } from '../../scripts/stack';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
@@ -40,7 +40,7 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    ton = tonChain(stack.info);
+    ton = stackChain(stack.info, 'ton');
     customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const merchant = async (tokenSymbol: 'TON' | 'USDT') => {
       const wallet = freshWallet();
@@ -152,7 +152,7 @@ describe('a TON legacy order on the hosted page in Chromium', function () {
   after(async () => chromium?.close());
 
   it('the customer chooses TON, gets a ton://transfer link and QR code, pays 2 TON for 10 USD, and sees it paid', async () => {
-    const ton = tonChain(stack.info);
+    const ton = stackChain(stack.info, 'ton');
     const customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const res = await request(`${stack.info.legacyApiUrl}/v1/orders`, {
       headers: { token: stack.info.demoMerchant.ordersKey },

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import type { Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../scripts/stack';
 import { createMerchant, uniqueOrderId } from '../api/helpers';
 import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { newStellarUsdcAccount, stellarChain, stellarCustomerPayment } from '../support/stellar';
-import { newTronAddress, tronChain, tronCustomerTransfer } from '../support/tron';
+import { newStellarUsdcAccount, stellarCustomerPayment } from '../support/stellar';
+import { newTronAddress, tronCustomerTransfer } from '../support/tron';
 import type { OrderCreated } from '../legacy/helpers';
 
 describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', function () {
@@ -46,7 +46,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
   const paid = (page: Page) => page.waitForFunction(() => document.getElementById('status')?.textContent === 'Paid', undefined, { timeout: 90_000 });
 
   it('USDT on Tron: deposit address, tron: link in the QR and the wallet button, paid from tronweb', async () => {
-    const chain = tronChain(stack.info);
+    const chain = stackChain(stack.info, 'tron');
     const { page, errors } = await openOrder({ chainId: chain.chainId, tokenSymbol: 'USDT', address: newTronAddress() }, /USDT\s+on Tron/);
     const deposit = (await page.locator('#deposit-address').textContent())!.trim();
     assert.match(deposit, /^T[1-9A-HJ-NP-Za-km-z]{33}$/);
@@ -61,7 +61,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
   });
 
   it('USDC on Stellar: the receiving account, the memo shown prominently and in the web+stellar: link, paid with the memo', async () => {
-    const chain = stellarChain(stack.info);
+    const chain = stackChain(stack.info, 'stellar');
     const { page, errors } = await openOrder({ chainId: chain.chainId, tokenSymbol: 'USDC', address: await newStellarUsdcAccount(stack.info) }, /USDC\s+on Stellar/);
     assert.equal((await page.locator('#deposit-address').textContent())!.trim(), chain.receivingAccount);
     const memoBox = page.locator('#pay-memo');

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { parseUnits } from '../../domain/money';
 import { listHeldPayins } from '../../db/queries/held-payins';
-import type { DevStackInfo, Stack } from '../../scripts/stack';
+import { stackChain, type DevStackInfo, type Stack } from '../../scripts/stack';
 import { assertFuelOnTerms, TransferRefused, type TransferRequest } from '../../services/money-terms';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { newStellarUsdcAccount, stellarChain, stellarCustomerPayment, stellarDestination, stellarUsdcBalance } from '../support/stellar';
-import { newTronAddress, tronChain, tronCustomerTransfer, tronUsdtBalance } from '../support/tron';
+import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination, stellarUsdcBalance } from '../support/stellar';
+import { newTronAddress, tronCustomerTransfer, tronUsdtBalance } from '../support/tron';
 import { createMerchant, type TestMerchant } from '../api/helpers';
 
 /** FEE_BPS=50 in the test stack. */
@@ -32,7 +32,7 @@ interface Family {
 const FAMILIES: Family[] = [
   {
     name: 'USDT on Tron',
-    chainId: (info) => tronChain(info).chainId,
+    chainId: (info) => stackChain(info, 'tron').chainId,
     symbol: 'USDT',
     decimals: 6,
     customer: (info) => info.customer.tron.address,
@@ -42,7 +42,7 @@ const FAMILIES: Family[] = [
   },
   {
     name: 'USDC on Stellar',
-    chainId: (info) => stellarChain(info).chainId,
+    chainId: (info) => stackChain(info, 'stellar').chainId,
     symbol: 'USDC',
     decimals: 7,
     customer: (info) => info.customer.stellar.address,
@@ -148,12 +148,12 @@ describe('Stellar payments without the right memo', function () {
     stack = await getStack();
     services = await connectServices(stack);
     const payoutAddress = await newStellarUsdcAccount(stack.info);
-    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress, payoutChainId: stellarChain(stack.info).chainId, payoutTokenSymbol: 'USDC' });
+    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress, payoutChainId: stackChain(stack.info, 'stellar').chainId, payoutTokenSymbol: 'USDC' });
   });
   after(() => services?.close());
 
   it('no memo, or a memo of no payment: held for the operator, recorded and visible, and no payment is credited', async () => {
-    const chain = stellarChain(stack.info);
+    const chain = stackChain(stack.info, 'stellar');
     const created = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `memo-${randomUUID()}`, chainId: String(chain.chainId), tokenSymbol: 'USDC', amount: '3' }));
     const { account } = stellarDestination(created.source.receiverAddress);
     assert.equal(account, chain.receivingAccount);
@@ -189,12 +189,12 @@ describe('the Tron sweep top-up on the payment’s terms', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: newTronAddress(), payoutChainId: tronChain(stack.info).chainId, payoutTokenSymbol: 'USDT' });
+    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: newTronAddress(), payoutChainId: stackChain(stack.info, 'tron').chainId, payoutTokenSymbol: 'USDT' });
   });
   after(() => services?.close());
 
   it('TRX goes only with a transfer out of the payment’s deposit, only to its stored deposit address, at most the chain’s fee_limit', async () => {
-    const chain = tronChain(stack.info);
+    const chain = stackChain(stack.info, 'tron');
     const created = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `fuel-${randomUUID()}`, chainId: String(chain.chainId), tokenSymbol: 'USDT', amount: '3' }));
     const adapter = services.chains.adapter(chain.chainId);
     const cap = adapter.maxSweepFuelUnits!;

@@ -5,7 +5,7 @@ import { Wallet, parseEther, parseUnits } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
-import type { Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../scripts/stack';
 import type { PageState } from '../../services/pay-page';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
@@ -17,7 +17,7 @@ import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
-import { solanaChain, solanaCustomerTransfer } from '../support/solana';
+import { solanaCustomerTransfer } from '../support/solana';
 import { getStack } from '../support/stack';
 import { startShop, type OrderCreated, type ShopServer } from './helpers';
 
@@ -199,7 +199,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     const solanaMerchant = await createMerchant(services.knex, {
       apiKeyPrefix: stack.config.apiKeyPrefix,
       payoutAddress: (await generateKeyPairSigner()).address,
-      payoutChainId: solanaChain(stack.info).chainId,
+      payoutChainId: stackChain(stack.info, 'solana').chainId,
       payoutTokenSymbol: 'USDC',
     });
     const merchantOrderId = uniqueOrderId('legacy-e2e-sol');
@@ -221,7 +221,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.match((await page.locator('#pay-network').textContent()) ?? '', /^Solana/);
     assert.equal(await page.getByRole('img', { name: /QR code to pay 7\.5 USDC/ }).count(), 1);
     const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
-    assert.equal(walletLink, `solana:${deposit}?amount=7.5&spl-token=${solanaChain(stack.info).tokens.USDC.address}`);
+    assert.equal(walletLink, `solana:${deposit}?amount=7.5&spl-token=${stackChain(stack.info, 'solana').tokens.USDC.address}`);
     await screenshot(page, 'solana-pay');
 
     const signature = await solanaCustomerTransfer(stack.info, 'USDC', deposit, '7.5');

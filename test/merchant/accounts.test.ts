@@ -5,14 +5,13 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { Wallet, getAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { SecretBox } from '../../lib/secrets';
-import type { Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../scripts/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { stellarChain } from '../support/stellar';
-import { newTronAddress, tronChain } from '../support/tron';
+import { newTronAddress } from '../support/tron';
 import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -214,8 +213,8 @@ describe('merchant service: registration, API keys and webhook settings', functi
   });
 
   it('takes Tron (base58check T…) and Stellar (G… StrKey) payout wallets as given; refuses malformed ones with 400 naming payout.address', async () => {
-    const tron = { chainId: String(tronChain(stack.info).chainId), tokenSymbol: 'USDT' };
-    const stellar = { chainId: String(stellarChain(stack.info).chainId), tokenSymbol: 'USDC' };
+    const tron = { chainId: String(stackChain(stack.info, 'tron').chainId), tokenSymbol: 'USDT' };
+    const stellar = { chainId: String(stackChain(stack.info, 'stellar').chainId), tokenSymbol: 'USDC' };
     const tronGood = newTronAddress();
     const stellarGood = Keypair.random().publicKey();
     for (const payout of [{ ...tron, address: tronGood }, { ...stellar, address: stellarGood }]) {

@@ -14,22 +14,20 @@ import {
 } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token-2022';
 import { parseUnits } from '../../domain/money';
-import { solanaChain, type DevStackInfo, type DevStackSolanaChain } from '../../scripts/stack';
+import { stackChain, type DevStackInfo, type DevStackSolanaChain } from '../../scripts/stack';
 import { eventually } from './poll';
 
 export type SolanaTokenSymbol = keyof DevStackSolanaChain['tokens'];
 
-export { solanaChain };
-
 async function tokenAccount(info: DevStackInfo, symbol: SolanaTokenSymbol, owner: string): Promise<Address> {
-  const token = solanaChain(info).tokens[symbol];
+  const token = stackChain(info, 'solana').tokens[symbol];
   const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(token.address), tokenProgram: address(token.tokenProgram) });
   return ata;
 }
 
 /** What `owner` holds of the token on the Solana devnet (base units), at confirmed commitment. */
 export async function solanaTokenBalance(info: DevStackInfo, symbol: SolanaTokenSymbol, owner: string): Promise<bigint> {
-  const rpc = createSolanaRpc(solanaChain(info).rpcUrl);
+  const rpc = createSolanaRpc(stackChain(info, 'solana').rpcUrl);
   const { value } = await rpc.getAccountInfo(await tokenAccount(info, symbol, owner), { commitment: 'confirmed', encoding: 'base64' }).send();
   return value ? Buffer.from(value.data[0], 'base64').readBigUInt64LE(64) : 0n;
 }
@@ -39,7 +37,7 @@ export async function solanaTokenBalance(info: DevStackInfo, symbol: SolanaToken
  * sends `transferChecked` from its own. Returns the signature once the transaction is confirmed.
  */
 export async function solanaCustomerTransfer(info: DevStackInfo, symbol: SolanaTokenSymbol, to: string, amount: string): Promise<string> {
-  const chain = solanaChain(info);
+  const chain = stackChain(info, 'solana');
   const token = chain.tokens[symbol];
   const rpc = createSolanaRpc(chain.rpcUrl);
   const customer = await createKeyPairSignerFromBytes(Uint8Array.from(info.customer.solana.secretKey));

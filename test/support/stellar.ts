@@ -1,12 +1,10 @@
 import { Asset, Horizon, Keypair, Memo, Operation, StrKey, TimeoutInfinite, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
 import { formatUnits, parseUnits } from '../../domain/money';
-import { stellarChain, type DevStackInfo } from '../../scripts/stack';
+import { stackChain, type DevStackInfo } from '../../scripts/stack';
 
-export { stellarChain };
-
-const horizon = (info: DevStackInfo) => new Horizon.Server(stellarChain(info).rpcUrl, { allowHttp: true });
+const horizon = (info: DevStackInfo) => new Horizon.Server(stackChain(info, 'stellar').rpcUrl, { allowHttp: true });
 const usdc = (info: DevStackInfo): Asset => {
-  const [code, issuer] = stellarChain(info).tokens.USDC.address.split(':');
+  const [code, issuer] = stackChain(info, 'stellar').tokens.USDC.address.split(':');
   return new Asset(code!, issuer);
 };
 
@@ -26,7 +24,7 @@ export function stellarDestination(depositAddress: string): { account: string; m
 
 async function submit(info: DevStackInfo, signer: Keypair, operations: xdr.Operation[], memo: Memo = Memo.none()): Promise<string> {
   const server = horizon(info);
-  const tx = new TransactionBuilder(await server.loadAccount(signer.publicKey()), { fee: '100', networkPassphrase: stellarChain(info).networkPassphrase })
+  const tx = new TransactionBuilder(await server.loadAccount(signer.publicKey()), { fee: '100', networkPassphrase: stackChain(info, 'stellar').networkPassphrase })
     .addMemo(memo)
     .setTimeout(TimeoutInfinite);
   for (const op of operations) tx.addOperation(op);

@@ -1,22 +1,20 @@
 import { TronWeb, utils as tronUtils } from 'tronweb';
 import { parseUnits } from '../../domain/money';
-import { tronChain, type DevStackInfo } from '../../scripts/stack';
+import { stackChain, type DevStackInfo } from '../../scripts/stack';
 import { eventually } from './poll';
 
-export { tronChain };
-
-const client = (info: DevStackInfo) => new TronWeb({ fullHost: tronChain(info).rpcUrl });
+const client = (info: DevStackInfo) => new TronWeb({ fullHost: stackChain(info, 'tron').rpcUrl });
 
 /** What `owner` holds of the devnet's USDT (base units). */
 export async function tronUsdtBalance(info: DevStackInfo, owner: string): Promise<bigint> {
-  const read = await client(info).transactionBuilder.triggerConstantContract(tronChain(info).tokens.USDT.address, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
+  const read = await client(info).transactionBuilder.triggerConstantContract(stackChain(info, 'tron').tokens.USDT.address, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
   return BigInt(`0x${(read.constant_result as string[])[0] ?? '0'}`);
 }
 
 /** The customer pays as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once it is in a block. */
 export async function tronCustomerTransfer(info: DevStackInfo, to: string, amount: string): Promise<string> {
   const tronWeb = client(info);
-  const token = tronChain(info).tokens.USDT;
+  const token = stackChain(info, 'tron').tokens.USDT;
   const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(
     token.address,
     'transfer(address,uint256)',
