@@ -19,7 +19,8 @@ export interface DevnetProcessOptions {
 
 /**
  * A devnet's own process. Its stdin is its lifeline: every devnet server exits when the pipe closes, so it never
- * outlives this process however this one dies; a clean exit of this process also sends it SIGTERM.
+ * outlives this process however this one dies (a signal to this process's group no longer reaches it); a clean
+ * exit of this process also sends it SIGTERM.
  */
 export class DevnetProcess {
   /** Resolves when the process has exited, for whatever reason. */
@@ -40,7 +41,9 @@ export class DevnetProcess {
   constructor(private readonly opts: DevnetProcessOptions) {
     if (opts.logFile !== undefined) mkdirSync(dirname(resolve(opts.logFile)), { recursive: true });
     this.log = opts.logFile === undefined ? undefined : createWriteStream(opts.logFile, { flags: 'a' });
-    this.child = spawn(process.execPath, opts.args, { cwd: REPO_ROOT, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: a Ctrl-C in the terminal reaches the stack, which stops its parts in order (the workers
+    // drain while the chains still answer), not every devnet at once.
+    this.child = spawn(process.execPath, opts.args, { cwd: REPO_ROOT, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     // EPIPE on the lifeline when the child is already gone must not crash this process.
     this.child.stdin?.on('error', () => undefined);
     const onOutput = (chunk: Buffer): void => {
