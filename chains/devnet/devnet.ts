@@ -63,7 +63,6 @@ export async function devnetRpc(rpcUrl: string, method: string, params: unknown[
 export class HardhatNode {
   readonly rpcUrl: string;
   private readonly process: DevnetProcess;
-  private listening = false;
 
   constructor(
     readonly spec: DevnetChainSpec,
@@ -87,12 +86,6 @@ export class HardhatNode {
       logFile: opts.logFile,
       stopTimeoutMs: STOP_TIMEOUT_MS,
     });
-    // The banner may arrive split over two chunks.
-    let recent = '';
-    this.process.onOutput((text) => {
-      recent = (recent + text).slice(-LISTENING_BANNER.length - text.length);
-      this.listening ||= recent.includes(LISTENING_BANNER);
-    });
   }
 
   /** A node that is ready (or, when it fails to start, none left running). */
@@ -111,15 +104,14 @@ export class HardhatNode {
   async ready(): Promise<void> {
     const deadline = Date.now() + START_TIMEOUT_MS;
     const { chainId, port } = this.spec;
+    await this.process.readyLine((line) => (line.includes(LISTENING_BANNER) ? true : undefined), START_TIMEOUT_MS);
     try {
       for (;;) {
         if (!this.process.running) throw this.process.failure(`hardhat node for chain ${chainId} exited during startup`);
         if (Date.now() > deadline) throw this.process.failure(`hardhat node for chain ${chainId} on port ${port} did not start within ${START_TIMEOUT_MS} ms`);
-        if (this.listening) {
-          const id = await devnetRpc(this.rpcUrl, 'eth_chainId', []).catch(() => undefined);
-          if (id !== undefined && Number(id) !== chainId) throw this.process.failure(`port ${port} answers with chain id ${Number(id)}, not ${chainId}`);
-          if (id !== undefined) return;
-        }
+        const id = await devnetRpc(this.rpcUrl, 'eth_chainId', []).catch(() => undefined);
+        if (id !== undefined && Number(id) !== chainId) throw this.process.failure(`port ${port} answers with chain id ${Number(id)}, not ${chainId}`);
+        if (id !== undefined) return;
         await new Promise((r) => setTimeout(r, 100));
       }
     } catch (err) {

@@ -28,7 +28,6 @@ export class DevnetProcess {
   private readonly child: ChildProcess;
   private readonly log: WriteStream | undefined;
   private tail = '';
-  private readonly outputListeners: Array<(text: string) => void> = [];
   /** Listeners for whole lines of its stdout, and the line being received. */
   private readonly lineListeners = new Set<(line: string) => void>();
   private partialLine = '';
@@ -46,15 +45,14 @@ export class DevnetProcess {
     this.child = spawn(process.execPath, opts.args, { cwd: REPO_ROOT, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     // EPIPE on the lifeline when the child is already gone must not crash this process.
     this.child.stdin?.on('error', () => undefined);
-    const onOutput = (chunk: Buffer): void => {
+    const onOutput = (chunk: Buffer): string => {
       const text = chunk.toString('utf8');
       this.log?.write(chunk);
       this.tail = (this.tail + text).slice(-LOG_TAIL_CHARS);
-      for (const listener of this.outputListeners) listener(text);
+      return text;
     };
     this.child.stdout?.on('data', (chunk: Buffer) => {
-      onOutput(chunk);
-      this.partialLine += chunk.toString('utf8');
+      this.partialLine += onOutput(chunk);
       for (let nl = this.partialLine.indexOf('\n'); nl >= 0; nl = this.partialLine.indexOf('\n')) {
         const line = this.partialLine.slice(0, nl);
         this.partialLine = this.partialLine.slice(nl + 1);
@@ -68,11 +66,6 @@ export class DevnetProcess {
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** Calls `listener` with each chunk of its output (stdout and stderr) from now on. */
-  onOutput(listener: (text: string) => void): void {
-    this.outputListeners.push(listener);
   }
 
   /** An error saying `message`, with the tail of its output. */

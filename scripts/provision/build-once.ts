@@ -78,7 +78,8 @@ async function isStaleLock(lockFile: string, holder: string): Promise<boolean> {
   return Date.now() - mtimeMs > LOCK_MAX_AGE_MS;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (ours or another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

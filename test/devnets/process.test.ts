@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { isAlive } from '../../scripts/provision/build-once';
 import { eventually } from '../support/poll';
 import { exited } from '../support/worker';
 
 const FIXTURE = path.resolve(__dirname, '../support/devnet-process-fixture.ts');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Starts the fixture in a process group of its own (as a terminal runs `npm start`); resolves with its devnet's pid. */
 async function startFixture(): Promise<{ fixture: ChildProcess; devnetPid: number; output: () => string }> {
@@ -35,14 +27,14 @@ describe('DevnetProcess: a devnet stops with the stack that started it, and only
     process.kill(-fixture.pid!, 'SIGINT');
     assert.equal(await exited(fixture), 0, output());
     assert.match(output(), /devnet running after SIGINT: true/);
-    assert.equal(alive(devnetPid), false);
+    assert.equal(isAlive(devnetPid), false);
   });
 
   it('a stack killed outright takes its devnet with it (the stdin lifeline)', async () => {
     const { fixture, devnetPid } = await startFixture();
-    assert.equal(alive(devnetPid), true);
+    assert.equal(isAlive(devnetPid), true);
     fixture.kill('SIGKILL');
     await exited(fixture);
-    await eventually('the devnet to exit', 10_000, () => Promise.resolve(alive(devnetPid) ? undefined : true));
+    await eventually('the devnet to exit', 10_000, () => Promise.resolve(isAlive(devnetPid) ? undefined : true));
   });
 });
