@@ -18,8 +18,12 @@ import type { ActivityDeps } from './deps';
  */
 const HEARTBEAT_EVERY_MS = 5_000;
 
-/** A wait's heartbeat: beats when `ms` have passed since the wait began or last beat. */
+/**
+ * A wait's heartbeat: beats when `ms` have passed since the wait began or last beat. A wait run as a local activity
+ * (PaymentWorkflowInput.lean.localWaits) has no heartbeat: its workflow task is what Temporal keeps alive.
+ */
 export function heartbeatEvery(ms: number): () => void {
+  if (Context.current().info.isLocal) return () => undefined;
   let last = Date.now();
   return () => {
     if (Date.now() - last < ms) return;

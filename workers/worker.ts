@@ -19,14 +19,16 @@ const WAIT_SLOTS = 500;
 
 /**
  * Workflow tasks in progress at once per worker process. A payment's steps are local activities that run inside its
- * workflow task, so the task holds its slot while its sweep and payout are signed and sent. With the SDK's default
- * (40), only 40 payments of a burst moved at a time (the bench's 100 paid in the same blocks: payin final → payout
- * broadcast up to 7–8 s; with 100 slots 4–5 s). More than a burst's worth buys it nothing and lets the first tasks
- * of a flood of creates take the CPU from the API (create p99 2.4–3.1× the floor with 200, 1.6× with 100 or 40).
+ * workflow task, and since local chain waits (PaymentWorkflowInput.lean.localWaits) so are its waits for blocks: the
+ * task holds its slot for the seconds of its confirmations, sweep and payout, so a slot is a payment in flight. With
+ * the SDK's default (40) only 40 payments of a burst moved at a time; with 100, a burst of 100 local-waiting runs
+ * left the chain watchers' tasks and the next payins queueing for one (payin mined → payment_started p99 13.8 s in
+ * the bench's burst, 4.4–5.0 s with 200 or more). At most `CACHED_WORKFLOWS`: a task in progress keeps its run in
+ * the cache.
  */
-const WORKFLOW_TASK_SLOTS = 100;
-/** Local activities in flight at once per worker process: a payment's workflow task runs up to a few at once (sweep and payout beside each other). */
-const LOCAL_STEP_SLOTS = 300;
+const WORKFLOW_TASK_SLOTS = 200;
+/** Local activities in flight at once per worker process: a payment's workflow task runs up to three at once (its sweep, its payout and a wait). */
+const LOCAL_STEP_SLOTS = 600;
 
 /**
  * Workflow runs kept in memory per worker process. The SDK's default grows with the heap limit; every open payment
@@ -48,12 +50,14 @@ export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
     shutdownGraceTime: options.shutdownGraceSeconds * 1000,
     interceptors: { activity: [logContextInterceptor(options.deps.log)] },
   };
+  // The waits run in both: as local activities of the workflow queue's tasks, and as activity tasks of their own queue.
+  const waits = createChainWaitActivities(options.deps);
   return Promise.all([
     Worker.create({
       ...base,
       taskQueue: options.taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities(options.deps),
+      activities: { ...createActivities(options.deps), ...waits },
       maxConcurrentActivityTaskExecutions: WRITE_SLOTS,
       maxCachedWorkflows: CACHED_WORKFLOWS,
       maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
@@ -62,7 +66,7 @@ export async function createWorkers(options: WorkerOptions): Promise<Worker[]> {
     Worker.create({
       ...base,
       taskQueue: chainWaitsTaskQueue(options.taskQueue),
-      activities: createChainWaitActivities(options.deps),
+      activities: waits,
       maxConcurrentActivityTaskExecutions: WAIT_SLOTS,
     }),
   ]);

@@ -3,7 +3,7 @@
  * the workflow's own task queue; long, heartbeating chain waits on a queue of their own, with their own slot limit,
  * so waits can never starve writes (workers/worker.ts serves both).
  */
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 /** The chain-waits queue that goes with a workflow task queue. */
 export const chainWaitsTaskQueue = (taskQueue: string): string => `${taskQueue}-chain-waits`;
@@ -29,6 +29,14 @@ export const chainWaitOptions: ActivityOptions = {
   heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 };
+
+/**
+ * A chain wait run inside the payment's own workflow task (PaymentWorkflowInput.lean.localWaits). Most waits end
+ * within a few blocks; as activity tasks each cost a task-queue round trip and two workflow tasks. A wait not done
+ * within this (a stalled chain, a transaction being replaced), or failing once, is handed to a chain-waits activity
+ * task, which heartbeats and shows in the Temporal UI as the run's pending activity.
+ */
+export const localChainWaitOptions: LocalActivityOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } };
 
 /**
  * Webhook deliveries are at most once by construction: the activity claims the event (a unique row) before it

@@ -3,12 +3,14 @@ import {
   ApplicationFailure,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   log,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
+  TemporalFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -17,7 +19,7 @@ import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
 import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
 import type { WebhookEventType } from '../domain/webhook-events';
-import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
+import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, localChainWaitOptions, readModelOptions, webhookOptions } from './activity-options';
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
 import type { RetiredBridgeActivities } from './legacy/retired-activities';
 import { payinDetectedSignal, paymentStateQuery, paymentUpdatedSignal, retryChainStepSignal } from './messages';
@@ -36,6 +38,8 @@ const chainWrites = proxyActivities<PaymentActivities>(chainWriteOptions);
 const localReadModel = proxyLocalActivities<PaymentActivities>(readModelOptions);
 const localChainWrites = proxyLocalActivities<PaymentActivities>(chainWriteOptions);
 const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
+/** Chain waits in the run's own workflow task (PaymentWorkflowInput.lean.localWaits); see `PaymentRun.chainWait`. */
+const localWaits = proxyLocalActivities<ChainWaitActivities>(localChainWaitOptions);
 const retiredBridge = proxyActivities<RetiredBridgeActivities>(chainWriteOptions);
 
 /** How long a payout waits before it looks at the treasury again when the treasury is short. */
@@ -57,8 +61,8 @@ type OperatorWait = 'chain_step_reverts' | 'treasury_short';
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
   // A lean run (PaymentWorkflowInput.lean) has every patch, and asks for none.
   if (input.lean) {
-    const { expiresAt, timedFromFirstTask } = input.lean;
-    return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt, timedFromFirstTask: timedFromFirstTask === true }).run();
+    const { expiresAt, timedFromFirstTask, localWaits } = input.lean;
+    return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt, timedFromFirstTask: timedFromFirstTask === true, localWaits: localWaits === true }).run();
   }
   // Runs started before payment runs ended with their payment finish on the code they started on.
   const folded = patched(PATCHES.paymentPatchesFolded);
@@ -71,7 +75,7 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
  * (PaymentWorkflowInput.lean); `folded` (started with PATCHES.paymentPatchesFolded) has the folded ones without
  * asking and asks for the later ones; `patched` asks for each.
  */
-type RunStart = { patches: 'lean'; expiresAt: string; timedFromFirstTask: boolean } | { patches: 'folded' | 'patched' };
+type RunStart = { patches: 'lean'; expiresAt: string; timedFromFirstTask: boolean; localWaits: boolean } | { patches: 'folded' | 'patched' };
 
 interface TrackedPayin {
   payin: DetectedPayin | ConfirmedPayin;
@@ -95,6 +99,10 @@ class PaymentRun {
   private expired = false;
   /** Work started beside the payment's own steps (refunds of other payins, webhook deliveries): the run ends after it. */
   private readonly background: Array<Promise<void>> = [];
+  /** A webhook delivery was scheduled since the run's last local chain wait began (see `chainWait`). */
+  private deliveryScheduled = false;
+  /** Resolves once the workflow task that scheduled the latest deliveries has completed. */
+  private deliveriesSent: Promise<void> = Promise.resolve();
   /** `retryChainStep` signals received: each lets the chain steps waiting for an operator try again. */
   private operatorRetries = 0;
   /** The operator waits open (PATCHES.operatorWaitsTracked), oldest first. */
@@ -217,6 +225,7 @@ class PaymentRun {
     // The URL is captured at creation, so a payment without one has nothing to deliver, ever. `=== false`: terms
     // recorded before the field existed lack it, and those runs deliver as they did.
     if (this.terms.webhooks === false && this.has(PATCHES.noDeliveriesWithoutWebhookUrl)) return;
+    this.deliveryScheduled = true;
     this.background.push(
       webhooks.deliverWebhook({ paymentId: this.paymentId, eventType }).then(
         () => undefined,
@@ -249,7 +258,7 @@ class PaymentRun {
 
   /** Waits for a payin of the payment's token; counts it if the payment still collects, else returns it. */
   private async confirmForPayment(payin: DetectedPayin): Promise<void> {
-    const result = await this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' });
+    const result = await this.chainWait((waits) => waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' }));
     this.confirming.delete(payinId(payin));
     if (result.outcome === 'dropped') {
       this.track(payin, 'dropped');
@@ -273,7 +282,7 @@ class PaymentRun {
   /** A payin that cannot count towards the payment goes back to its sender, whole, once confirmed. */
   private async refundWhole(payin: DetectedPayin, reason: string): Promise<void> {
     this.track(payin, 'confirming');
-    const result = await this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' });
+    const result = await this.chainWait((waits) => waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' }));
     if (result.outcome === 'dropped') {
       this.track(payin, 'dropped');
       await this.recordPayin(payin, 'dropped');
@@ -363,11 +372,40 @@ class PaymentRun {
   }
 
   /**
+   * A wait on the chain. A run started with `localWaits` waits in its own workflow task first (a local activity:
+   * no task-queue round trip, no workflow task of its own when it ends); a local wait that outlasts
+   * `localChainWaitOptions` or fails is handed to a chain-waits activity task, which heartbeats and shows in the
+   * Temporal UI. Both are read-only and idempotent, so the handover repeats nothing that matters.
+   */
+  private chainWait<T>(wait: (waits: ChainWaitActivities) => Promise<T>): Promise<T> {
+    // The activity's own promise, not an async function's: runs recorded before replay their exact promise ticks.
+    if (!(this.start.patches === 'lean' && this.start.localWaits)) return wait(this.waits);
+    return this.localChainWait(wait);
+  }
+
+  private async localChainWait<T>(wait: (waits: ChainWaitActivities) => Promise<T>): Promise<T> {
+    if (this.deliveryScheduled) {
+      // A local wait holds the workflow task open, and the task's commands go to the server when it completes: a
+      // delivery scheduled before the wait would go out only after it. A 1 ms timer completes the task first.
+      this.deliveryScheduled = false;
+      this.deliveriesSent = sleep(1);
+    }
+    await this.deliveriesSent;
+    try {
+      return await wait(localWaits);
+    } catch (err) {
+      if (!(err instanceof TemporalFailure) || isCancellation(err)) throw err;
+      log.info('a chain wait did not end in the workflow task; handed to an activity task', { paymentId: this.paymentId, error: err.message });
+      return wait(this.waits);
+    }
+  }
+
+  /**
    * Waits for an intent's transaction. A revert here (sweep, bridge, refund, payout) breaks an invariant no retry
    * can mend, so the run fails visibly for an operator, naming the transaction.
    */
   private async landed(tx: { intentKey: string }, depth: 'confirmations' | 'finality' = 'confirmations') {
-    const result = await this.waits.awaitChainTx({ intentKey: tx.intentKey, depth });
+    const result = await this.chainWait((waits) => waits.awaitChainTx({ intentKey: tx.intentKey, depth }));
     if (!result.succeeded) throw ApplicationFailure.nonRetryable(`chain transaction ${tx.intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
     return result;
   }
@@ -387,7 +425,7 @@ class PaymentRun {
       });
       this.emitWebhook('payment_payin_completed');
     }
-    const final = await Promise.all(counted.map((payin) => this.waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'finality' })));
+    const final = await Promise.all(counted.map((payin) => this.chainWait((waits) => waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'finality' }))));
     const survivors = counted.filter((_, i) => final[i]!.outcome === 'confirmed');
     if (survivors.length < counted.length) {
       for (const payin of counted.filter((_, i) => final[i]!.outcome === 'dropped')) {

@@ -21,6 +21,12 @@ export interface PaymentWorkflowInput {
      * started before it timed their expiry from the run's start.
      */
     timedFromFirstTask?: true;
+    /**
+     * Given by every start since local chain waits (docs/workflow-versioning.md): the run waits for its payins and
+     * transactions inside its own workflow task (a local activity) and hands a wait that outlasts
+     * `localChainWaitOptions` to a chain-waits activity task. Runs started before it wait in activity tasks only.
+     */
+    localWaits?: true;
   };
 }
 

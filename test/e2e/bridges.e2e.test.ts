@@ -5,11 +5,9 @@ import { concat, Interface, keccak256, parseUnits, Wallet } from 'ethers';
 import { fetchCctpAttestation, buildReceiveMessage, MESSAGE_TRANSMITTER_V2_ABI, TOKEN_MESSENGER_V2_ABI, type CctpRoute } from '../../chains/bridges/cctp';
 import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../scripts/stack';
-import { paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
-import { activitiesCalled } from '../support/history';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -152,9 +150,10 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
 
   it('waits in payment_bridging while the attestation service is down, and completes once it is back', async () => {
     const { created, before } = await payAcross('USDC', '12');
-    // Iris goes away once it has quoted the transfer (the burn is signed next), before the burn can be attested.
-    const run = services.client.workflow.getHandle(paymentWorkflowId(created.id));
-    await eventually('the bridge quote', 120_000, async () => (activitiesCalled(await run.fetchHistory()).includes('quoteBridge') ? true : undefined), 50);
+    // Iris goes away once it has quoted the transfer (the first bridge transaction, approval or burn, is signed on
+    // the quote), before the burn can be attested. Read from the outbox: the run's history shows its local steps
+    // only when their workflow task completes, which with local chain waits is after the burn has landed.
+    await eventually('the bridge quote', 120_000, async () => ((await bridgeTxs(services.knex, created.id)).length > 0 ? true : undefined), 50);
     await stack.bridges.attestationService.stop();
     try {
       await eventually('the burn to be mined', 60_000, async () =>

@@ -94,6 +94,12 @@ const FROZEN_CODE_SCENARIOS: HistoryScenario[] = [
 
 const idOf = (name: string) => `replay_${name.replaceAll('-', '_')}`;
 
+/** A cross-chain payment bridged through the bridge adapters, then paid out on the destination chain. */
+const PAID_CROSS_CHAIN_BRIDGED = [
+  'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
+  'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
+];
+
 /** The activities of a payment run that settles on the same chain, in the order of their first call. */
 const PAID_SAME_CHAIN = [
   'loadPaymentTerms',
@@ -136,14 +142,16 @@ const HELD_AFTER_THE_WEBHOOK: Record<string, string[]> = {
 };
 
 /**
- * One payment run of current code: its terms, what arrives, how it ends. `delayed`: started as every payment starts
+ * One payment run of current code: its terms, what arrives, how it ends. `delayed`: started as payments started
  * since delayed starts (PaymentWorkflowInput.lean.timedFromFirstTask, a start delay until the expiry), its payins
  * sent by signal-with-start as the chain watcher sends them. Without it, as lean runs started before, which are
- * still open: no start delay, the expiry timed from the run's start.
+ * still open: no start delay, the expiry timed from the run's start. `localWaits`: started as every payment starts
+ * since local chain waits (delayed, and PaymentWorkflowInput.lean.localWaits).
  */
 function paymentRecording(opts: {
   name: string;
   delayed?: true;
+  localWaits?: true;
   terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
   prepare?: (fakes: FakeActivities, paymentId: string) => void;
   drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities, run: WorkflowHandle) => Promise<void>;
@@ -151,6 +159,7 @@ function paymentRecording(opts: {
   activities: string[];
 }): Recording {
   const paymentId = idOf(opts.name);
+  const delayed = opts.delayed ?? opts.localWaits;
   return {
     scenarios: [{ name: opts.name, workflowType: 'paymentWorkflow', marker: paymentId, ending: { result: opts.result }, activities: opts.activities }],
     async record(env, workflowBundle) {
@@ -165,10 +174,10 @@ function paymentRecording(opts: {
         fakes,
         workflowType: 'paymentWorkflow',
         workflowId: paymentWorkflowId(paymentId),
-        args: [{ paymentId, lean: { expiresAt: terms.expiresAt, ...(opts.delayed ? { timedFromFirstTask: true as const } : {}) } }],
-        startDelayMs: opts.delayed ? Date.parse(terms.expiresAt) - now : undefined,
+        args: [{ paymentId, lean: { expiresAt: terms.expiresAt, ...(delayed ? { timedFromFirstTask: true as const } : {}), ...(opts.localWaits ? { localWaits: true as const } : {}) } }],
+        startDelayMs: delayed ? Date.parse(terms.expiresAt) - now : undefined,
         body: async (handle, signalWithStart) => {
-          const signal = (payin: DetectedPayin) => (opts.delayed ? signalWithStart(payinDetectedSignal, payin) : handle.signal(payinDetectedSignal, payin));
+          const signal = (payin: DetectedPayin) => (delayed ? signalWithStart(payinDetectedSignal, payin) : handle.signal(payinDetectedSignal, payin));
           await opts.drive(signal, fakes, handle);
           const result = await handle.result();
           if (result !== opts.result) throw new Error(`${opts.name}: ended ${result}, expected ${opts.result}`);
@@ -197,10 +206,7 @@ export const RECORDINGS: Recording[] = [
     terms: { crossChain: true },
     drive: (signal) => signal(detectedPayin({ tx: 'v2-cross-bridged' })),
     result: 'payment_completed',
-    activities: [
-      'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
-      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'reservePayoutFunds', 'transferFromTreasury', 'extendDepositWatch',
-    ],
+    activities: PAID_CROSS_CHAIN_BRIDGED,
   }),
   paymentRecording({
     name: 'payment-delayed-start-same-chain-completed',
@@ -208,6 +214,32 @@ export const RECORDINGS: Recording[] = [
     drive: (signal) => signal(detectedPayin({ tx: 'v3-same' })),
     result: 'payment_completed',
     activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-local-waits-same-chain-completed',
+    localWaits: true,
+    drive: (signal) => signal(detectedPayin({ tx: 'v4-same' })),
+    result: 'payment_completed',
+    activities: [
+      'loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch',
+    ],
+  }),
+  paymentRecording({
+    name: 'payment-local-waits-cross-chain-bridged-completed',
+    localWaits: true,
+    terms: { crossChain: true },
+    drive: (signal) => signal(detectedPayin({ tx: 'v4-cross-bridged' })),
+    result: 'payment_completed',
+    activities: PAID_CROSS_CHAIN_BRIDGED,
+  }),
+  paymentRecording({
+    name: 'payment-local-waits-wait-handed-to-activity-completed',
+    localWaits: true,
+    terms: { webhooks: false },
+    prepare: (fakes) => (fakes.failLocalWaits = 1),
+    drive: (signal) => signal(detectedPayin({ tx: 'v4-handed-over' })),
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPayin', 'recordPaymentTransition', 'awaitPayinConfirmation', 'sweepDeposit', 'reservePayoutFunds', 'transferFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-delayed-start-expired',
@@ -526,8 +558,8 @@ function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScen
  */
 const RECORDED_SINCE_LATER_PATCHES = new Set(['payment-refund-reverts-while-treasury-short-then-paid', 'payment-without-webhook-url-completed']);
 
-/** Payment runs started as every payment starts since delayed starts: no run before them started so. */
-const isDelayedStart = (s: HistoryScenario) => s.name.startsWith('payment-delayed-start-');
+/** Payment runs started as payments start since delayed starts (and since local waits): no run before them started so. */
+const isDelayedStart = (s: HistoryScenario) => s.name.startsWith('payment-delayed-start-') || s.name.startsWith('payment-local-waits-');
 
 const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_LATER_PATCHES.has(s.name) && !isDelayedStart(s);
 

@@ -6,6 +6,7 @@
  * Shared by the workflow tests and by `scripts/record-histories.ts`, which records the replay histories.
  */
 import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -154,6 +155,8 @@ export class FakeActivities {
   readonly revertingEstimates = { payouts: 0, refunds: 0 };
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
+  /** Chain waits run as local activities still to fail (a node that does not answer): the run hands each to an activity task. */
+  failLocalWaits = 0;
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
   webhookGate?: Promise<void>;
   /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
@@ -241,6 +244,10 @@ export class FakeActivities {
   private submitted(intentKey: string): { intentKey: string; txHash: string } {
     this.written.add(intentKey);
     return { intentKey, txHash: txHashOf(intentKey) };
+  }
+
+  private failLocalWait(): void {
+    if (Context.current().info.isLocal && this.failLocalWaits-- > 0) throw new Error('the node did not answer');
   }
 
   private wouldRevert(intentKey: string): ApplicationFailure {
@@ -338,6 +345,7 @@ export class FakeActivities {
     },
     awaitPayinConfirmation: async (input) => {
       this.record({ name: 'awaitPayinConfirmation', input });
+      this.failLocalWait();
       if (this.confirmationGate) await this.confirmationGate;
       const outcome = this.outcomes.get(`${input.depth ?? 'confirmations'}:${payinId(input.payin)}`)?.shift() ?? 'confirmed';
       if (outcome === 'dropped') return { outcome };
@@ -346,6 +354,7 @@ export class FakeActivities {
     },
     awaitChainTx: async (input): Promise<ChainTxResult> => {
       this.record({ name: 'awaitChainTx', input });
+      this.failLocalWait();
       await Promise.resolve();
       if (!this.written.has(input.intentKey)) {
         throw ApplicationFailure.nonRetryable(`awaited intent ${input.intentKey} that was never submitted`, 'UnknownIntent');

@@ -61,13 +61,15 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   /**
    * Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes.
    * `startDelayed`: started as the API starts it, delayed until its expiry (`drive` wakes it with `signalWithStart`).
+   * Started with the input every start gives (local chain waits), or as runs started before local waits
+   * (`activityWaits`: every chain wait an activity task).
    */
   async function pay(
-    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true },
+    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true; activityWaits?: true },
     drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities, signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>,
     prepare?: (fakes: FakeActivities) => void,
   ) {
-    const { startDelayed, ...termsOptions } = options;
+    const { startDelayed, activityWaits, ...termsOptions } = options;
     const paymentId = `pay_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
     const now = await env.currentTimeMs();
@@ -80,7 +82,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, ...(activityWaits ? {} : { localWaits: true as const }) } }],
       startDelayMs: startDelayed ? Date.parse(terms.expiresAt) - now : undefined,
       body: async (handle, signalWithStart) => {
         await drive(handle, fakes, (payin) => signalWithStart(payinDetectedSignal, payin));
@@ -164,6 +166,38 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.ok(firstTaskAt(events) < Date.parse(fakes.terms.get(paymentId)!.expiresAt) - 60_000, 'the first task came with the payin, long before the expiry');
     assert.ok(events.some((e) => e.eventType === EventType.EVENT_TYPE_TIMER_STARTED), 'the rest of the time to expiry is a timer');
     assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+  });
+
+  /** The activity types the run scheduled as activity tasks (its local activities are markers). */
+  const activityTasks = async (handle: WorkflowHandle<typeof paymentWorkflow>) =>
+    (await eventsOf(handle)).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType!.name!] : []));
+
+  it('waits for its payin and its transactions inside its own workflow tasks: no chain wait is an activity task', async () => {
+    const { result, fakes, handle } = await pay({ webhooks: false }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'local-waits' })));
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.deepEqual(await activityTasks(handle), [], 'every step and wait of a same-chain payment without webhooks is a local activity');
+    assert.deepEqual(fakes.callsOf('awaitPayinConfirmation').map((c) => c.depth), ['confirmations', 'finality']);
+    assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.depth), ['confirmations', 'confirmations', 'finality'], 'payout landed, sweep landed, payout final');
+    const tasks = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
+    assert.ok(tasks <= 3, `the payment took ${tasks} workflow tasks (its first, and the payin's)`);
+  });
+
+  it('a chain wait that fails in the workflow task is handed to a chain-waits activity task, and the payment completes', async () => {
+    const { result, fakes, handle } = await pay({ webhooks: false }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'local-wait-fails' })), (f) => {
+      f.failLocalWaits = 1;
+    });
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation'], 'only the failed wait became an activity task');
+    assert.deepEqual(fakes.callsOf('awaitPayinConfirmation').map((c) => c.depth), ['confirmations', 'confirmations', 'finality'], 'the handed-over wait asked again');
+  });
+
+  it('a run started before local chain waits waits in chain-waits activity tasks, as it did', async () => {
+    const { result, fakes, handle } = await pay({ webhooks: false, activityWaits: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'activity-waits' })));
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation', 'awaitPayinConfirmation', 'awaitChainTx', 'awaitChainTx', 'awaitChainTx']);
   });
 
   it('cross chain: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
@@ -428,7 +462,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, localWaits: true } }],
       body: async (h) => {
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'revert-a' }));
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
