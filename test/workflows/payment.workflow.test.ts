@@ -193,6 +193,20 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.callsOf('awaitPayinConfirmation').map((c) => c.depth), ['confirmations', 'confirmations', 'finality'], 'the handed-over wait asked again');
   });
 
+  it('a chain wait that outlasts its 30 s in the workflow task is handed to a chain-waits activity task', async function () {
+    // The local wait's timeout is the SDK's, in real time: this test takes over 30 s.
+    this.timeout(90_000);
+    const { result, fakes, handle } = await pay({ webhooks: false }, async (h, f) => {
+      const release = f.holdConfirmations();
+      await h.signal(payinDetectedSignal, detectedPayin({ tx: 'local-wait-slow' }));
+      await eventually('the wait to become an activity task', 60_000, async () => ((await activityTasks(h)).includes('awaitPayinConfirmation') ? true : undefined), 500);
+      release();
+    });
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation'], 'only the wait that timed out became an activity task');
+  });
+
   it('a run started before local chain waits waits in chain-waits activity tasks, as it did', async () => {
     const { result, fakes, handle } = await pay({ webhooks: false, activityWaits: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'activity-waits' })));
     assert.equal(result, 'payment_completed');
