@@ -375,7 +375,8 @@ class PaymentRun {
    * A wait on the chain. A run started with `localWaits` waits in its own workflow task first (a local activity:
    * no task-queue round trip, no workflow task of its own when it ends); a local wait that outlasts
    * `localChainWaitOptions` or fails is handed to a chain-waits activity task, which heartbeats and shows in the
-   * Temporal UI. Both are read-only and idempotent, so the handover repeats nothing that matters.
+   * Temporal UI. Both are idempotent (reads, and re-broadcasts of the intent's one signed transaction), so the
+   * handover repeats nothing that matters.
    */
   private chainWait<T>(wait: (waits: ChainWaitActivities) => Promise<T>): Promise<T> {
     // The activity's own promise, not an async function's: runs recorded before replay their exact promise ticks.
