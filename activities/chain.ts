@@ -142,7 +142,8 @@ export function createChainWaitActivities(deps: ActivityDeps) {
     /**
      * Idempotent (re-broadcasts, then reads): waits until the intent's transaction is mined with the chain's
      * confirmations (or finality depth), re-broadcasting it while the node does not have it. Looks again only when
-     * the chain has a new block (nothing it reads can change before). Heartbeats.
+     * the chain has a new block (nothing it reads can change before), and once mined, only when it can be deep
+     * enough. Heartbeats.
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
@@ -150,7 +151,8 @@ export function createChainWaitActivities(deps: ActivityDeps) {
         heartbeatWhenDue();
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
-        await nextHead(check.chainId, check.head, heartbeatWhenDue);
+        // Mined, only short of depth: nothing to do before it can be deep enough (a reorg meanwhile is seen then).
+        await nextHead(check.chainId, Math.max(check.head, (check.deepAt ?? 0) - 1), heartbeatWhenDue);
       }
     },
 

@@ -17,7 +17,11 @@ export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 
  * One look at a transaction that may have been signed several times (replacements): not on chain, on chain but not
  * yet deep enough, or at the asked depth with its outcome, each with which of the hashes it was.
  */
-export type TxCheck = { state: 'unmined' } | { state: 'pending'; txHash: string } | { state: 'mined'; txHash: string; blockNumber: number; succeeded: boolean; confirmedAt: string };
+/** `pending`: mined, not yet deep enough or in a block being reorganised; `blockNumber` when only its depth is short. */
+export type TxCheck =
+  | { state: 'unmined' }
+  | { state: 'pending'; txHash: string; blockNumber?: number }
+  | { state: 'mined'; txHash: string; blockNumber: number; succeeded: boolean; confirmedAt: string };
 
 /** Deposit addresses the chain's watcher looks after: open payments, and closed ones within the late-payin window. */
 export interface WatchedDeposits {

@@ -81,6 +81,16 @@ function recentSends(chains: ChainAdapters) {
 
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
+/**
+ * A check that found the intent's transaction not yet mined deep enough: look again once the chain's head is past
+ * `head`, or (mined in a block the check saw, only short of depth) not before the head reaches `deepAt`.
+ */
+export interface NotYet {
+  chainId: number;
+  head: number;
+  deepAt?: number;
+}
+
 export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, log } = deps;
   const sends = recentSends(chains);
@@ -212,33 +222,39 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
      * look again (after the chain's next block). Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
      * new nonce when another transaction used its nonce (never taken for ours without our hash's receipt).
      */
-    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number }> {
+    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | NotYet> {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
       const adapter = chains.adapter(row.chain_id);
       // Read first: a block that appears during the check is looked at again.
       const headBefore = await chains.sharedHead(row.chain_id);
+      // Sent at this head (the wait that follows a send): no block can hold it yet, and a re-broadcast is moments old.
+      if (row.status === 'signed' && row.sent_at_block !== null && headBefore <= Number(row.sent_at_block)) return { chainId: row.chain_id, head: headBefore };
+      const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
       // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
       const minedNonce = adapter.replacement ? await adapter.replacement.minedNonce(row.signer) : null;
-      const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], depth === 'finality' ? chain.finalityDepth : chain.confirmations);
+      const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], blocks);
       if (check.state === 'unmined') {
+        // Whether this check may have replaced the intent's transaction (then its row is read again).
+        let unstuck = false;
         if (minedNonce !== null) {
-          const head = await adapter.head();
-          if (minedNonce > Number(row.nonce)) await unstick(intentKey, true, head);
-          else if (minedNonce === Number(row.nonce)) await unstick(intentKey, false, head);
-          else {
+          if (minedNonce >= Number(row.nonce)) {
+            unstuck = true;
+            await unstick(intentKey, minedNonce > Number(row.nonce), headBefore);
+          } else {
             // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
             const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
             const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
-            if (blocker) await unstick(blocker.intent_key, false, head);
+            if (blocker) await unstick(blocker.intent_key, false, headBefore);
             else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
           }
         }
         // Sent by this process moments ago (and not replaced since): the node has it, only not in a block yet.
-        const current = (await findChainTx({ knex, intentKey }))!;
+        const current = unstuck ? (await findChainTx({ knex, intentKey }))! : row;
         if (!sends.sentMomentsAgo(current)) await broadcast(current);
       }
+      if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: headBefore, deepAt: check.blockNumber + blocks - 1 };
       if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });

@@ -113,7 +113,7 @@ export async function checkTx(provider: JsonRpcProvider, blocks: BlockReads, txH
   const receipt = receipts.find((r) => r !== null);
   if (!receipt) return { state: 'unmined' };
   const txHash = receipt.hash;
-  if ((await blocks.head()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash };
+  if ((await blocks.head()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash, blockNumber: receipt.blockNumber };
   const block = await blocks.block(receipt.blockNumber);
   if (block?.hash !== receipt.blockHash) return { state: 'pending', txHash };
   return { state: 'mined', txHash, blockNumber: receipt.blockNumber, succeeded: receipt.status === 1, confirmedAt: new Date(block.timestamp * 1000).toISOString() };

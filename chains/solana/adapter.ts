@@ -322,7 +322,7 @@ export class SolanaAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const status = await this.status(txHash);
       if (!status) continue;
-      if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash };
+      if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash, blockNumber: Number(status.slot) };
       return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded: status.err === null, confirmedAt: await this.confirmedAt(status.slot) };
     }
     return { state: 'unmined' };

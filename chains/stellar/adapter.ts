@@ -216,7 +216,7 @@ export class StellarAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const tx = await this.transaction(txHash);
       if (!tx) continue;
-      if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending', txHash };
+      if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending', txHash, blockNumber: tx.ledger_attr };
       return { state: 'mined', txHash, blockNumber: tx.ledger_attr, succeeded: tx.successful, confirmedAt: new Date(tx.created_at).toISOString() };
     }
     return { state: 'unmined' };

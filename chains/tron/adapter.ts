@@ -262,7 +262,7 @@ export class TronAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const info = await this.info(txHash);
       if (info.blockNumber === undefined) continue;
-      if ((await this.head()) - info.blockNumber + 1 < depth) return { state: 'pending', txHash };
+      if ((await this.head()) - info.blockNumber + 1 < depth) return { state: 'pending', txHash, blockNumber: info.blockNumber };
       return { state: 'mined', txHash, blockNumber: info.blockNumber, succeeded: info.receipt?.result === 'SUCCESS', confirmedAt: new Date(info.blockTimeStamp ?? 0).toISOString() };
     }
     return { state: 'unmined' };

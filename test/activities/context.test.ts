@@ -115,7 +115,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     assert.ok((await provider.getBlockNumber()) - headBefore >= 2, 'it looked again at newer blocks before answering');
   });
 
-  it('awaitChainTx fails at once for an intent never signed, and stops when its activity is cancelled', async () => {
+  it('awaitChainTx fails at once for an intent never signed, and stops when its activity is cancelled; a check of a mined transaction names its block', async () => {
     const waits = createChainWaitActivities(deps);
     const env = new MockActivityEnvironment();
     const waiting = inContext(env, () => waits.awaitChainTx({ intentKey: `payout:${randomUUID()}`, depth: 'confirmations' }));
@@ -140,6 +140,9 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const finality = inContext(slow, () => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'finality' }));
     setTimeout(() => slow.cancel(), 200);
     await assert.rejects(finality, CancelledFailure);
+    // Mined, short of depth: the check names the block, so a wait reads nothing more before the head can make it deep enough.
+    const receipt = await eventually('the sweep mined', 30_000, async () => (await providerFor(stack.info, 8453).getTransactionReceipt(tx.txHash)) ?? undefined);
+    assert.deepEqual(await deps.chains.adapter(8453).checkTx([tx.txHash], 1_000), { state: 'pending', txHash: tx.txHash, blockNumber: receipt.blockNumber });
     // The payment pays its merchant: let it settle, so no later test sees that payout.
     await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
   });
