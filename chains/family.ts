@@ -15,9 +15,9 @@ export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 
 
 /**
  * One look at a transaction that may have been signed several times (replacements): not on chain, on chain but not
- * yet deep enough, or at the asked depth with its outcome, each with which of the hashes it was.
+ * yet deep enough (or in a block being reorganised), or at the asked depth with its outcome, each with which of the
+ * hashes it was. `pending` names the block when only the depth is short, so a wait need not look before then.
  */
-/** `pending`: mined, not yet deep enough or in a block being reorganised; `blockNumber` when only its depth is short. */
 export type TxCheck =
   | { state: 'unmined' }
   | { state: 'pending'; txHash: string; blockNumber?: number }

@@ -26,8 +26,9 @@ const gunzipAsync = promisify(gunzip);
  *   spent a tenth of its main thread in `fetch` (docs/scaling.md).
  * Registered through ethers' own extension point (`FetchRequest.registerGetUrl`).
  *
- * A request whose kept-alive connection the node closed is sent once more on a new one: JSON-RPC reads are
- * idempotent, and so is re-sending a signed transaction (the node knows it by its hash).
+ * A request whose kept-alive connection the node closed is sent once more on a new one, outside the pool: a node
+ * that timed out idle connections closed every pooled one, and the next pooled one would be closed too. JSON-RPC
+ * reads are idempotent, and so is re-sending a signed transaction (the node knows it by its hash).
  */
 async function getUrl(req: FetchRequest, signal?: FetchCancelSignal): Promise<GetUrlResponse> {
   const abort = new AbortController();
@@ -36,7 +37,7 @@ async function getUrl(req: FetchRequest, signal?: FetchCancelSignal): Promise<Ge
   try {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await post(req, abort.signal);
+        return await post(req, abort.signal, attempt === 1);
       } catch (err) {
         if (attempt >= 2 || !(err instanceof ClosedConnection)) throw err;
       }
@@ -46,7 +47,7 @@ async function getUrl(req: FetchRequest, signal?: FetchCancelSignal): Promise<Ge
   }
 }
 
-function post(req: FetchRequest, signal: AbortSignal): Promise<GetUrlResponse> {
+function post(req: FetchRequest, signal: AbortSignal, pooled: boolean): Promise<GetUrlResponse> {
   const url = new URL(req.url);
   const transport = transports[url.protocol as keyof typeof transports];
   if (!transport) return Promise.reject(new Error(`unsupported JSON-RPC URL protocol: ${url.protocol}`));
@@ -55,7 +56,7 @@ function post(req: FetchRequest, signal: AbortSignal): Promise<GetUrlResponse> {
     const request = transport.request(url, {
       method: req.method,
       headers: { ...req.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-      agent: transport.agent,
+      agent: pooled ? transport.agent : false,
       signal,
     });
     request.once('error', (err) => reject(request.reusedSocket && !signal.aborted && CLOSED_CODES.has((err as NodeJS.ErrnoException).code ?? '') ? new ClosedConnection(err.message) : err));

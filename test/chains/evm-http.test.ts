@@ -101,4 +101,24 @@ describe('EVM JSON-RPC transport (chains/evm/http.ts)', () => {
     assert.equal(dropped, 1);
     provider.destroy();
   });
+
+  it('sends it on a fresh connection when the node closed every kept-alive one (idle timeout)', async () => {
+    let dropped = 0;
+    const node = await startNode({
+      onRequest: (socket, nth) => {
+        if (nth < 2) return true;
+        dropped++;
+        socket.destroy();
+        return false;
+      },
+    });
+    servers.push(node.server);
+    const provider = providerFor(node.url);
+    // Three calls at once leave three kept-alive connections in the pool; each closes on its next request.
+    assert.deepEqual(await Promise.all([1, 2, 3].map(() => provider.send('eth_blockNumber', []))), ['0x2a', '0x2a', '0x2a']);
+    assert.equal(node.connections.size, 3);
+    assert.equal(await provider.send('eth_blockNumber', []), '0x2a');
+    assert.equal(dropped, 1, 'the retry went out on a new connection, not on another pooled one');
+    provider.destroy();
+  });
 });
