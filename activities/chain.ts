@@ -151,8 +151,7 @@ export function createChainWaitActivities(deps: ActivityDeps) {
         heartbeatWhenDue();
         const check = await txs.checkIntent(input.intentKey, input.depth);
         if ('txHash' in check) return check;
-        // Mined, only short of depth: nothing to do before it can be deep enough (a reorg meanwhile is seen then).
-        await nextHead(check.chainId, Math.max(check.head, (check.deepAt ?? 0) - 1), heartbeatWhenDue);
+        await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }
     },
 

@@ -81,16 +81,6 @@ function recentSends(chains: ChainAdapters) {
 
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
-/**
- * A check that found the intent's transaction not yet mined deep enough: look again once the chain's head is past
- * `head`, or (mined in a block the check saw, only short of depth) not before the head reaches `deepAt`.
- */
-export interface NotYet {
-  chainId: number;
-  head: number;
-  deepAt?: number;
-}
-
 export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, log } = deps;
   const sends = recentSends(chains);
@@ -219,10 +209,11 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
 
     /**
      * One look at the intent's transaction: its result once mined `depth` deep on the canonical chain, else when to
-     * look again (after the chain's next block). Not mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a
-     * new nonce when another transaction used its nonce (never taken for ours without our hash's receipt).
+     * look again (once the head is past `head`: the next block, or the block that can make it deep enough). Not
+     * mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a new nonce when
+     * another transaction used its nonce (never taken for ours without our hash's receipt).
      */
-    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | NotYet> {
+    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number }> {
       const row = await findChainTx({ knex, intentKey });
       if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
       const chain = chains.registry.chain(row.chain_id);
@@ -254,7 +245,8 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         const current = unstuck ? (await findChainTx({ knex, intentKey }))! : row;
         if (!sends.sentMomentsAgo(current)) await broadcast(current);
       }
-      if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: headBefore, deepAt: check.blockNumber + blocks - 1 };
+      // Mined, only short of depth: nothing to look at before the head can make it deep enough (a reorg meanwhile is seen then).
+      if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: Math.max(headBefore, check.blockNumber + blocks - 2) };
       if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });

@@ -83,9 +83,9 @@ describe('EVM JSON-RPC transport (chains/evm/http.ts)', () => {
     provider.destroy();
   });
 
-  it('sends a call once more on a new connection when the node closed the kept-alive one', async () => {
+  /** A node on which the second request on any connection finds it closed, as a node that timed out an idle connection would. */
+  async function closingNode() {
     let dropped = 0;
-    // The second request on any connection finds it closed, as a node that timed out an idle connection would.
     const node = await startNode({
       onRequest: (socket, nth) => {
         if (nth < 2) return true;
@@ -95,30 +95,26 @@ describe('EVM JSON-RPC transport (chains/evm/http.ts)', () => {
       },
     });
     servers.push(node.server);
+    return { ...node, dropped: () => dropped };
+  }
+
+  it('sends a call once more on a new connection when the node closed the kept-alive one', async () => {
+    const node = await closingNode();
     const provider = providerFor(node.url);
     assert.equal(await provider.send('eth_blockNumber', []), '0x2a');
     assert.equal(await provider.send('eth_blockNumber', []), '0x2a');
-    assert.equal(dropped, 1);
+    assert.equal(node.dropped(), 1);
     provider.destroy();
   });
 
   it('sends it on a fresh connection when the node closed every kept-alive one (idle timeout)', async () => {
-    let dropped = 0;
-    const node = await startNode({
-      onRequest: (socket, nth) => {
-        if (nth < 2) return true;
-        dropped++;
-        socket.destroy();
-        return false;
-      },
-    });
-    servers.push(node.server);
+    const node = await closingNode();
     const provider = providerFor(node.url);
     // Three calls at once leave three kept-alive connections in the pool; each closes on its next request.
     assert.deepEqual(await Promise.all([1, 2, 3].map(() => provider.send('eth_blockNumber', []))), ['0x2a', '0x2a', '0x2a']);
     assert.equal(node.connections.size, 3);
     assert.equal(await provider.send('eth_blockNumber', []), '0x2a');
-    assert.equal(dropped, 1, 'the retry went out on a new connection, not on another pooled one');
+    assert.equal(node.dropped(), 1, 'the retry went out on a new connection, not on another pooled one');
     provider.destroy();
   });
 });
