@@ -48,17 +48,41 @@ async function signing<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A payout's transfer out of the treasury. */
+type TreasuryTransfer = ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string };
+
 /** Chain writes: each keyed by an intent, so every retry re-broadcasts the one signed transaction. */
 export function createChainWriteActivities(deps: ActivityDeps) {
   const txs = createChainTxService(deps);
   const bridges = createBridgeService(deps);
+
+  /**
+   * Idempotent (one reservation per payment): sets the payout aside in the treasury ledger (PostgreSQL) when the
+   * treasury's balance, less what other unmined payouts reserved, covers it. Not reserved: the run waits for funds.
+   */
+  async function reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
+    const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
+    if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
+    const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
+    const reserved = await reserveTreasury({
+      knex: deps.knex,
+      paymentId: payment.id,
+      chainId: payment.destination_chain_id,
+      tokenAddress: payment.destination_token_address,
+      amountUnits: payment.destination_amount_units,
+      balanceUnits: available,
+    });
+    if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: available.toString() }, 'treasury short of a payout');
+    return { reserved, availableUnits: available.toString() };
+  }
+
   return {
     /** Idempotent per intent key: moves funds out of a deposit address (deploying its forwarder if needed), on database terms. */
     sweepDeposit: (input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) =>
       signing(() => txs.sweepDeposit(input)),
 
     /** Idempotent per intent key: a transfer from the treasury (payouts), on database terms. */
-    transferFromTreasury: (input: ChainTxIntent & { tokenAddress: string; to: string; amountUnits: string; purpose: string }) =>
+    transferFromTreasury: (input: TreasuryTransfer) =>
       signing(() => txs.transferFromTreasury(input)),
 
     /** Idempotent (read-only): fees and expected time of bridging the amount to the destination treasury. */
@@ -74,24 +98,16 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     /** Idempotent per intent key: the CCTP mint (refused on chain for a used nonce), or null for a delivered OFT. */
     finishBridge: (input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
 
+    reservePayoutFunds,
+
     /**
-     * Idempotent (one reservation per payment): sets the payout aside in the treasury ledger (PostgreSQL) when the
-     * treasury's balance, less what other unmined payouts reserved, covers it. Not reserved: the run waits for funds.
+     * Idempotent (one reservation per payment, one transaction per intent key): `reservePayoutFunds`, then, when the
+     * treasury covers the payout, `transferFromTreasury`: one step of the run (PaymentWorkflowInput.lean.combinedSteps)
+     * where those were two. `payout` is null while the treasury is short.
      */
-    async reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
-      const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
-      if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
-      const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
-      const reserved = await reserveTreasury({
-        knex: deps.knex,
-        paymentId: payment.id,
-        chainId: payment.destination_chain_id,
-        tokenAddress: payment.destination_token_address,
-        amountUnits: payment.destination_amount_units,
-        balanceUnits: available,
-      });
-      if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: available.toString() }, 'treasury short of a payout');
-      return { reserved, availableUnits: available.toString() };
+    async payOutFromTreasury(input: TreasuryTransfer & { paymentId: string }) {
+      const funds = await reservePayoutFunds({ paymentId: input.paymentId });
+      return { ...funds, payout: funds.reserved ? await signing(() => txs.transferFromTreasury(input)) : null };
     },
   };
 }

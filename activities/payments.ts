@@ -1,9 +1,8 @@
-import type { DetectedPayin } from '../domain/payins';
-import { paymentTerms, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/payins';
+import { paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
 import { claimPayinRefund, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
-import type { PayinDisposition, PayinStatus } from '../db/tables';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { startOrphanedWorkflows } from '../services/reconcile';
 import { notifyOrderOfPayment } from '../services/workflows';
@@ -13,6 +12,25 @@ import { asActivity } from './failures';
 /** The payment's read model and terms, and the reconciler: every write is idempotent. */
 export function createPaymentRecordActivities(deps: ActivityDeps) {
   const { knex, log } = deps;
+
+  /** Idempotent: absolute values, and a write not newer than the stored sequence changes nothing. */
+  async function recordPaymentTransition(transition: PaymentTransition): Promise<void> {
+    await applyPaymentTransition({ knex, transition });
+    // Runs from before sequences (the legacy payment run) tell their order from here; newer runs signal it themselves.
+    if (transition.sequence === undefined) await notifyOrderOfPayment(deps, transition);
+  }
+
+  /** Idempotent: upsert keyed by the payin's identity (chain, tx, log index), ordered by sequence. */
+  async function recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void> {
+    await upsertPayin({ knex, ...input });
+    if (input.status === 'confirmed' && input.disposition) await recordPayinEntry(deps, input.paymentId, input.payin);
+  }
+
+  /** Idempotent: keeps the deposit address watched for the late-payin window from now; never shortens a watch. */
+  async function keepDepositWatched(input: { paymentId: string; windowMs?: number }): Promise<void> {
+    await extendDepositWatch({ knex, paymentId: input.paymentId, windowMs: input.windowMs ?? deps.latePayinWindowMs });
+  }
+
   return {
     /** Idempotent (read-only): the payment's terms as stored, the only terms money moves on. */
     async loadPaymentTerms(input: { paymentId: string }): Promise<PaymentTerms> {
@@ -23,17 +41,20 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Idempotent: absolute values, and a write not newer than the stored sequence changes nothing. */
-    async recordPaymentTransition(transition: PaymentTransition): Promise<void> {
-      await applyPaymentTransition({ knex, transition });
-      // Runs from before sequences (the legacy payment run) tell their order from here; newer runs signal it themselves.
-      if (transition.sequence === undefined) await notifyOrderOfPayment(deps, transition);
-    },
+    recordPaymentTransition,
+    recordPayin,
 
-    /** Idempotent: upsert keyed by the payin's identity (chain, tx, log index), ordered by sequence. */
-    async recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void> {
-      await upsertPayin({ knex, ...input });
-      if (input.status === 'confirmed' && input.disposition) await recordPayinEntry(deps, input.paymentId, input.payin);
+    /**
+     * Idempotent: each write is (see recordPayin, recordPaymentTransition, extendDepositWatch). Consecutive writes of
+     * a run in one step: one local activity where each was one, which is most of a payment's cost in the worker.
+     */
+    async recordPaymentProgress(input: { paymentId: string; steps: PaymentProgress[] }): Promise<void> {
+      const { paymentId } = input;
+      for (const step of input.steps) {
+        if (step.kind === 'payin') await recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
+        else if (step.kind === 'status') await recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
+        else await keepDepositWatched({ paymentId });
+      }
     },
 
     /**
@@ -55,10 +76,7 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
       return refund;
     },
 
-    /** Idempotent: keeps the deposit address watched for the late-payin window from now; never shortens a watch. */
-    async extendDepositWatch(input: { paymentId: string; windowMs?: number }): Promise<void> {
-      await extendDepositWatch({ knex, paymentId: input.paymentId, windowMs: input.windowMs ?? deps.latePayinWindowMs });
-    },
+    extendDepositWatch: keepDepositWatched,
 
     /** Idempotent: starting a workflow that already runs finds the running one. */
     async startOrphanedWorkflows(input: { olderThanMs: number }): Promise<number> {

@@ -11,7 +11,13 @@ export function createWatcherActivities(deps: ActivityDeps) {
      * `pollIntervalMs` when caught up; without (a scan an older watcher run scheduled before a deploy), scans once.
      */
     scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
-      const scan = () => scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat() });
+      // The head at which this activity's last scan had read everything: a poll before the next block reads nothing else.
+      let caughtUpAt: number | undefined;
+      const scan = async () => {
+        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), caughtUpAt });
+        caughtUpAt = result.caughtUp ? result.head : undefined;
+        return result;
+      };
       if (input.keepScanningMs === undefined || input.pollIntervalMs === undefined) return scan();
       // The activity's sleep ends at once when the activity is cancelled (a worker draining past its grace).
       return keepScanning(scan, { pollIntervalMs: input.pollIntervalMs, keepScanningMs: input.keepScanningMs, heartbeat: () => heartbeat(), sleep });

@@ -1,4 +1,5 @@
 /** The payment as the domain sees it: statuses, the stored record, its terms and its lifecycle writes. */
+import type { DetectedPayin, PayinDisposition, PayinStatus } from './payins';
 
 export const PAYMENT_STATUSES = [
   'payment_unpaid',
@@ -180,6 +181,15 @@ export interface PaymentTransition {
   payin?: { senderAddress: string; txHash: string; amountReceivedUnits: string; confirmedAt: string };
   payout?: { txHash: string; confirmedAt: string };
 }
+
+/**
+ * One of a payment run's writes to the read model; `recordPaymentProgress` applies several in order, in one step: a
+ * payin's state, the payment's status, or the deposit address's watch kept for late payins (from now).
+ */
+export type PaymentProgress =
+  | { kind: 'payin'; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence: number }
+  | ({ kind: 'status' } & Omit<PaymentTransition, 'paymentId'>)
+  | { kind: 'watch' };
 
 /**
  * Where the sequences of each kind of run start. A payment run counts from 1; a late-payin run only ever follows

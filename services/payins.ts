@@ -36,6 +36,8 @@ export interface ScanResult {
   caughtUp: boolean;
   /** Payins found in the range and handed to their runs. */
   payins: number;
+  /** The chain's head as the scan read it. */
+  head: number;
 }
 
 /** Where the next scan starts: after the cursor, or below it when its block was reorged away. */
@@ -54,13 +56,20 @@ async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainC
  * the range was handed over does the cursor move, so none is ever dropped. Its cost grows with the blocks'
  * transfers, not with the number of open payments.
  */
-export async function scanChain(deps: PayinServiceDeps, input: { chainId: number; maxBlocks: number; heartbeat: () => void }): Promise<ScanResult> {
+export async function scanChain(
+  deps: PayinServiceDeps,
+  input: { chainId: number; maxBlocks: number; heartbeat: () => void; caughtUpAt?: number },
+): Promise<ScanResult> {
   const { knex, chains } = deps;
   const adapter = chains.adapter(input.chainId);
+  // The head the chain's waits share. Not past the head at which this watch's last scan had read everything: nothing
+  // new to read, not even the cursor (a reorg at that height is seen by the next block's scan, which checks the
+  // cursor's hash).
+  const head = await chains.sharedHead(input.chainId);
+  if (input.caughtUpAt !== undefined && head <= input.caughtUpAt) return { range: null, caughtUp: true, payins: 0, head };
   const cursor = await findChainCursor({ knex, chainId: input.chainId });
-  const head = await adapter.head();
   const fromBlock = await nextBlock(deps, input.chainId, cursor, head);
-  if (fromBlock > head) return { range: null, caughtUp: true, payins: 0 };
+  if (fromBlock > head) return { range: null, caughtUp: true, payins: 0, head };
   const toBlock = Math.min(head, fromBlock + input.maxBlocks - 1);
 
   const watched = { all: () => listWatchedDeposits({ knex, chainId: input.chainId }) };
@@ -93,7 +102,7 @@ export async function scanChain(deps: PayinServiceDeps, input: { chainId: number
   if (!blockHash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
   // Another scan moving the cursor meanwhile (a zombie attempt) is fine: the payins above were handed over anyway.
   await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash } });
-  return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length };
+  return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length, head };
 }
 
 /**

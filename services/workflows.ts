@@ -52,7 +52,7 @@ function paymentStartOptions(row: PaymentRow, taskQueue: string) {
   return {
     workflowId: paymentWorkflowId(row.id),
     taskQueue,
-    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString(), timedFromFirstTask: true, localWaits: true } }] as [PaymentWorkflowInput],
+    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString(), timedFromFirstTask: true, localWaits: true, combinedSteps: true } }] as [PaymentWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // A payment runs once: its closed run is never started again.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,

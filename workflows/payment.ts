@@ -17,7 +17,7 @@ import {
 import type { ChainWaitActivities, PaymentActivities } from '../activities';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
-import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
+import type { PaymentProgress, PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, localChainWaitOptions, readModelOptions, webhookOptions } from './activity-options';
 import { legacyPaymentRun, type LegacyPaymentWorkflowInput } from './legacy/payment-v1';
@@ -61,8 +61,9 @@ type OperatorWait = 'chain_step_reverts' | 'treasury_short';
 export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<PaymentStatus> {
   // A lean run (PaymentWorkflowInput.lean) has every patch, and asks for none.
   if (input.lean) {
-    const { expiresAt, timedFromFirstTask, localWaits } = input.lean;
-    return new PaymentRun(input.paymentId, { patches: 'lean', expiresAt, timedFromFirstTask: timedFromFirstTask === true, localWaits: localWaits === true }).run();
+    const { expiresAt, timedFromFirstTask, localWaits, combinedSteps } = input.lean;
+    const start = { expiresAt, timedFromFirstTask: timedFromFirstTask === true, localWaits: localWaits === true, combinedSteps: combinedSteps === true };
+    return new PaymentRun(input.paymentId, { patches: 'lean', ...start }).run();
   }
   // Runs started before payment runs ended with their payment finish on the code they started on.
   const folded = patched(PATCHES.paymentPatchesFolded);
@@ -75,7 +76,10 @@ export async function paymentWorkflow(input: PaymentWorkflowInput): Promise<Paym
  * (PaymentWorkflowInput.lean); `folded` (started with PATCHES.paymentPatchesFolded) has the folded ones without
  * asking and asks for the later ones; `patched` asks for each.
  */
-type RunStart = { patches: 'lean'; expiresAt: string; timedFromFirstTask: boolean; localWaits: boolean } | { patches: 'folded' | 'patched' };
+type RunStart = { patches: 'lean'; expiresAt: string; timedFromFirstTask: boolean; localWaits: boolean; combinedSteps: boolean } | { patches: 'folded' | 'patched' };
+
+/** The statuses a payment run ends with. */
+const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set(['payment_completed', 'payment_refunded', 'payment_expired']);
 
 interface TrackedPayin {
   payin: DetectedPayin | ConfirmedPayin;
@@ -109,6 +113,11 @@ class PaymentRun {
   private readonly operatorWaits: OperatorWait[] = [];
   private readonly readModel: typeof readModel;
   private readonly chainWrites: typeof chainWrites;
+  /**
+   * Consecutive steps run as one (PaymentWorkflowInput.lean.combinedSteps): the read-model writes between two other
+   * steps in one `recordPaymentProgress`, the payout's reservation and transfer in one `payOutFromTreasury`.
+   */
+  private readonly combined: boolean;
 
   constructor(
     private readonly paymentId: string,
@@ -118,6 +127,7 @@ class PaymentRun {
     const localSteps = this.has(PATCHES.localSteps);
     this.readModel = localSteps ? localReadModel : readModel;
     this.chainWrites = localSteps ? localChainWrites : chainWrites;
+    this.combined = start.patches === 'lean' && start.combinedSteps;
     setHandler(payinDetectedSignal, (payin) => {
       const known = this.payins.get(payinId(payin));
       // The watcher re-sends after reorgs and restarts; only a payin we saw vanish may come back.
@@ -163,8 +173,13 @@ class PaymentRun {
       else await this.transition('payment_expired');
       break;
     }
+    // The sandbox's clock: the time of the run's latest workflow task, recorded in its history.
+    // eslint-disable-next-line no-restricted-syntax
+    const settledAt = Date.now();
     await this.drain();
-    await this.readModel.extendDepositWatch({ paymentId: this.paymentId });
+    // A combined run's final status kept its deposit address watched; again only if the drain outlasted that task.
+    // eslint-disable-next-line no-restricted-syntax
+    if (!this.combined || Date.now() > settledAt) await this.readModel.extendDepositWatch({ paymentId: this.paymentId });
     return this.status;
   }
 
@@ -204,20 +219,48 @@ class PaymentRun {
   }
 
   private async transition(status: PaymentStatus, fields: Pick<PaymentTransition, 'payin' | 'payout'> = {}): Promise<void> {
+    const { kind, ...transition } = this.enter(status, fields);
+    // A final status also keeps the deposit address watched for late payins (see `run`).
+    if (this.combined) return this.record({ kind, ...transition }, ...(FINAL_STATUSES.has(status) ? [{ kind: 'watch' as const }] : []));
+    await this.readModel.recordPaymentTransition({ paymentId: this.paymentId, ...transition });
+    const parent = workflowInfo().parent;
+    if (parent) await this.tellOrder(parent.workflowId, status);
+  }
+
+  /** The run enters `status` (its state, its search attribute); the returned write records it. */
+  private enter(status: PaymentStatus, fields: Pick<PaymentTransition, 'payin' | 'payout'> = {}): Extract<PaymentProgress, { kind: 'status' }> {
     this.status = status;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: status }]);
-    await this.readModel.recordPaymentTransition({ paymentId: this.paymentId, status, sequence: ++this.sequence, ...fields });
+    return { kind: 'status', status, sequence: ++this.sequence, ...fields };
+  }
+
+  /** A legacy order follows its payment. An order that has ended no longer listens; that is not an error. */
+  private tellOrder(orderWorkflowId: string, status: PaymentStatus): Promise<void> {
+    return getExternalWorkflowHandle(orderWorkflowId)
+      .signal(paymentUpdatedSignal, { paymentId: this.paymentId, status })
+      .catch((err: unknown) => log.info('order did not take the payment update', { paymentId: this.paymentId, status, error: String(err) }));
+  }
+
+  /** Records writes in one step (a combined run's), then tells the run's order of the statuses it entered. */
+  private async record(...steps: PaymentProgress[]): Promise<void> {
+    await this.readModel.recordPaymentProgress({ paymentId: this.paymentId, steps });
     const parent = workflowInfo().parent;
-    if (parent) {
-      // A legacy order follows its payment. An order that has ended no longer listens; that is not an error.
-      await getExternalWorkflowHandle(parent.workflowId)
-        .signal(paymentUpdatedSignal, { paymentId: this.paymentId, status })
-        .catch((err: unknown) => log.info('order did not take the payment update', { paymentId: this.paymentId, status, error: String(err) }));
-    }
+    for (const step of steps) if (parent && step.kind === 'status') await this.tellOrder(parent.workflowId, step.status);
+  }
+
+  private payinProgress(payin: DetectedPayin, status: 'detected' | 'confirmed' | 'dropped', disposition?: 'payment' | 'refund'): PaymentProgress {
+    return { kind: 'payin', payin, status, disposition, sequence: ++this.sequence };
   }
 
   private recordPayin(payin: DetectedPayin, status: 'detected' | 'confirmed' | 'dropped', disposition?: 'payment' | 'refund'): Promise<void> {
+    if (this.combined) return this.record(this.payinProgress(payin, status, disposition));
     return this.readModel.recordPayin({ paymentId: this.paymentId, payin, status, disposition, sequence: ++this.sequence });
+  }
+
+  /** What the payment received: the counted payins' sum, and the last one's sender, transaction and time. */
+  private receivedPayin(): NonNullable<PaymentTransition['payin']> {
+    const last = this.counted[this.counted.length - 1]!;
+    return { senderAddress: last.from, txHash: last.txHash, amountReceivedUnits: this.received().toString(), confirmedAt: last.confirmedAt };
   }
 
   /** Starts the event's delivery beside the payment: the payout never waits for a merchant's endpoint. */
@@ -244,9 +287,14 @@ class PaymentRun {
       this.track(payin, 'refused');
       return;
     }
-    await this.recordPayin(payin, 'detected');
     const inToken = payin.tokenAddress.toLowerCase() === source.address.toLowerCase();
-    if (!inToken || !this.collecting || this.expired) {
+    const counts = () => inToken && this.collecting && !this.expired;
+    if (this.combined) {
+      // The payin, and the payment's start when it counts, in one write.
+      const starts = counts() && this.status === 'payment_unpaid';
+      await this.record(this.payinProgress(payin, 'detected'), ...(starts ? [this.enter('payment_started')] : []));
+    } else await this.recordPayin(payin, 'detected');
+    if (!counts()) {
       this.background.push(this.refundWhole(payin, inToken ? 'arrived after the payment was paid or expired' : 'not the payment token'));
       return;
     }
@@ -276,6 +324,9 @@ class PaymentRun {
     }
     this.track(result.payin, 'counted');
     this.counted.push(result.payin);
+    // A combined run records the payin that completes the payment with the status it brings, in `settle`: no step
+    // runs beside the one that settles (a command issued between two local activities' results would not replay).
+    if (this.combined && this.paid()) return;
     await this.recordPayin(result.payin, 'confirmed');
   }
 
@@ -421,9 +472,8 @@ class PaymentRun {
     const received = this.received();
     this.collecting = false;
     if (this.status !== 'payment_payin_completed') {
-      await this.transition('payment_payin_completed', {
-        payin: { senderAddress: completing.from, txHash: completing.txHash, amountReceivedUnits: received.toString(), confirmedAt: completing.confirmedAt },
-      });
+      if (this.combined) await this.record(this.payinProgress(completing, 'confirmed'), this.enter('payment_payin_completed', { payin: this.receivedPayin() }));
+      else await this.transition('payment_payin_completed', { payin: this.receivedPayin() });
       this.emitWebhook('payment_payin_completed');
     }
     const final = await Promise.all(counted.map((payin) => this.chainWait((waits) => waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'finality' }))));
@@ -439,9 +489,16 @@ class PaymentRun {
       await this.transition(survivors.length > 0 ? 'payment_started' : 'payment_unpaid');
       return false;
     }
-    for (const payin of counted) {
-      this.track(payin, 'counted');
-      await this.recordPayin(payin, 'confirmed', 'payment');
+    if (this.combined) {
+      for (const payin of counted) this.track(payin, 'counted');
+      // Same chain, the payout starts now (from the treasury's float): it is recorded with the counted payins.
+      const payoutStarts = this.terms.route === 'bridge' ? [] : [this.enter('payment_payout_started')];
+      await this.record(...counted.map((payin) => this.payinProgress(payin, 'confirmed', 'payment')), ...payoutStarts);
+    } else {
+      for (const payin of counted) {
+        this.track(payin, 'counted');
+        await this.recordPayin(payin, 'confirmed', 'payment');
+      }
     }
     await this.payOut(completing, received);
     return true;
@@ -494,17 +551,16 @@ class PaymentRun {
     }
 
     // Same chain: the treasury pays from its float; the sweep refills it meanwhile.
-    await this.transition('payment_payout_started');
+    if (this.status !== 'payment_payout_started') await this.transition('payment_payout_started');
     // Our own liquidity never bounces a customer: a short treasury makes the payout wait, visibly, until funded.
     const visible = this.has(PATCHES.adversarialMoneyPath);
     let treasuryWaitEnded: (() => void) | undefined;
-    while (!(await this.chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) {
+    const treasuryShort = (): Promise<void> => {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
       if (visible) treasuryWaitEnded ??= this.beginOperatorWait('treasury_short');
-      await sleep(LIQUIDITY_RECHECK);
-    }
-    treasuryWaitEnded?.();
-    const payout = await this.chainStep(() => this.chainWrites.transferFromTreasury({
+      return sleep(LIQUIDITY_RECHECK);
+    };
+    const transfer = {
       intentKey: intentKeys.payout(this.paymentId),
       paymentId: this.paymentId,
       chainId: destination.chainId,
@@ -512,7 +568,17 @@ class PaymentRun {
       to: destination.receiverAddress,
       amountUnits: destination.amountUnits,
       purpose: 'payout to merchant',
-    }));
+    };
+    let payout: { intentKey: string } | null;
+    if (this.combined) {
+      // The reservation and the transfer in one step: no transfer while the treasury is short.
+      while (!(payout = (await this.chainStep(() => this.chainWrites.payOutFromTreasury(transfer))).payout)) await treasuryShort();
+      treasuryWaitEnded?.();
+    } else {
+      while (!(await this.chainWrites.reservePayoutFunds({ paymentId: this.paymentId })).reserved) await treasuryShort();
+      treasuryWaitEnded?.();
+      payout = await this.chainStep(() => this.chainWrites.transferFromTreasury(transfer));
+    }
     const paid = await this.landed(payout);
     await this.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
@@ -571,10 +637,7 @@ class PaymentRun {
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */
   private async bounce(): Promise<void> {
-    const last = this.counted[this.counted.length - 1]!;
-    await this.transition('payment_bounced', {
-      payin: { senderAddress: last.from, txHash: last.txHash, amountReceivedUnits: this.received().toString(), confirmedAt: last.confirmedAt },
-    });
+    await this.transition('payment_bounced', { payin: this.receivedPayin() });
     await Promise.all(this.counted.map((payin) => this.refundConfirmed(payin, payin.amountUnits, 'underpaid')));
     await this.transition('payment_refunded');
   }

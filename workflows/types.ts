@@ -27,6 +27,13 @@ export interface PaymentWorkflowInput {
      * `localChainWaitOptions` to a chain-waits activity task. Runs started before it wait in activity tasks only.
      */
     localWaits?: true;
+    /**
+     * Given by every start since combined steps (docs/workflow-versioning.md): the run records the read-model
+     * writes between two of its other steps in one local activity (`recordPaymentProgress`: a payin with the status
+     * it brings, the counted payins with payment_payout_started, a final status with the deposit address's watch),
+     * and reserves and signs its payout in one (`payOutFromTreasury`). Runs started before it call each alone.
+     */
+    combinedSteps?: true;
   };
 }
 

@@ -145,13 +145,15 @@ const HELD_AFTER_THE_WEBHOOK: Record<string, string[]> = {
  * One payment run of current code: its terms, what arrives, how it ends. `delayed`: started as payments started
  * since delayed starts (PaymentWorkflowInput.lean.timedFromFirstTask, a start delay until the expiry), its payins
  * sent by signal-with-start as the chain watcher sends them. Without it, as lean runs started before, which are
- * still open: no start delay, the expiry timed from the run's start. `localWaits`: started as every payment starts
- * since local chain waits (delayed, and PaymentWorkflowInput.lean.localWaits).
+ * still open: no start delay, the expiry timed from the run's start. `localWaits`: started as payments started
+ * since local chain waits (delayed, and PaymentWorkflowInput.lean.localWaits). `combinedSteps`: started as every
+ * payment starts since combined steps (local waits, and PaymentWorkflowInput.lean.combinedSteps).
  */
 function paymentRecording(opts: {
   name: string;
   delayed?: true;
   localWaits?: true;
+  combinedSteps?: true;
   terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
   prepare?: (fakes: FakeActivities, paymentId: string) => void;
   drive: (signal: (payin: ReturnType<typeof detectedPayin>) => Promise<void>, fakes: FakeActivities, run: WorkflowHandle) => Promise<void>;
@@ -159,7 +161,8 @@ function paymentRecording(opts: {
   activities: string[];
 }): Recording {
   const paymentId = idOf(opts.name);
-  const delayed = opts.delayed ?? opts.localWaits;
+  const localWaits = opts.localWaits ?? opts.combinedSteps;
+  const delayed = opts.delayed ?? localWaits;
   return {
     scenarios: [{ name: opts.name, workflowType: 'paymentWorkflow', marker: paymentId, ending: { result: opts.result }, activities: opts.activities }],
     async record(env, workflowBundle) {
@@ -174,7 +177,7 @@ function paymentRecording(opts: {
         fakes,
         workflowType: 'paymentWorkflow',
         workflowId: paymentWorkflowId(paymentId),
-        args: [{ paymentId, lean: { expiresAt: terms.expiresAt, ...(delayed ? { timedFromFirstTask: true as const } : {}), ...(opts.localWaits ? { localWaits: true as const } : {}) } }],
+        args: [{ paymentId, lean: { expiresAt: terms.expiresAt, ...(delayed ? { timedFromFirstTask: true as const } : {}), ...(localWaits ? { localWaits: true as const } : {}), ...(opts.combinedSteps ? { combinedSteps: true as const } : {}) } }],
         startDelayMs: delayed ? Date.parse(terms.expiresAt) - now : undefined,
         body: async (handle, signalWithStart) => {
           const signal = (payin: DetectedPayin) => (delayed ? signalWithStart(payinDetectedSignal, payin) : handle.signal(payinDetectedSignal, payin));
@@ -189,7 +192,79 @@ function paymentRecording(opts: {
   };
 }
 
+/**
+ * A payment run with combined steps (PaymentWorkflowInput.lean.combinedSteps) that settles on the same chain: its
+ * final status keeps the deposit address watched (`extendDepositWatch` only when its drain outlasted that task).
+ */
+const COMBINED_SAME_CHAIN = ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'];
+
+/** Pays, holding the webhook deliveries until the payment is completed: the run's drain waits for them. */
+const payWithSlowWebhooks = (tx: string) => async (signal: (payin: DetectedPayin) => Promise<void>, fakes: FakeActivities) => {
+  const release = fakes.holdWebhooks();
+  await signal(detectedPayin({ tx }));
+  await fakes.reached('payment_completed');
+  release();
+};
+
 export const RECORDINGS: Recording[] = [
+  paymentRecording({
+    name: 'payment-combined-steps-same-chain-completed',
+    combinedSteps: true,
+    drive: payWithSlowWebhooks('v5-same'),
+    result: 'payment_completed',
+    activities: [...COMBINED_SAME_CHAIN, 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-without-webhook-url-completed',
+    combinedSteps: true,
+    terms: { webhooks: false },
+    drive: (signal) => signal(detectedPayin({ tx: 'v5-no-webhooks' })),
+    result: 'payment_completed',
+    activities: COMBINED_SAME_CHAIN.filter((name) => name !== 'deliverWebhook'),
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-treasury-short-then-paid',
+    combinedSteps: true,
+    prepare: (fakes) => (fakes.treasuryShortFor = 2),
+    drive: payWithSlowWebhooks('v5-short'),
+    result: 'payment_completed',
+    activities: [...COMBINED_SAME_CHAIN, 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-multisend-one-paid-one-refunded',
+    combinedSteps: true,
+    drive: async (signal) => {
+      await signal(detectedPayin({ tx: 'v5-multisend', logIndex: 1 }));
+      await signal(detectedPayin({ tx: 'v5-multisend', logIndex: 2 }));
+    },
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx', 'holdDust', 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-cross-chain-bridged-completed',
+    combinedSteps: true,
+    terms: { crossChain: true },
+    drive: (signal) => signal(detectedPayin({ tx: 'v5-cross-bridged' })),
+    result: 'payment_completed',
+    activities: [
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
+      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+    ],
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-underpaid-bounced',
+    combinedSteps: true,
+    drive: (signal) => signal(detectedPayin({ tx: 'v5-under', amountUnits: '7500000' })),
+    result: 'payment_refunded',
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'awaitChainTx'],
+  }),
+  paymentRecording({
+    name: 'payment-combined-steps-expired',
+    combinedSteps: true,
+    drive: () => Promise.resolve(),
+    result: 'payment_expired',
+    activities: ['loadPaymentTerms', 'recordPaymentProgress'],
+  }),
   paymentRecording({
     name: 'payment-same-chain-completed',
     drive: async (signal, fakes) => {
@@ -558,8 +633,8 @@ function recordedBefore(prefix: string, legacy: string, include: (s: HistoryScen
  */
 const RECORDED_SINCE_LATER_PATCHES = new Set(['payment-refund-reverts-while-treasury-short-then-paid', 'payment-without-webhook-url-completed']);
 
-/** Payment runs started as payments start since delayed starts (and since local waits): no run before them started so. */
-const isDelayedStart = (s: HistoryScenario) => s.name.startsWith('payment-delayed-start-') || s.name.startsWith('payment-local-waits-');
+/** Payment runs started as payments start since delayed starts (and since local waits, combined steps): no run before them started so. */
+const isDelayedStart = (s: HistoryScenario) => ['payment-delayed-start-', 'payment-local-waits-', 'payment-combined-steps-'].some((prefix) => s.name.startsWith(prefix));
 
 const isPaymentRun = (s: HistoryScenario) => s.workflowType === 'paymentWorkflow' && !RECORDED_SINCE_LATER_PATCHES.has(s.name) && !isDelayedStart(s);
 

@@ -273,6 +273,16 @@ export class FakeActivities {
       if (input.disposition === 'payment') this.countedByPayment.add(payinId(input.payin));
       await Promise.resolve();
     },
+    recordPaymentProgress: async (input) => {
+      this.record({ name: 'recordPaymentProgress', input });
+      // As the worker's: each write as its own activity would make it, in order.
+      for (const step of input.steps) {
+        const { paymentId } = input;
+        if (step.kind === 'payin') await this.activities.recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
+        else if (step.kind === 'status') await this.activities.recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
+        else await this.activities.extendDepositWatch({ paymentId });
+      }
+    },
     holdDust: async (input) => {
       this.record({ name: 'holdDust', input });
       await Promise.resolve();
@@ -337,6 +347,11 @@ export class FakeActivities {
       this.treasuryShortFor--;
       return { reserved, availableUnits: reserved ? '1000000000000' : '0' };
     },
+    payOutFromTreasury: async (input) => {
+      this.record({ name: 'payOutFromTreasury', input });
+      const funds = await this.activities.reservePayoutFunds({ paymentId: input.paymentId });
+      return { ...funds, payout: funds.reserved ? await this.activities.transferFromTreasury(input) : null };
+    },
     deliverWebhook: async (input) => {
       this.record({ name: 'deliverWebhook', input });
       if (this.webhookGate) await this.webhookGate;
@@ -372,7 +387,7 @@ export class FakeActivities {
       await Promise.resolve();
       const next = this.scans.shift() ?? { caughtUp: true, payins: 0 };
       if (next instanceof Error) throw next;
-      return { range: { fromBlock: 1, toBlock: input.maxBlocks }, ...next };
+      return { range: { fromBlock: 1, toBlock: input.maxBlocks }, head: input.maxBlocks, ...next };
     },
     createOrderPayment: async (input) => {
       this.record({ name: 'createOrderPayment', input });

@@ -62,7 +62,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
    * Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes.
    * `startDelayed`: started as the API starts it, delayed until its expiry (`drive` wakes it with `signalWithStart`).
    * Started with the input every start gives (local chain waits), or as runs started before local waits
-   * (`activityWaits`: every chain wait an activity task).
+   * (`activityWaits`: every chain wait an activity task, every step alone).
    */
   async function pay(
     options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true; activityWaits?: true },
@@ -82,7 +82,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, ...(activityWaits ? {} : { localWaits: true as const }) } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, ...(activityWaits ? {} : { localWaits: true as const, combinedSteps: true as const }) } }],
       startDelayMs: startDelayed ? Date.parse(terms.expiresAt) - now : undefined,
       body: async (handle, signalWithStart) => {
         await drive(handle, fakes, (payin) => signalWithStart(payinDetectedSignal, payin));
@@ -98,7 +98,13 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
 
   it('same chain: pays out from the treasury, sweeps exactly the amount, and the run ends Completed with the payment', async () => {
     const payin = detectedPayin({ tx: 'same-a' });
-    const { result, fakes, paymentId, closed } = await pay({}, (h) => h.signal(payinDetectedSignal, payin));
+    const { result, fakes, paymentId, closed } = await pay({}, async (h, f) => {
+      // The merchant's endpoint answers once the payment is completed: the run's drain waits for its deliveries.
+      const release = f.holdWebhooks();
+      await h.signal(payinDetectedSignal, payin);
+      await f.reached('payment_completed');
+      release();
+    });
     assert.equal(result, 'payment_completed');
     assert.equal(closed, 'COMPLETED', 'nothing stays Running once the payment is settled');
     assert.deepEqual(fakes.statuses(), HAPPY_PATH);
@@ -124,7 +130,21 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       ['confirmations', 'finality'],
       'the payout is released only once the payin is final',
     );
-    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }], 'the address stays watched for late payins after the run');
+    assert.deepEqual(
+      fakes.callsOf('recordPaymentProgress').map((c) => c.steps.map((step) => (step.kind === 'payin' ? `payin ${step.status}` : step.kind === 'status' ? step.status : step.kind))),
+      [
+        ['payin detected', 'payment_started'],
+        ['payin confirmed', 'payment_payin_completed'],
+        ['payin confirmed', 'payment_payout_started'],
+        ['payment_payout_completed'],
+        ['payment_completed', 'watch'],
+      ],
+      'the writes between two other steps are one step, and the final status keeps the address watched for late payins',
+    );
+    assert.deepEqual(fakes.callsOf('payOutFromTreasury').map((c) => c.intentKey), [intentKeys.payout(paymentId)], 'reserved and signed in one step');
+    // Watched again from the run's end: its webhook deliveries outlasted the workflow task of the final status.
+    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }, { paymentId }]);
+    assert.equal(fakes.calls[fakes.calls.length - 1]?.name, 'extendDepositWatch');
     const seqs = sequences(fakes);
     assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every read-model write carries the next sequence number');
   });
@@ -181,6 +201,10 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.depth), ['confirmations', 'confirmations', 'finality'], 'payout landed, sweep landed, payout final');
     const tasks = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
     assert.ok(tasks <= 3, `the payment took ${tasks} workflow tasks (its first, and the payin's)`);
+    // Combined steps: terms, 5 writes (each with the status it brings), 5 waits, sweep, payout; the watch rides on the final status.
+    const steps = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED).length;
+    assert.equal(steps, 13, 'one local activity per step: 18 before steps were combined');
+    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: fakes.callsOf('loadPaymentTerms')[0]!.paymentId }], 'kept watched once, with the final status');
   });
 
   it('a chain wait that fails in the workflow task is handed to a chain-waits activity task, and the payment completes', async () => {
@@ -476,7 +500,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, localWaits: true } }],
+      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, localWaits: true, combinedSteps: true } }],
       body: async (h) => {
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'revert-a' }));
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
