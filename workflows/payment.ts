@@ -219,10 +219,10 @@ class PaymentRun {
   }
 
   private async transition(status: PaymentStatus, fields: Pick<PaymentTransition, 'payin' | 'payout'> = {}): Promise<void> {
-    const { kind, ...transition } = this.enter(status, fields);
+    const step = this.enter(status, fields);
     // A final status also keeps the deposit address watched for late payins (see `run`).
-    if (this.combined) return this.record({ kind, ...transition }, ...(FINAL_STATUSES.has(status) ? [{ kind: 'watch' as const }] : []));
-    await this.readModel.recordPaymentTransition({ paymentId: this.paymentId, ...transition });
+    if (this.combined) return this.record(step, ...(FINAL_STATUSES.has(status) ? [{ kind: 'watch' as const }] : []));
+    await this.readModel.recordPaymentTransition({ paymentId: this.paymentId, status, sequence: step.sequence, ...fields });
     const parent = workflowInfo().parent;
     if (parent) await this.tellOrder(parent.workflowId, status);
   }

@@ -18,13 +18,11 @@ import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
 import { advanceChainCursor, findChainCursor } from '../../db/queries/chain-cursors';
-import { createLogger } from '../../lib/logger';
-import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { activityDeps, connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { findPaymentById } from '../../db/queries/payments';
 
@@ -41,16 +39,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    deps = {
-      knex: services.knex,
-      chains: services.chains,
-      temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
-      latePayinWindowMs: 60_000,
-      log: createLogger('silent', 'test'),
-      metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
-      webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
-      orders: { pricing: { feeBps: 50, fixedFees: [], minimums: [] }, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
-    };
+    deps = activityDeps(stack, services, 60_000);
   });
   after(async () => services?.close());
 

@@ -6,11 +6,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { PaymentProgress } from '../../domain/payment';
-import { createLogger } from '../../lib/logger';
-import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import type { Stack } from '../../scripts/stack';
 import { createPayment, paymentBody } from '../support/api';
-import { connectServices, type StackServices } from '../support/services';
+import { activityDeps, connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
 describe('recordPaymentProgress (real database)', function () {
@@ -23,16 +21,7 @@ describe('recordPaymentProgress (real database)', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    deps = {
-      knex: services.knex,
-      chains: services.chains,
-      temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
-      latePayinWindowMs: 3_600_000,
-      log: createLogger('silent', 'test'),
-      metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
-      webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
-      orders: { pricing: { feeBps: 50, fixedFees: [], minimums: [] }, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
-    };
+    deps = activityDeps(stack, services, 3_600_000);
   });
   after(async () => services?.close());
 

@@ -9,6 +9,8 @@ import { createKnex } from '../../db/connection';
 import type { AccountLimits, AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import type { Stack } from '../../scripts/stack';
+import type { ActivityDeps } from '../../activities';
+import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 
 /** Direct handles on the stack's PostgreSQL, Temporal and chains, for assertions and for extra API instances. */
 export interface StackServices {
@@ -92,5 +94,19 @@ export async function startExtraApi(stack: Stack, services: StackServices, overr
       server.closeAllConnections();
       await closed;
     },
+  };
+}
+
+/** What the worker gives its activities, on the test stack's services (silent logs, private webhook targets allowed). */
+export function activityDeps(stack: Stack, services: StackServices, latePayinWindowMs: number): ActivityDeps {
+  return {
+    knex: services.knex,
+    chains: services.chains,
+    temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
+    latePayinWindowMs,
+    log: createLogger('silent', 'test'),
+    metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
+    webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
+    orders: { pricing: { feeBps: 50, fixedFees: [], minimums: [] }, publicBaseUrl: stack.publicBaseUrl, allowPrivateCallbackTargets: true },
   };
 }
