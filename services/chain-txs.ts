@@ -248,10 +248,16 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       // Mined, only short of depth: nothing to look at before the head can make it deep enough (a reorg meanwhile is seen then).
       if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: Math.max(headBefore, check.blockNumber + blocks - 2) };
       if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
-      await markChainTxMined({ knex, intentKey, txHash: check.txHash, status: check.succeeded ? 'confirmed' : 'reverted', blockNumber: check.blockNumber });
-      if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
-      if (check.succeeded) await recordMinedTxEntries({ knex }, row);
-      if (!check.succeeded) log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+      const status = check.succeeded ? 'confirmed' : 'reverted';
+      // A check before this one recorded it mined in this very block (the wait for finality after the one for
+      // confirmations): the writes below are done already. The row is marked last, so a crash between them leaves
+      // it unmarked and the next check does them all again (each is idempotent).
+      if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
+        if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
+        if (check.succeeded) await recordMinedTxEntries({ knex }, row);
+        else log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+        await markChainTxMined({ knex, intentKey, txHash: check.txHash, status, blockNumber: check.blockNumber });
+      }
       return { intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded, confirmedAt: check.confirmedAt };
     },
 
