@@ -1,5 +1,5 @@
 import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/payins';
-import { paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import { applyPaymentProgress, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
 import { claimPayinRefund, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
@@ -48,14 +48,8 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
      * Idempotent: each write is (see recordPayin, recordPaymentTransition, extendDepositWatch). Consecutive writes of
      * a run in one step: one local activity where each was one, which is most of a payment's cost in the worker.
      */
-    async recordPaymentProgress(input: { paymentId: string; steps: PaymentProgress[] }): Promise<void> {
-      const { paymentId } = input;
-      for (const step of input.steps) {
-        if (step.kind === 'payin') await recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
-        else if (step.kind === 'status') await recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
-        else await keepDepositWatched({ paymentId });
-      }
-    },
+    recordPaymentProgress: (input: { paymentId: string; steps: PaymentProgress[] }): Promise<void> =>
+      applyPaymentProgress(input.paymentId, input.steps, { recordPayin, recordPaymentTransition, extendDepositWatch: keepDepositWatched }),
 
     /**
      * Idempotent: whether returning `amountUnits` of the payin would be a refund at a loss (below the token's dust

@@ -191,6 +191,22 @@ export type PaymentProgress =
   | ({ kind: 'status' } & Omit<PaymentTransition, 'paymentId'>)
   | { kind: 'watch' };
 
+/** The writes a payment's progress is made of, as their own activities take them. */
+export interface PaymentProgressWrites {
+  recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void>;
+  recordPaymentTransition(transition: PaymentTransition): Promise<void>;
+  extendDepositWatch(input: { paymentId: string }): Promise<void>;
+}
+
+/** Applies `steps` in order, each as its own write would (the worker's `recordPaymentProgress`, and the workflow tests' fake). */
+export async function applyPaymentProgress(paymentId: string, steps: PaymentProgress[], writes: PaymentProgressWrites): Promise<void> {
+  for (const step of steps) {
+    if (step.kind === 'payin') await writes.recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
+    else if (step.kind === 'status') await writes.recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
+    else await writes.extendDepositWatch({ paymentId });
+  }
+}
+
 /**
  * Where the sequences of each kind of run start. A payment run counts from 1; a late-payin run only ever follows
  * the closed payment run, so its writes must win over all of the payment run's.

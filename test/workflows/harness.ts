@@ -15,7 +15,7 @@ import type { SignalDefinition, Workflow } from '@temporalio/common';
 import type { AllActivities } from '../../activities';
 import { intentKeys, type ChainTxResult } from '../../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
-import { paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
+import { applyPaymentProgress, paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
 import type { WebhookEventType } from '../../domain/webhook-events';
 import type { OrderStatus } from '../../domain/orders';
 import { loadConfig } from '../../lib/config';
@@ -276,12 +276,7 @@ export class FakeActivities {
     recordPaymentProgress: async (input) => {
       this.record({ name: 'recordPaymentProgress', input });
       // As the worker's: each write as its own activity would make it, in order.
-      for (const step of input.steps) {
-        const { paymentId } = input;
-        if (step.kind === 'payin') await this.activities.recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
-        else if (step.kind === 'status') await this.activities.recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
-        else await this.activities.extendDepositWatch({ paymentId });
-      }
+      await applyPaymentProgress(input.paymentId, input.steps, this.activities);
     },
     holdDust: async (input) => {
       this.record({ name: 'holdDust', input });
