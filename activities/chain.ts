@@ -6,7 +6,7 @@ import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
 import { reserveTreasury } from '../db/queries/treasury-reservations';
 import { createBridgeService } from '../services/bridges';
-import { createChainTxService, EstimateReverted, type SweepRecipient } from '../services/chain-txs';
+import { createChainTxService, EstimateReverted, type IntentCheck, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
@@ -159,14 +159,16 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      * Idempotent (re-broadcasts, then reads): waits until the intent's transaction is mined with the chain's
      * confirmations (or finality depth), re-broadcasting it while the node does not have it. Looks again only when
      * the chain has a new block (nothing it reads can change before), and once mined, only when it can be deep
-     * enough. Heartbeats.
+     * enough, without reading its row again while it stays mined. Heartbeats.
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
+      let mined: Exclude<IntentCheck, ChainTxResult>['mined'];
       for (;;) {
         heartbeatWhenDue();
-        const check = await txs.checkIntent(input.intentKey, input.depth);
+        const check = await txs.checkIntent(input.intentKey, input.depth, mined);
         if ('txHash' in check) return check;
+        mined = check.mined;
         await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }
     },

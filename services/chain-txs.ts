@@ -79,6 +79,9 @@ function recentSends(chains: ChainAdapters) {
   };
 }
 
+/** A check's answer: the intent's result, or when to look again (`checkIntent`). */
+export type IntentCheck = ChainTxResult | { chainId: number; head: number; mined?: ChainTxRow };
+
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 
 export function createChainTxService(deps: ChainTxServiceDeps) {
@@ -185,6 +188,65 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     });
   }
 
+  /**
+   * One look at the intent's transaction: its result once mined `depth` deep on the canonical chain, else when to
+   * look again (once the head is past `head`: the next block, or the block that can make it deep enough). Not
+   * mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a new nonce when
+   * another transaction used its nonce (never taken for ours without our hash's receipt).
+   *
+   * `mined`: the row a check before this one read and answered back, its transaction mined short of depth. Nothing
+   * replaces a mined transaction, so the row still says what to look for while the transaction stays mined; once
+   * it is not (a reorg), the row is read again before anything is re-sent.
+   */
+  async function checkIntent(intentKey: string, depth: ChainDepth, mined?: ChainTxRow): Promise<IntentCheck> {
+    const row = mined ?? (await findChainTx({ knex, intentKey }));
+    if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
+    const chain = chains.registry.chain(row.chain_id);
+    const adapter = chains.adapter(row.chain_id);
+    // Read first: a block that appears during the check is looked at again.
+    const headBefore = await chains.sharedHead(row.chain_id);
+    // Sent at this head (the wait that follows a send): no block can hold it yet, and a re-broadcast is moments old.
+    if (row.status === 'signed' && row.sent_at_block !== null && headBefore <= Number(row.sent_at_block)) return { chainId: row.chain_id, head: headBefore };
+    const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
+    // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
+    const minedNonce = adapter.replacement ? await adapter.replacement.minedNonce(row.signer) : null;
+    const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], blocks);
+    if (check.state === 'unmined') {
+      if (mined) return checkIntent(intentKey, depth);
+      // Whether this check may have replaced the intent's transaction (then its row is read again).
+      let unstuck = false;
+      if (minedNonce !== null) {
+        if (minedNonce >= Number(row.nonce)) {
+          unstuck = true;
+          await unstick(intentKey, minedNonce > Number(row.nonce), headBefore);
+        } else {
+          // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
+          const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
+          const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
+          if (blocker) await unstick(blocker.intent_key, false, headBefore);
+          else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
+        }
+      }
+      // Sent by this process moments ago (and not replaced since): the node has it, only not in a block yet.
+      const current = unstuck ? (await findChainTx({ knex, intentKey }))! : row;
+      if (!sends.sentMomentsAgo(current)) await broadcast(current);
+    }
+    // Mined, only short of depth: nothing to look at before the head can make it deep enough (a reorg meanwhile is seen then).
+    if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: Math.max(headBefore, check.blockNumber + blocks - 2), mined: row };
+    if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
+    const status = check.succeeded ? 'confirmed' : 'reverted';
+    // A check before this one recorded it mined in this very block (the wait for finality after the one for
+    // confirmations): the writes below are done already. The row is marked last, so a crash between them leaves
+    // it unmarked and the next check does them all again (each is idempotent).
+    if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
+      if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
+      if (check.succeeded) await recordMinedTxEntries({ knex }, row);
+      else log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+      await markChainTxMined({ knex, intentKey, txHash: check.txHash, status, blockNumber: check.blockNumber });
+    }
+    return { intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded, confirmedAt: check.confirmedAt };
+  }
+
   return {
     /** Moves funds out of a deposit address (deploying its forwarder if needed). Idempotent per intent key. */
     sweepDeposit(input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) {
@@ -207,59 +269,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       return submit({ ...input, from: input.step, recipient: input.call.to }, () => chains.evm(input.chainId).prepareCall(input.call));
     },
 
-    /**
-     * One look at the intent's transaction: its result once mined `depth` deep on the canonical chain, else when to
-     * look again (once the head is past `head`: the next block, or the block that can make it deep enough). Not
-     * mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a new nonce when
-     * another transaction used its nonce (never taken for ours without our hash's receipt).
-     */
-    async checkIntent(intentKey: string, depth: ChainDepth): Promise<ChainTxResult | { chainId: number; head: number }> {
-      const row = await findChainTx({ knex, intentKey });
-      if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
-      const chain = chains.registry.chain(row.chain_id);
-      const adapter = chains.adapter(row.chain_id);
-      // Read first: a block that appears during the check is looked at again.
-      const headBefore = await chains.sharedHead(row.chain_id);
-      // Sent at this head (the wait that follows a send): no block can hold it yet, and a re-broadcast is moments old.
-      if (row.status === 'signed' && row.sent_at_block !== null && headBefore <= Number(row.sent_at_block)) return { chainId: row.chain_id, head: headBefore };
-      const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
-      // The nonce is read before the receipts: a receipt that appears in between is still seen as ours.
-      const minedNonce = adapter.replacement ? await adapter.replacement.minedNonce(row.signer) : null;
-      const check = await adapter.checkTx([row.tx_hash, ...row.replaced_tx_hashes], blocks);
-      if (check.state === 'unmined') {
-        // Whether this check may have replaced the intent's transaction (then its row is read again).
-        let unstuck = false;
-        if (minedNonce !== null) {
-          if (minedNonce >= Number(row.nonce)) {
-            unstuck = true;
-            await unstick(intentKey, minedNonce > Number(row.nonce), headBefore);
-          } else {
-            // An earlier transaction of ours holds this one back: it is the one to replace when it waited too long.
-            const [lowest] = await listUnminedBefore({ knex, chainId: row.chain_id, signer: row.signer, nonce: row.nonce, fromNonce: minedNonce, limit: 1 });
-            const blocker = lowest && Number(lowest.nonce) === minedNonce ? lowest : undefined;
-            if (blocker) await unstick(blocker.intent_key, false, headBefore);
-            else log.warn({ intentKey, nonce: row.nonce, minedNonce }, 'a nonce below ours is not a stored transaction of ours; waiting for it');
-          }
-        }
-        // Sent by this process moments ago (and not replaced since): the node has it, only not in a block yet.
-        const current = unstuck ? (await findChainTx({ knex, intentKey }))! : row;
-        if (!sends.sentMomentsAgo(current)) await broadcast(current);
-      }
-      // Mined, only short of depth: nothing to look at before the head can make it deep enough (a reorg meanwhile is seen then).
-      if (check.state === 'pending' && check.blockNumber !== undefined) return { chainId: row.chain_id, head: Math.max(headBefore, check.blockNumber + blocks - 2) };
-      if (check.state !== 'mined') return { chainId: row.chain_id, head: headBefore };
-      const status = check.succeeded ? 'confirmed' : 'reverted';
-      // A check before this one recorded it mined in this very block (the wait for finality after the one for
-      // confirmations): the writes below are done already. The row is marked last, so a crash between them leaves
-      // it unmarked and the next check does them all again (each is idempotent).
-      if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
-        if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
-        if (check.succeeded) await recordMinedTxEntries({ knex }, row);
-        else log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
-        await markChainTxMined({ knex, intentKey, txHash: check.txHash, status, blockNumber: check.blockNumber });
-      }
-      return { intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded, confirmedAt: check.confirmedAt };
-    },
+    checkIntent,
 
     /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */
     treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {

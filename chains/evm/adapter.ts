@@ -1,4 +1,4 @@
-import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress, type TransactionReceipt } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxFees, type TxReplacement } from '../family';
@@ -8,6 +8,7 @@ import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
 import './http';
 import { readUsdPriceFeed } from './price-feeds';
 import { RecentReads } from '../recent-reads';
+import { MinedReceipts } from './receipts';
 import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type BlockReads, type EvmCall } from './transactions';
 
 /** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
@@ -23,11 +24,16 @@ export class EvmAdapter implements ChainAdapter {
   readonly orderedNonces = true;
   readonly provider: JsonRpcProvider;
   private readonly wallet: Wallet | null;
-  /** What every check of a payin or transaction reads besides its receipt: a hundred waits read it once a moment. */
+  /** What every check of a payin or transaction reads: a hundred waits read the head and a block once a moment. */
   private readonly blocks: BlockReads = {
     head: () => this.shared.read(RecentReads.HEAD, () => this.head()),
     block: (blockNumber) => this.shared.read(`block:${blockNumber}`, () => this.provider.getBlock(blockNumber)),
+    receipt: (txHash) => this.receipts.get(txHash),
   };
+  private readonly receipts = new MinedReceipts<TransactionReceipt>({
+    receipt: (txHash) => this.provider.getTransactionReceipt(txHash),
+    blockHash: async (blockNumber) => (await this.blocks.block(blockNumber))?.hash ?? null,
+  });
 
   /**
    * `shared`: the node's answers that change only with a block, shared between this process's callers for a moment
@@ -130,7 +136,7 @@ export class EvmAdapter implements ChainAdapter {
   }
 
   checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
-    return checkTx(this.provider, this.blocks, txHashes, depth);
+    return checkTx(this.blocks, txHashes, depth);
   }
 
   /**

@@ -70,7 +70,7 @@ export async function readNativeTransfers(options: { provider: JsonRpcProvider; 
 
 export async function checkPayin(options: { provider: JsonRpcProvider; blocks: BlockReads; payin: DetectedPayin; depth: number }): Promise<PayinCheck> {
   const { provider, blocks, payin, depth } = options;
-  const receipt = await provider.getTransactionReceipt(payin.txHash);
+  const receipt = await blocks.receipt(payin.txHash);
   if (!receipt) return (await provider.getTransaction(payin.txHash)) === null ? { state: 'missing' } : { state: 'pending' };
   const matched = isNativeToken(payin.tokenAddress) ? await matchNativePayin(provider, receipt, payin) : matchTokenPayin(receipt, payin);
   if (!matched) return { state: 'dropped' };

@@ -1,4 +1,4 @@
-import { Interface, Transaction, isError, type Block, type JsonRpcProvider, type TransactionRequest, type Wallet } from 'ethers';
+import { Interface, Transaction, isError, type Block, type JsonRpcProvider, type TransactionReceipt, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { TxCheck, TxFees } from '../family';
 import type { EvmChainConfig } from '../registry';
@@ -102,14 +102,19 @@ export async function broadcastRaw(provider: JsonRpcProvider, rawTx: string, txH
 }
 
 
-/** The head and blocks by number, as the adapter shares them between its callers (receipts are always read anew). */
+/**
+ * The head and blocks by number, as the adapter shares them between its callers, and receipts, which it keeps while
+ * their block stands (`MinedReceipts`).
+ */
 export interface BlockReads {
   head(): Promise<number>;
   block(blockNumber: number): Promise<Block | null>;
+  /** The transaction's receipt, or null while the node has it in no block. */
+  receipt(txHash: string): Promise<TransactionReceipt | null>;
 }
 
-export async function checkTx(provider: JsonRpcProvider, blocks: BlockReads, txHashes: string[], depth: number): Promise<TxCheck> {
-  const receipts = await Promise.all(txHashes.map((hash) => provider.getTransactionReceipt(hash)));
+export async function checkTx(blocks: BlockReads, txHashes: string[], depth: number): Promise<TxCheck> {
+  const receipts = await Promise.all(txHashes.map((hash) => blocks.receipt(hash)));
   const receipt = receipts.find((r) => r !== null);
   if (!receipt) return { state: 'unmined' };
   const txHash = receipt.hash;

@@ -25,6 +25,11 @@ import { eventually } from '../support/poll';
 import { activityDeps, connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { findPaymentById } from '../../db/queries/payments';
+import { findChainTx } from '../../db/queries/chain-txs';
+import { createChainTxService, type IntentCheck } from '../../services/chain-txs';
+
+/** A check's result without its block time. */
+const pick = (check: IntentCheck) => ('txHash' in check ? { intentKey: check.intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded } : check);
 
 /** Runs `work` as an activity in `env`'s context (typed: the SDK cannot infer the result of a closure). */
 const inContext = <R>(env: MockActivityEnvironment, work: () => Promise<R>): Promise<R> => env.run<[], R, () => Promise<R>>(work);
@@ -134,6 +139,15 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     assert.deepEqual(await deps.chains.adapter(8453).checkTx([tx.txHash], 1_000), { state: 'pending', txHash: tx.txHash, blockNumber: receipt.blockNumber });
     // The payment pays its merchant: let it settle, so no later test sees that payout.
     await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
+
+    // A check handed a mined row back trusts it only while its transaction is mined: a row whose transaction the
+    // node has in no block (as after a reorg) is read again, and nothing of it is re-sent.
+    const txs = createChainTxService(deps);
+    const stored = (await findChainTx({ knex: deps.knex, intentKey: tx.intentKey }))!;
+    const mined = { intentKey: tx.intentKey, txHash: tx.txHash, blockNumber: receipt.blockNumber, succeeded: true };
+    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', stored)), mined);
+    const gone = { ...stored, tx_hash: '0x' + 'ab'.repeat(32), replaced_tx_hashes: [] };
+    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', gone)), mined);
   });
 
   it('a CCTP transfer step by step: awaitBridgeArrival heartbeats while Iris is away, returns the attestation once it is back, and the mint lands', async () => {
