@@ -135,7 +135,8 @@ export function createChainWaitActivities(deps: ActivityDeps) {
   return {
     /**
      * Idempotent (read-only): waits until the payin's transaction has the chain's confirmations (or finality
-     * depth), re-reading its receipt on every poll, so a reorg that moves or removes it is seen. Heartbeats.
+     * depth), checking it at every new block, so a reorg that moves or removes it is seen (the receipt is read
+     * again once the block it named is replaced: `MinedReceipts`). Heartbeats.
      */
     async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth?: ChainDepth }): Promise<PayinConfirmation> {
       const chain = deps.chains.registry.chain(input.payin.chainId);
