@@ -6,7 +6,7 @@ import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
 import { reserveTreasury } from '../db/queries/treasury-reservations';
 import { createBridgeService } from '../services/bridges';
-import { createChainTxService, EstimateReverted, type IntentCheck, type SweepRecipient } from '../services/chain-txs';
+import { createChainTxService, EstimateReverted, type IntentPending, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import type { ActivityDeps } from './deps';
@@ -164,7 +164,7 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
-      let mined: Exclude<IntentCheck, ChainTxResult>['mined'];
+      let mined: IntentPending['mined'];
       for (;;) {
         heartbeatWhenDue();
         const check = await txs.checkIntent(input.intentKey, input.depth, mined);

@@ -79,8 +79,15 @@ function recentSends(chains: ChainAdapters) {
   };
 }
 
-/** A check's answer: the intent's result, or when to look again (`checkIntent`). */
-export type IntentCheck = ChainTxResult | { chainId: number; head: number; mined?: ChainTxRow };
+/** Not there yet: look again once the head is past `head`, passing `mined` back (`checkIntent`). */
+export interface IntentPending {
+  chainId: number;
+  head: number;
+  mined?: ChainTxRow;
+}
+
+/** A check's answer: the intent's result, or when to look again. */
+export type IntentCheck = ChainTxResult | IntentPending;
 
 export type SweepRecipient = { kind: 'treasury' } | { kind: 'address'; address: string };
 

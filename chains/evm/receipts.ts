@@ -25,18 +25,17 @@ export class MinedReceipts<R extends MinedReceipt> {
 
   async get(txHash: string): Promise<R | null> {
     const kept = this.kept.get(txHash);
-    if (kept) {
-      this.kept.delete(txHash);
-      if ((await this.reads.blockHash(kept.blockNumber)) === kept.blockHash) {
-        this.keep(txHash, kept);
-        return kept;
-      }
+    if (kept && (await this.reads.blockHash(kept.blockNumber)) === kept.blockHash) {
+      this.keep(txHash, kept);
+      return kept;
     }
     const receipt = await this.reads.receipt(txHash);
     if (receipt) this.keep(txHash, receipt);
+    else this.kept.delete(txHash);
     return receipt;
   }
 
+  /** Kept as the most recently used (a Map iterates in insertion order). */
   private keep(txHash: string, receipt: R): void {
     this.kept.delete(txHash);
     this.kept.set(txHash, receipt);
