@@ -1,20 +1,31 @@
-# The API and the worker share one image; the command picks the role.
+# The API and the worker share one image; the command picks the role. The dashboard is built in a stage that has
+# the dev dependencies (Vite, Preact); the image itself installs the production dependencies only, whose `prepare`
+# skips the dashboard build (tools/build-dashboard.ts: no Vite there).
+FROM node:20-bookworm-slim AS dashboard
+WORKDIR /build
+COPY package.json package-lock.json ./
+COPY web ./web
+COPY lib/dashboard-build.ts ./lib/
+COPY tools/build-dashboard.ts ./tools/
+RUN npm ci --no-audit --no-fund
+
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# npm's `prepare` builds the dashboard (web/dashboard -> dist/dashboard) during the install.
-COPY web ./web
-COPY lib ./lib
-COPY scripts/build-dashboard.ts ./scripts/
+COPY lib/dashboard-build.ts ./lib/
+COPY tools/build-dashboard.ts ./tools/
 RUN npm ci --omit=dev --no-audit --no-fund
+COPY --from=dashboard /build/dist/dashboard ./dist/dashboard
 COPY api ./api
 COPY activities ./activities
 COPY chains ./chains
 COPY db ./db
 COPY domain ./domain
-COPY scripts/migrate.ts ./scripts/migrate.ts
+COPY lib ./lib
+COPY scripts ./scripts
 COPY services ./services
+COPY web/pay ./web/pay
 COPY workers ./workers
 COPY workflows ./workflows
 COPY tsconfig.json ./

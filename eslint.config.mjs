@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -15,8 +16,18 @@ const LAYERS = {
   activities: { may: ['domain', 'lib', 'db', 'chains', 'services'], why: 'activities/ are thin adapters over services/, db/, chains/ and lib/; never api/' },
   workflows: { may: ['domain'], why: 'workflows/ import only domain/ and each other (activities as types only)' },
   workers: { may: ['domain', 'lib', 'db', 'chains', 'services', 'activities', 'workflows'], why: 'workers/ wire activities and workflows; never api/' },
+  scripts: { may: ['domain', 'lib', 'db', 'chains', 'services', 'workflows'], why: 'scripts/ are the operator\'s commands over services/; never api/, activities/ or workers/' },
 };
-const ALL = Object.keys(LAYERS);
+/**
+ * What the product never imports: tools/ (devnets, the dev stack, benchmarks: devDependencies, absent from the
+ * production install) and test/.
+ */
+const DEV_ONLY = ['tools', 'test'];
+const ALL = [...Object.keys(LAYERS), ...DEV_ONLY];
+/** Packages the production install (`npm ci --omit=dev`) lacks: no product folder imports them, not even for types. */
+const DEV_PACKAGES = Object.keys(JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).devDependencies)
+  .filter((name) => !name.startsWith('@types/'))
+  .map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
 
 /** Bare packages a folder may not import at all (it must stay free of what they bring). */
 const FORBIDDEN_PACKAGES = {
@@ -29,14 +40,18 @@ const FORBIDDEN_PACKAGES = {
 
 const layerRules = Object.entries(LAYERS).map(([layer, { may, why }]) => {
   const banned = ALL.filter((other) => other !== layer && !may.includes(other));
-  const patterns = [{ regex: `^(\\.\\./)+(${banned.join('|')})(/|$)`, message: why, allowTypeImports: true }];
+  const patterns = [
+    { regex: `^(\\.\\./)+(${banned.filter((b) => !DEV_ONLY.includes(b)).join('|')})(/|$)`, message: why, allowTypeImports: true },
+    { regex: `^(\\.\\./)+(${DEV_ONLY.join('|')})(/|$)`, message: `${layer}/ is the product: it never imports the dev tools (tools/) or the tests`, allowTypeImports: false },
+    { regex: `^(${DEV_PACKAGES.join('|')})(/|$)`, message: `${layer}/ is the product: it never imports a devDependency (absent from the production install)`, allowTypeImports: false },
+  ];
   const extra = FORBIDDEN_PACKAGES[layer];
   if (extra) patterns.push({ regex: extra.pattern, message: extra.why, allowTypeImports: layer === 'workflows' });
   return { files: [`${layer}/**/*.ts`], rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] } };
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'dist/**', 'chains/devnet/hardhat.config.js', 'eslint.config.mjs'] },
+  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'dist/**', 'tools/devnets/evm/hardhat.config.js', 'eslint.config.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

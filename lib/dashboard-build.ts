@@ -1,41 +1,4 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** The dashboard's sources (Vite + Preact) and where they are built to (git-ignored; served at `/dashboard`). */
-export const DASHBOARD_SOURCE_DIR = path.resolve(__dirname, '../web/dashboard');
+/** Where the dashboard (web/dashboard) is built to: git-ignored, served at `/dashboard` (tools/build-dashboard.ts builds it). */
 export const DASHBOARD_BUILD_DIR = path.resolve(__dirname, '../dist/dashboard');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-/** True when there is no build, or a source file changed after it was made. */
-export function dashboardBuildOutdated(): boolean {
-  const index = path.join(DASHBOARD_BUILD_DIR, 'index.html');
-  if (!existsSync(index)) return true;
-  return !existsSync(DASHBOARD_SOURCE_DIR) ? false : newestMtime(DASHBOARD_SOURCE_DIR) > statSync(index).mtimeMs;
-}
-
-/** Builds the dashboard with Vite (offline: everything comes from node_modules). */
-export async function buildDashboard(): Promise<void> {
-  // The package's own bin (its exports map hides the file): resolved next to its package.json.
-  const vite = path.join(path.dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [vite, 'build', '--config', path.join(DASHBOARD_SOURCE_DIR, 'vite.config.mjs')], { stdio: 'inherit' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the dashboard build failed (vite exited with ${code})`))));
-  });
-}
-
-/** Builds the dashboard when it is missing or older than its sources (npm start, the tests, the benchmarks). */
-export async function ensureDashboardBuilt(log: (line: string) => void = () => undefined): Promise<void> {
-  if (!dashboardBuildOutdated()) return;
-  log('building the dashboard…');
-  await buildDashboard();
-}

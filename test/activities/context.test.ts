@@ -18,7 +18,7 @@ import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { OrderCallbackAttemptRow, OrderRow } from '../../db/tables';
 import { advanceChainCursor, findChainCursor } from '../../db/queries/chain-cursors';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { eventually } from '../support/poll';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createActivities, type ActivityDeps } from '../../activities';
 import type { PaymentProgress } from '../../domain/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { activityDeps, connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';

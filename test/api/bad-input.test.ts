@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { request, type HttpResult } from '../support/http';
 import { eventually } from '../support/poll';

@@ -3,7 +3,7 @@ import { chainListSchema } from '../../api/schemas/chains';
 import { formatUnits, parseUnits } from '../../domain/money';
 import { tokenPricing } from '../../domain/payment-plan';
 import { pricingPolicy } from '../../lib/config';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { request } from '../support/http';
 import { getStack } from '../support/stack';
 

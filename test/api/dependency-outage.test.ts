@@ -5,7 +5,7 @@ import request from 'supertest';
 import { errorMiddleware } from '../../api/errors';
 import { createKnex } from '../../db/connection';
 import { createLogger } from '../../lib/logger';
-import { freePort } from '../../scripts/dev/ports';
+import { freePort } from '../../tools/stack/ports';
 
 /** An app whose one route fails the way `fail` does, behind the API's error middleware. */
 function failingWith(fail: () => Promise<unknown>) {

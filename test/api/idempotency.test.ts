@@ -5,7 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { insertPayment, findPaymentById } from '../../db/queries/payments';
 import { feeFor } from '../../domain/money';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { MerchantAppIdKey, OrderIdKey, PaymentStatusKey, SourceChainIdKey } from '../../workflows/search-attributes';
 import { getPayment, paymentBody } from '../support/api';

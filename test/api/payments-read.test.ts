@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { getAddress, isAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { parseUnits } from '../../domain/money';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { evmChain } from '../support/chain';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, createMerchant, uniqueOrderId } from '../api/helpers';
 import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, registerBody, requestLoginCode, uniqueClientIp, uniqueEmail } from '../merchant/helpers';
 import { paymentBody } from '../support/api';

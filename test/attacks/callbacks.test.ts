@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook } from '../../lib/webhooks/verify';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { uniqueOrderId } from '../api/helpers';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';

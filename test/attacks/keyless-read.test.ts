@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { PaymentResource } from '../../api/serializers/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createMerchant, type TestMerchant } from '../api/helpers';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';

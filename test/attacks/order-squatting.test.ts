@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { PaymentResource } from '../../api/serializers/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, countPayments, uniqueOrderId } from '../api/helpers';
 import { bearer, createKey, login, register, registerBody } from '../merchant/helpers';
 import { paymentBody } from '../support/api';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { parseUnits } from '../../domain/money';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, countPayments } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';

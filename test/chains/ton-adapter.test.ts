@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mnemonicToPrivateKey } from '@ton/crypto';
 import { Address, toNano } from '@ton/ton';
-import { startTonDevnet, type TonDevnet } from '../../chains/devnet/ton';
+import { startTonDevnet, type TonDevnet } from '../../tools/devnets/ton';
 import type { ChainAction } from '../../chains/family';
 import { chainRegistrySchema, type TonChainConfig } from '../../chains/registry';
 import { TonAdapter } from '../../chains/ton/adapter';

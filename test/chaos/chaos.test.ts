@@ -9,7 +9,7 @@ import type { ChainTxRow, OrderRow } from '../../db/tables';
 import { intentKeys } from '../../domain/chain-txs';
 import { payinId, type PayinDisposition } from '../../domain/payins';
 import type { PaymentStatus } from '../../domain/payment';
-import type { ProdStack } from '../../scripts/prod/stack';
+import type { ProdStack } from '../../tools/prod/stack';
 import { reconcileLedger } from '../../services/ledger';
 import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import type { LatePayinOutcome } from '../../workflows/types';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Wallet } from 'ethers';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { PaymentResource } from '../../api/serializers/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { uniqueOrderId } from '../api/helpers';
 import { bearer, login, uniqueEmail } from '../merchant/helpers';
 import { createPayment, paymentBody } from '../support/api';

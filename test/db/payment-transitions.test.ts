@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
 import type { PaymentStatus } from '../../domain/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';

@@ -12,10 +12,10 @@ import {
   buildOftApprove, buildOftSend, findOftDelivery, lzReceiveOption, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute,
 } from '../../chains/bridges/oft';
 import type { TxRequest } from '../../chains/bridges/tx';
-import { deployDevnetBridges, type DevnetBridges } from '../../chains/devnet/bridges/deploy';
-import { compileBridgeContracts } from '../../chains/devnet/bridges/compile';
-import { startDevnet, type Devnet } from '../../chains/devnet/devnet';
-import { freePort } from '../../scripts/dev/ports';
+import { deployDevnetBridges, type DevnetBridges } from '../../tools/devnets/bridges/deploy';
+import { compileBridgeContracts } from '../../tools/devnets/bridges/compile';
+import { startDevnet, type Devnet } from '../../tools/devnets/evm/devnet';
+import { freePort } from '../../tools/stack/ports';
 
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function totalSupply() view returns (uint256)']);
 const POLL_MS = 100;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { isAlive } from '../../scripts/provision/build-once';
+import { isAlive } from '../../tools/provision/build-once';
 import { eventually } from '../support/poll';
 import { exited } from '../support/worker';
 

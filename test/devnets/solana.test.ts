@@ -65,8 +65,8 @@ import {
   getTransferCheckedWithTransferHookInstructionAsync,
   TOKEN_2022_PROGRAM_ADDRESS,
 } from '@solana-program/token-2022';
-import { startSolanaDevnet, type SolanaDevnet, type SolanaDevnetToken } from '../../chains/devnet/solana';
-import { decodeBase58, encodeBase58 } from '../../chains/devnet/solana/base58';
+import { startSolanaDevnet, type SolanaDevnet, type SolanaDevnetToken } from '../../tools/devnets/solana';
+import { decodeBase58, encodeBase58 } from '../../tools/devnets/solana/base58';
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const usd = (whole: bigint, micros = 0n): bigint => whole * 1_000_000n + micros;

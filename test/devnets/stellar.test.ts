@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import {
   Account, Asset, Horizon, Keypair, Memo, MuxedAccount, Networks, NotFoundError, Operation, TransactionBuilder, xdr, type Transaction,
 } from '@stellar/stellar-sdk';
-import { formatAmount, parseAmount } from '../../chains/devnet/stellar/amount';
-import { startStellarDevnet, type StellarDevnet } from '../../chains/devnet/stellar';
+import { formatAmount, parseAmount } from '../../tools/devnets/stellar/amount';
+import { startStellarDevnet, type StellarDevnet } from '../../tools/devnets/stellar';
 import { eventually } from '../support/poll';
 
 type PaymentRecord = Horizon.ServerApi.PaymentOperationRecord;

@@ -9,7 +9,7 @@ import {
   storeMessage, toNano,
   type MessageRelaxed, type OpenedContract, type Transaction,
 } from '@ton/ton';
-import { startTonDevnet, type TonDevnet } from '../../chains/devnet/ton';
+import { startTonDevnet, type TonDevnet } from '../../tools/devnets/ton';
 
 const USDT = (whole: bigint, micro = 0n) => whole * 1_000_000n + micro;
 const OP_JETTON_TRANSFER = 0x0f8a7ea5;

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { AbiCoder, id as keccakId } from 'ethers';
 import { TronWeb, utils as tronUtils, type Types } from 'tronweb';
-import { startTronDevnet, type TronDevnet, type TronDevnetAccount } from '../../chains/devnet/tron';
-import { HardhatNode } from '../../chains/devnet/devnet';
-import { EvmRpc } from '../../chains/devnet/tron/hardhat';
-import { freePort } from '../../scripts/dev/ports';
+import { startTronDevnet, type TronDevnet, type TronDevnetAccount } from '../../tools/devnets/tron';
+import { HardhatNode } from '../../tools/devnets/evm/devnet';
+import { EvmRpc } from '../../tools/devnets/tron/hardhat';
+import { freePort } from '../../tools/stack/ports';
 
 const SUN_PER_TRX = 1_000_000n;
 const USDT = 10n ** 6n;

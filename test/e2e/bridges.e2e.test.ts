@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { concat, Interface, keccak256, parseUnits, Wallet } from 'ethers';
 import { fetchCctpAttestation, buildReceiveMessage, MESSAGE_TRANSMITTER_V2_ABI, TOKEN_MESSENGER_V2_ABI, type CctpRoute } from '../../chains/bridges/cctp';
 import type { PaymentStatus } from '../../domain/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';

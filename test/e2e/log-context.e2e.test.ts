@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';

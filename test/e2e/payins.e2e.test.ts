@@ -10,7 +10,7 @@ import { Contract, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { listPayins } from '../../db/queries/payins';
 import { findChainCursor } from '../../db/queries/chain-cursors';
-import { stackChain, type Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { ensureBackgroundWorkflows } from '../../workers/background';
 import { chainWatcherWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';

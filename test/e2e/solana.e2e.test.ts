@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
 import { parseUnits } from '../../domain/money';
 import type { PaymentStatus } from '../../domain/payment';
-import { stackChain, type Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';

@@ -10,7 +10,7 @@ import { keyPairFromSeed } from '@ton/crypto';
 import { Address, WalletContractV5R1, beginCell, toNano } from '@ton/ton';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { listPayins } from '../../db/queries/payins';
-import { stackChain, type DevStackTonChain, type Stack } from '../../scripts/stack';
+import { stackChain, type DevStackTonChain, type Stack } from '../../tools/stack/stack';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { stackChain, type Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { createMerchant, uniqueOrderId } from '../api/helpers';
 import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';

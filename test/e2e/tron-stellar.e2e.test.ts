@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { parseUnits } from '../../domain/money';
 import { listHeldPayins } from '../../db/queries/held-payins';
-import { stackChain, type DevStackInfo, type Stack } from '../../scripts/stack';
+import { stackChain, type DevStackInfo, type Stack } from '../../tools/stack/stack';
 import { assertFuelOnTerms, TransferRefused, type TransferRequest } from '../../services/money-terms';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { request } from '../support/http';

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { id as topicOf, zeroPadValue } from 'ethers';
 import type { ChainTxRow } from '../../db/tables';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { OrderRow } from '../../db/tables';
 import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import type { PageState } from '../../services/pay-page';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { request } from '../support/http';

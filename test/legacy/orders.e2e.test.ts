@@ -5,7 +5,7 @@ import { Wallet, parseEther, parseUnits } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { OrderCallbackAttemptRow, PayinRow } from '../../db/tables';
-import { stackChain, type Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { PageState } from '../../services/pay-page';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';

@@ -5,7 +5,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { Wallet, getAddress } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { SecretBox } from '../../lib/secrets';
-import { stackChain, type Stack } from '../../scripts/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyPaymentTransition } from '../../db/queries/payments';
 import { PAYMENT_STATUSES } from '../../domain/payment';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody } from '../support/api';
 import { request, type HttpResult } from '../support/http';

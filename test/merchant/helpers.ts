@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SinkMessage } from '../../scripts/dev/mail-sink';
+import type { SinkMessage } from '../../tools/stack/mail-sink';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request, type HttpResult } from '../support/http';
 import { sinkMessages } from '../support/mail';

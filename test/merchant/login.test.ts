@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { freePort } from '../../scripts/dev/ports';
-import type { Stack } from '../../scripts/stack';
+import { freePort } from '../../tools/stack/ports';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Mailer } from '../../lib/mail';
-import { parseMessage, startMailSink, type MailSink } from '../../scripts/dev/mail-sink';
+import { parseMessage, startMailSink, type MailSink } from '../../tools/stack/mail-sink';
 import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startHousekeeping } from '../../api/housekeeping';
 import { createLogger } from '../../lib/logger';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';

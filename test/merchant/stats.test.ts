@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Wallet } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { formatUnits, parseUnits } from '../../domain/money';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';

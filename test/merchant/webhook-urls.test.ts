@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request, type HttpResult } from '../support/http';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';

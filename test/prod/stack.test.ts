@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { ProdStack } from '../../scripts/prod/stack';
-import { resolveTemporalServer } from '../../scripts/provision/temporal-server';
+import type { ProdStack } from '../../tools/prod/stack';
+import { resolveTemporalServer } from '../../tools/provision/temporal-server';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { startTestProdStack, type TestProdStack } from '../support/prod-stack';

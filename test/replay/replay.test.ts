@@ -8,9 +8,9 @@
  *    search-attribute upserts, …) with `patched(PATCHES.<id>)` (ids in workflows/patches.ts, documented in
  *    docs/workflow-versioning.md) so runs started before the change keep taking the old path, keep these histories
  *    as they are, and record new ones for the new path (add a scenario to ./scenarios.ts, then
- *    `npx tsx scripts/record-histories.ts <name>`).
+ *    `npx tsx tools/record-histories.ts <name>`).
  *  - Only when the change is deliberately NOT replay-compatible and no run of the old code can still be open:
- *    re-record with `npx tsx scripts/record-histories.ts`, saying why in the commit message.
+ *    re-record with `npx tsx tools/record-histories.ts`, saying why in the commit message.
  *
  * Each file is also checked against its scenario (workflow type, how it ended, the activities its path called), so
  * a history cannot silently be the recording of something else. REPLAY_WORKFLOWS_PATH=/path/to/workflows/index.ts

@@ -1,7 +1,7 @@
 /**
  * Every recorded history in ./histories, with the scenario it is the recording of. `replay.test.ts` checks each
  * file against its scenario (workflow type, how it ended, the activities its path called) and replays it against
- * the current workflow code. Recordings of current code are made by `scripts/record-histories.ts` from the
+ * the current workflow code. Recordings of current code are made by `tools/record-histories.ts` from the
  * `record` functions below, driving the workflows through the fakes of test/workflows/harness on the time-skipping
  * test server; legacy recordings were made by code that is now frozen behind a `patched()` id and cannot be made
  * again (they stay until that patch is removed, docs/workflow-versioning.md).

@@ -1,7 +1,7 @@
 import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
-import { compileContracts } from '../../chains/devnet/compile';
+import { compileContracts } from '../../tools/devnets/evm/compile';
 import { erc20Abi } from '../../chains/evm/contracts';
-import type { DevStackEvmChain, DevStackInfo } from '../../scripts/stack';
+import type { DevStackEvmChain, DevStackInfo } from '../../tools/stack/stack';
 
 const providers = new Map<string, JsonRpcProvider>();
 

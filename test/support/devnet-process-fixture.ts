@@ -5,7 +5,7 @@
  * then stops it and exits.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { DevnetProcess, jsonLine } from '../../chains/devnet/process';
+import { DevnetProcess, jsonLine } from '../../tools/devnets/process';
 
 /** How long the fixture's stack takes to stop the parts before its devnet. */
 const STACK_STOP_MS = 1_000;

@@ -4,7 +4,7 @@
  * `START_MS`; its stop prints `stopped`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { runUntilStopped } from '../../scripts/dev/launch';
+import { runUntilStopped } from '../../tools/stack/launch';
 
 runUntilStopped(
   'fixture',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { SinkMessage } from '../../scripts/dev/mail-sink';
+import type { SinkMessage } from '../../tools/stack/mail-sink';
 import { request } from './http';
 
 /** What the dev mail sink at `mailSinkUrl` holds for `to`, oldest first. */

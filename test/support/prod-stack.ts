@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../scripts/dev/ports';
-import { startProdStack, type ProdStack } from '../../scripts/prod/stack';
+import { freePort } from '../../tools/stack/ports';
+import { startProdStack, type ProdStack } from '../../tools/prod/stack';
 import { destroyProviders } from './chain';
 import { TEST_STACK_ENV } from './stack';
 

@@ -8,7 +8,7 @@ import { chainKeys, loadChainAdapters, type ChainAdapters } from '../../services
 import { createKnex } from '../../db/connection';
 import type { AccountLimits, AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import type { ActivityDeps } from '../../activities';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 

@@ -14,7 +14,7 @@ import {
 } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token-2022';
 import { parseUnits } from '../../domain/money';
-import { stackChain, type DevStackInfo, type DevStackSolanaChain } from '../../scripts/stack';
+import { stackChain, type DevStackInfo, type DevStackSolanaChain } from '../../tools/stack/stack';
 import { eventually } from './poll';
 
 export type SolanaTokenSymbol = keyof DevStackSolanaChain['tokens'];

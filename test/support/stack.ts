@@ -1,4 +1,4 @@
-import { startThrowawayStack, type Stack } from '../../scripts/stack';
+import { startThrowawayStack, type Stack } from '../../tools/stack/stack';
 
 let running: Promise<Stack> | undefined;
 

@@ -1,6 +1,6 @@
 import { Asset, Horizon, Keypair, Memo, Operation, StrKey, TimeoutInfinite, TransactionBuilder, type xdr } from '@stellar/stellar-sdk';
 import { formatUnits, parseUnits } from '../../domain/money';
-import { stackChain, type DevStackInfo } from '../../scripts/stack';
+import { stackChain, type DevStackInfo } from '../../tools/stack/stack';
 
 const horizon = (info: DevStackInfo) => new Horizon.Server(stackChain(info, 'stellar').rpcUrl, { allowHttp: true });
 const usdc = (info: DevStackInfo): Asset => {

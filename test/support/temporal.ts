@@ -8,8 +8,8 @@ import { connect } from 'node:net';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, bundleWorkflowCode, makeTelemetryFilterString, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { freePort } from '../../scripts/dev/ports';
-import { resolveTemporalTestServer } from '../../scripts/provision/temporal-test-server';
+import { freePort } from '../../tools/stack/ports';
+import { resolveTemporalTestServer } from '../../tools/provision/temporal-test-server';
 import { customSearchAttributes } from '../../workflows/search-attributes';
 import { eventually } from './poll';
 

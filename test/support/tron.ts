@@ -1,6 +1,6 @@
 import { TronWeb, utils as tronUtils } from 'tronweb';
 import { parseUnits } from '../../domain/money';
-import { stackChain, type DevStackInfo } from '../../scripts/stack';
+import { stackChain, type DevStackInfo } from '../../tools/stack/stack';
 import { eventually } from './poll';
 
 const client = (info: DevStackInfo) => new TronWeb({ fullHost: stackChain(info, 'tron').rpcUrl });

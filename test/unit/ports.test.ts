@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { freePort } from '../../scripts/dev/ports';
+import { freePort } from '../../tools/stack/ports';
 
 const listenOn = (port: number) =>
   new Promise<void>((resolve, reject) => {

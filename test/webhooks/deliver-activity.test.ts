@@ -14,7 +14,7 @@ import { webhookEnvelope, type WebhookEventType } from '../../domain/webhook-eve
 import { createLogger } from '../../lib/logger';
 import { SecretBox } from '../../lib/secrets';
 import { postJson, responsePreview } from '../../lib/http-client';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { toWebhookDeliveryRecord } from '../../api/serializers/webhook-delivery';
 import { claimWebhookDelivery, listWebhookDeliveries, recordWebhookDeliveryOutcome } from '../../db/queries/webhook-deliveries';
 import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';

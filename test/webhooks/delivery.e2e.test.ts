@@ -11,7 +11,7 @@ import type { PaymentResource } from '../../api/serializers/payment';
 import type { WebhookDeliveryRecord } from '../../api/serializers/webhook-delivery';
 import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
 import { verifyWebhook } from '../../lib/webhooks/verify';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';

@@ -14,7 +14,7 @@ import { generate } from 'selfsigned';
 import type { MerchantAppRow, WebhookDeliveryRow } from '../../db/tables';
 import { issueDeveloperToken } from '../../lib/developer-tokens';
 import { SecretBox, generateWebhookSecret, webhookSecretFingerprint } from '../../lib/secrets';
-import type { Stack } from '../../scripts/stack';
+import type { Stack } from '../../tools/stack/stack';
 import { createMerchant, type TestMerchant } from '../api/helpers';
 
 export interface ReceivedRequest {

@@ -3,7 +3,7 @@
  * simulated here), payment terms and payins, and a helper that runs a workflow on fresh task queues (the workflow
  * queue and its chain-waits queue) against the run's time-skipping test server.
  *
- * Shared by the workflow tests and by `scripts/record-histories.ts`, which records the replay histories.
+ * Shared by the workflow tests and by `tools/record-histories.ts`, which records the replay histories.
  */
 import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';

@@ -1,0 +1,49 @@
+/**
+ * Records the workflow histories replayed by test/replay/replay.test.ts, from the scenarios of current code in
+ * test/replay/scenarios.ts (legacy histories were made by frozen code and cannot be recorded again).
+ *
+ *   npx tsx tools/record-histories.ts                          # every scenario of current code
+ *   npx tsx tools/record-histories.ts payment-expired order-expired   # only those (and their recording's others)
+ *
+ * Runs on the time-skipping test server with the fake activities of test/workflows/harness and writes
+ * test/replay/histories/<scenario>.json. Record new scenarios freely; re-record an existing one only when its
+ * change is deliberately not replay-compatible and no run of the old code can still be open (replay.test.ts).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { historyFromJSON, historyToJSON } from '../test/replay/history-json';
+import { LEGACY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
+import { activitiesCalled } from '../test/support/history';
+import { getTestEnv, getWorkflowBundle, stopTestEnv } from '../test/support/temporal';
+
+const HISTORIES_DIR = path.resolve(__dirname, '../test/replay/histories');
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  const legacy = only.filter((name) => LEGACY_SCENARIOS.some((s) => s.name === name));
+  if (legacy.length > 0) throw new Error(`legacy histories cannot be recorded again: ${legacy.join(', ')}`);
+  const unknown = only.filter((name) => !RECORDINGS.some((r) => r.scenarios.some((s) => s.name === name)));
+  if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
+  const recordings = RECORDINGS.filter((r) => only.length === 0 || r.scenarios.some((s) => only.includes(s.name)));
+
+  const [env, workflowBundle] = await Promise.all([getTestEnv(), getWorkflowBundle()]);
+  try {
+    for (const recording of recordings) {
+      for (const [name, history] of await recording.record(env, workflowBundle)) {
+        const json = historyToJSON(history);
+        // Fail here, not in the replay test, if the file would not read back.
+        if (historyFromJSON(json).events.length !== history.events?.length) throw new Error(`${name}: history does not round-trip`);
+        await writeFile(path.join(HISTORIES_DIR, `${name}.json`), `${json}\n`);
+        const activities = activitiesCalled(history);
+        process.stdout.write(`${name}.json: ${history.events?.length ?? 0} events; activities ${activities.join(', ')}\n`);
+      }
+    }
+  } finally {
+    await stopTestEnv();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
