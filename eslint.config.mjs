@@ -50,6 +50,28 @@ const layerRules = Object.entries(LAYERS).map(([layer, { may, why }]) => {
   return { files: [`${layer}/**/*.ts`], rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] } };
 });
 
+/**
+ * The dashboard is a browser bundle (Vite, web/dashboard): it takes the API's schemas and the domain for their types
+ * only, which the build erases, so it ships no zod and no server code.
+ */
+const dashboardRule = {
+  files: ['web/dashboard/src/**/*.{ts,tsx}'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^((\\.\\./){3,}(${ALL.join('|')})(/|$)|zod(/|$))`,
+            message: 'the dashboard imports the API and the domain for their types only (import type): its bundle carries no server code',
+            allowTypeImports: true,
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'dist/**', 'tools/devnets/evm/hardhat.config.js', 'eslint.config.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -62,6 +84,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  dashboardRule,
   {
     files: ['workflows/**/*.ts'],
     rules: {

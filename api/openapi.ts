@@ -2,36 +2,65 @@
  * The OpenAPI 3.1 description of the HTTP interfaces (payment, merchant, legacy orders and the hosted page),
  * served at /v1/openapi.json. Request bodies, path and query parameters come from the zod schemas the routes
  * validate with (z.toJSONSchema, in their input form), so the document cannot drift from what is accepted.
- * Responses: the success status of each operation and, for every other status, the interface's error body.
+ * Responses: the success status of each operation, with its body from the zod schema the route's answer is typed by
+ * (in its output form) where the operation has one, and, for every other status, the interface's error body. The
+ * dashboard types what it reads by the same schemas.
  */
 import { z } from 'zod';
 import { LEGACY_ORDERS_PATH } from './legacy/errors';
+import { SESSION_COOKIE } from './middleware/jwt';
 import type { ChainList } from './schemas/chains';
 import { appIdSchema } from './schemas/common';
 import {
+  callbackAttemptListSchema,
+  dashboardConfigSchema,
+  deliveryListQuerySchema,
+  deliveryPageSchema,
+  orderListQuerySchema,
+  orderPageSchema,
+  paymentChangesQuerySchema,
+  paymentChangesSchema,
+  paymentDetailSchema,
+  paymentListQuerySchema,
+  paymentPageSchema,
+} from './schemas/dashboard';
+import {
   apiKeyIdSchema,
+  apiKeyListSchema,
+  apiKeyResourceSchema,
+  appListSchema,
+  appResourceSchema,
+  appUpdateBodySchema,
   createApiKeyBodySchema,
+  createdApiKeySchema,
+  dashboardSessionSchema,
+  dashboardTokenSchema,
   loginCodeRequestSchema,
+  loginCodeSentSchema,
+  merchantStatsSchema,
   registerBodySchema,
+  registeredAppSchema,
   statsQuerySchema,
   tokenRequestSchema,
+  webhookSecretRotationSchema,
+  webhookTestResultSchema,
   webhookUpdateBodySchema,
 } from './schemas/merchant';
 import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
 import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema, servedSourceSchema } from './schemas/payments';
-import { listWebhookDeliveriesQuerySchema } from './schemas/webhook-deliveries';
+import { listWebhookDeliveriesQuerySchema, webhookDeliveryLogSchema } from './schemas/webhook-deliveries';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const API_REFERENCE_PATH = '/v1/docs';
 
 type JsonSchema = Record<string, unknown>;
-type Security = 'apiKey' | 'bearer' | 'legacyToken';
+type Security = 'apiKey' | 'bearer' | 'session' | 'legacyToken';
 
 interface Operation {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa path (`:param`). */
   path: string;
-  tag: 'Payments' | 'Merchant' | 'Legacy orders' | 'Hosted payment page';
+  tag: 'Payments' | 'Merchant' | 'Dashboard' | 'Legacy orders' | 'Hosted payment page';
   summary: string;
   security?: Security;
   /** The request body; a function when the document states what this server is configured for (its chains). */
@@ -40,6 +69,8 @@ interface Operation {
   query?: z.ZodObject;
   /** Success statuses; an HTML page answers its 404 as a page too. */
   success: number[];
+  /** The success answer's body: the schema the route's answer is typed by. */
+  response?: z.ZodType;
   html?: boolean;
   /** Body shape of every other status. */
   errors: 'standard' | 'legacy';
@@ -81,6 +112,20 @@ function hostedPage(p: { path: string; param: string; page: string; state: strin
   ];
 }
 
+/** The JSON the dashboard's pages read about one app the developer owns (`GET {merchant_api_url}/apps/{appId}/…`). */
+function dashboardReads(reads: Array<Pick<Operation, 'summary' | 'query' | 'params' | 'response'> & { path: string }>): Operation[] {
+  return reads.map((read) => ({
+    ...read,
+    method: 'get',
+    path: `${MERCHANT}${read.path}`,
+    tag: 'Dashboard',
+    security: 'bearer',
+    params: { appId: appIdSchema, ...read.params },
+    success: [200],
+    errors: 'standard',
+  }));
+}
+
 const OPERATIONS: Operation[] = [
   { method: 'post', path: `${PAYMENT}`, tag: 'Payments', summary: 'Create a payment (idempotent per orderId)', security: 'apiKey', body: (chains) => createPaymentBodySchema.extend({ source: servedSourceSchema(chains) }), success: [200, 201], errors: 'standard', links: PAYMENT_LINKS },
   { method: 'post', path: `${PAYMENT}/payments`, tag: 'Payments', summary: 'Create a payment for a merchant app named in the body', body: (chains) => createPaymentByAppIdBodySchema.extend({ source: servedSourceSchema(chains) }), success: [200, 201], errors: 'standard', links: PAYMENT_LINKS },
@@ -96,10 +141,37 @@ const OPERATIONS: Operation[] = [
   },
   { method: 'get', path: `${PAYMENT}/payments/:id`, tag: 'Payments', summary: 'Read a payment', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
 
-  { method: 'post', path: `${MERCHANT}/auth/login-code`, tag: 'Merchant', summary: 'E-mail a login code', body: loginCodeRequestSchema, success: [202], errors: 'standard' },
-  { method: 'post', path: `${MERCHANT}/auth/token`, tag: 'Merchant', summary: 'Trade a login code for a token', body: tokenRequestSchema, success: [200], errors: 'standard' },
-  { method: 'post', path: `${MERCHANT}/register`, tag: 'Merchant', summary: 'Register a merchant app', security: 'bearer', body: registerBodySchema, success: [201], errors: 'standard', links: appLinks('$response.body#/appId') },
-  { method: 'get', path: `${MERCHANT}/apps`, tag: 'Merchant', summary: "List the developer's apps", security: 'bearer', success: [200], errors: 'standard', links: appLinks('$response.body#/data/0/appId') },
+  { method: 'post', path: `${MERCHANT}/auth/login-code`, tag: 'Merchant', summary: 'E-mail a login code', body: loginCodeRequestSchema, success: [202], response: loginCodeSentSchema, errors: 'standard' },
+  { method: 'post', path: `${MERCHANT}/auth/token`, tag: 'Merchant', summary: 'Trade a login code for a token', body: tokenRequestSchema, success: [200], response: dashboardTokenSchema, errors: 'standard' },
+  { method: 'post', path: `${MERCHANT}/auth/session`, tag: 'Dashboard', summary: 'Trade a login code for a dashboard session (an HttpOnly cookie)', body: tokenRequestSchema, success: [200], response: dashboardSessionSchema, errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/auth/session`, tag: 'Dashboard', summary: 'Who is logged in to the dashboard', security: 'session', success: [200], response: dashboardSessionSchema, errors: 'standard' },
+  { method: 'delete', path: `${MERCHANT}/auth/session`, tag: 'Dashboard', summary: 'Log out of the dashboard: the session ends server-side', security: 'session', success: [204], errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/dashboard/config`, tag: 'Dashboard', summary: "The dashboard's configuration: chains, explorers, payment statuses", success: [200], response: dashboardConfigSchema, errors: 'standard' },
+  {
+    method: 'post',
+    path: `${MERCHANT}/register`,
+    tag: 'Merchant',
+    summary: 'Register a merchant app',
+    security: 'bearer',
+    body: registerBodySchema,
+    success: [201],
+    response: registeredAppSchema,
+    errors: 'standard',
+    links: appLinks('$response.body#/appId'),
+  },
+  { method: 'get', path: `${MERCHANT}/apps`, tag: 'Merchant', summary: "List the developer's apps", security: 'bearer', success: [200], response: appListSchema, errors: 'standard', links: appLinks('$response.body#/data/0/appId') },
+  {
+    method: 'patch',
+    path: `${MERCHANT}/apps/:appId`,
+    tag: 'Merchant',
+    summary: "Change an app's settings",
+    security: 'bearer',
+    params: { appId: appIdSchema },
+    body: appUpdateBodySchema,
+    success: [200],
+    response: appResourceSchema,
+    errors: 'standard',
+  },
   {
     method: 'post',
     path: `${MERCHANT}/apps/:appId/keys`,
@@ -109,10 +181,11 @@ const OPERATIONS: Operation[] = [
     params: { appId: appIdSchema },
     body: createApiKeyBodySchema,
     success: [201],
+    response: createdApiKeySchema,
     errors: 'standard',
     links: { [`delete ${MERCHANT}/apps/:appId/keys/:keyId`]: { appId: '$request.path.appId', keyId: '$response.body#/id' } },
   },
-  { method: 'get', path: `${MERCHANT}/apps/:appId/keys`, tag: 'Merchant', summary: "List an app's API keys", security: 'bearer', params: { appId: appIdSchema }, success: [200], errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/apps/:appId/keys`, tag: 'Merchant', summary: "List an app's API keys", security: 'bearer', params: { appId: appIdSchema }, success: [200], response: apiKeyListSchema, errors: 'standard' },
   {
     method: 'delete',
     path: `${MERCHANT}/apps/:appId/keys/:keyId`,
@@ -121,6 +194,7 @@ const OPERATIONS: Operation[] = [
     security: 'bearer',
     params: { appId: appIdSchema, keyId: apiKeyIdSchema },
     success: [200],
+    response: apiKeyResourceSchema,
     errors: 'standard',
   },
   {
@@ -132,11 +206,52 @@ const OPERATIONS: Operation[] = [
     params: { appId: appIdSchema },
     body: webhookUpdateBodySchema,
     success: [200],
+    response: appResourceSchema,
     errors: 'standard',
   },
-  { method: 'post', path: `${MERCHANT}/apps/:appId/webhook/rotate`, tag: 'Merchant', summary: "Rotate an app's webhook secret", security: 'bearer', params: { appId: appIdSchema }, success: [200], errors: 'standard' },
-  { method: 'get', path: `${MERCHANT}/me/webhook/deliveries`, tag: 'Merchant', summary: 'The webhook delivery log', security: 'bearer', query: listWebhookDeliveriesQuerySchema, success: [200], errors: 'standard' },
-  { method: 'get', path: `${MERCHANT}/me/stats`, tag: 'Merchant', summary: 'Payment statistics (Admin key)', security: 'apiKey', query: statsQuerySchema, success: [200], errors: 'standard' },
+  {
+    method: 'post',
+    path: `${MERCHANT}/apps/:appId/webhook/rotate`,
+    tag: 'Merchant',
+    summary: "Rotate an app's webhook secret",
+    security: 'bearer',
+    params: { appId: appIdSchema },
+    success: [200],
+    response: webhookSecretRotationSchema,
+    errors: 'standard',
+  },
+  {
+    method: 'post',
+    path: `${MERCHANT}/apps/:appId/webhook/test`,
+    tag: 'Merchant',
+    summary: "Send a signed test event to an app's webhook",
+    security: 'bearer',
+    params: { appId: appIdSchema },
+    success: [200],
+    response: webhookTestResultSchema,
+    errors: 'standard',
+  },
+  {
+    method: 'get',
+    path: `${MERCHANT}/me/webhook/deliveries`,
+    tag: 'Merchant',
+    summary: 'The webhook delivery log',
+    security: 'bearer',
+    query: listWebhookDeliveriesQuerySchema,
+    success: [200],
+    response: webhookDeliveryLogSchema,
+    errors: 'standard',
+  },
+  { method: 'get', path: `${MERCHANT}/me/stats`, tag: 'Merchant', summary: 'Payment statistics (Admin key)', security: 'apiKey', query: statsQuerySchema, success: [200], response: merchantStatsSchema, errors: 'standard' },
+  ...dashboardReads([
+    { path: '/apps/:appId/stats', summary: "An app's payment statistics", query: statsQuerySchema, response: merchantStatsSchema },
+    { path: '/apps/:appId/payments', summary: "An app's payments, newest first: status, search, created range, cursor", query: paymentListQuerySchema, response: paymentPageSchema },
+    { path: '/apps/:appId/payments/changes', summary: "An app's payments changed since a time (the live view's poll)", query: paymentChangesQuerySchema, response: paymentChangesSchema },
+    { path: '/apps/:appId/payments/:paymentId', summary: 'A payment with its timeline, links and deliveries', params: { paymentId: paymentIdParamSchema }, response: paymentDetailSchema },
+    { path: '/apps/:appId/deliveries', summary: "An app's webhook delivery log", query: deliveryListQuerySchema, response: deliveryPageSchema },
+    { path: '/apps/:appId/orders', summary: "An app's legacy orders", query: orderListQuerySchema, response: orderPageSchema },
+    { path: '/apps/:appId/orders/:orderId/callbacks', summary: "A legacy order's callback attempts", params: { orderId: orderIdParamSchema }, response: callbackAttemptListSchema },
+  ]),
 
   { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy', links: ORDER_LINKS },
   { method: 'get', path: `${LEGACY_ORDERS_PATH}/:id`, tag: 'Legacy orders', summary: 'Read an order and its callback log', security: 'legacyToken', params: { id: orderIdParamSchema }, success: [200], errors: 'legacy' },
@@ -156,10 +271,13 @@ const OPERATIONS: Operation[] = [
   ...hostedPage({ path: '/pay/:id', param: 'id', page: "A payment's page", state: "A payment's page state" }),
 ];
 
-/** The request's accepted form (before defaults and transforms); refinements JSON Schema cannot say are left to the server. */
-function jsonSchema(schema: z.ZodType): JsonSchema {
+/**
+ * A request's accepted form (`input`: before defaults and transforms), or an answer's written form (`output`);
+ * refinements JSON Schema cannot say are left to the server.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   // The dialect is the document's own (OpenAPI 3.1 is JSON Schema 2020-12), not restated per schema.
-  const result: JsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  const result: JsonSchema = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
   delete result.$schema;
   return result;
 }
@@ -181,6 +299,7 @@ const ERROR_BODIES: Record<Operation['errors'], JsonSchema> = {
 const SECURITY_SCHEMES: Record<Security, JsonSchema> = {
   apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An Orders or Admin key of a merchant app' },
   bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A dashboard token from POST /v1/merchant-api/auth/token' },
+  session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: "The dashboard's session, set (HttpOnly) by POST /v1/merchant-api/auth/session" },
   legacyToken: { type: 'apiKey', in: 'header', name: 'token', description: "The merchant app's key, as the legacy interface sends it" },
 };
 
@@ -216,11 +335,13 @@ function operationObject(op: Operation, chains: ChainList): JsonSchema {
   for (const status of op.success) {
     responses[String(status)] = op.html
       ? { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } }
-      : {
-          description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK',
-          content: content({ type: 'object' }),
-          ...(op.links ? { links: linksObject(op.links) } : {}),
-        };
+      : status === 204
+        ? { description: 'No content' }
+        : {
+            description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK',
+            content: content(op.response ? jsonSchema(op.response, 'output') : { type: 'object' }),
+            ...(op.links ? { links: linksObject(op.links) } : {}),
+          };
   }
   if (op.html) responses['404'] = { description: 'Not found (a page)', content: { 'text/html': { schema: { type: 'string' } } } };
   responses.default = { description: 'A client error (4xx), or 503 with Retry-After while a service Payrail depends on is away', content: content(ERROR_BODIES[op.errors]) };
@@ -247,7 +368,7 @@ export function openApiDocument(options: { serverUrl: string; chains: ChainList 
       description: 'Stablecoin and crypto payments: the payment interface, the merchant service, legacy orders and the hosted payment page.',
     },
     servers: [{ url: options.serverUrl }],
-    tags: [{ name: 'Payments' }, { name: 'Merchant' }, { name: 'Legacy orders' }, { name: 'Hosted payment page' }],
+    tags: [{ name: 'Payments' }, { name: 'Merchant' }, { name: 'Dashboard' }, { name: 'Legacy orders' }, { name: 'Hosted payment page' }],
     paths,
     components: { securitySchemes: SECURITY_SCHEMES },
   };

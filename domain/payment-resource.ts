@@ -50,5 +50,3 @@ export function paymentData(record: PaymentRecord) {
     },
   };
 }
-
-export type PaymentData = ReturnType<typeof paymentData>;

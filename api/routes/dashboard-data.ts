@@ -13,8 +13,21 @@ import { merchantStats } from '../../services/stats';
 import { paymentWorkflowId } from '../../services/workflows';
 import { notFound } from '../errors';
 import type { DeveloperState } from '../middleware/jwt';
-import { deliveryListQuerySchema, orderListQuerySchema, paymentChangesQuerySchema, paymentIdParamSchema, paymentListQuerySchema } from '../schemas/dashboard';
-import { statsQuerySchema } from '../schemas/merchant';
+import {
+  deliveryListQuerySchema,
+  orderListQuerySchema,
+  paymentChangesQuerySchema,
+  paymentIdParamSchema,
+  paymentListQuerySchema,
+  type CallbackAttemptList,
+  type DashboardConfig,
+  type DeliveryPage,
+  type OrderPage,
+  type PaymentChanges,
+  type PaymentDetail,
+  type PaymentPage,
+} from '../schemas/dashboard';
+import { statsQuerySchema, type MerchantStats } from '../schemas/merchant';
 import { orderIdParamSchema } from '../schemas/orders';
 import { toWebhookDeliveryRecord } from '../serializers/webhook-delivery';
 import { parseOrThrow } from '../validation';
@@ -56,14 +69,14 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       chains: deps.chains.registry.chains.map((c) => ({ chainId: String(c.chainId), name: c.name, explorerUrl: c.explorerUrl ?? null, tokens: Object.keys(c.tokens) })),
       temporalUiUrl: deps.temporalUi?.url ?? null,
       devMailSinkUrl: deps.devMailSinkUrl ?? null,
-      paymentStatuses: PAYMENT_STATUSES,
-    };
+      paymentStatuses: [...PAYMENT_STATUSES],
+    } satisfies DashboardConfig;
   });
 
   router.get('/apps/:appId/stats', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
     const { period } = parseOrThrow(statsQuerySchema, ctx.query, 'stats query');
-    ctx.body = await merchantStats({ knex, chains: deps.chains }, app.app_id, period);
+    ctx.body = (await merchantStats({ knex, chains: deps.chains }, app.app_id, period)) satisfies MerchantStats;
   });
 
   router.get('/apps/:appId/payments', developer, async (ctx) => {
@@ -81,14 +94,14 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       afterId: query.cursor,
       limit: query.limit,
     });
-    ctx.body = { data: rows.map(paymentData), nextCursor: nextCursor(rows, query.limit, (r) => r.id) };
+    ctx.body = { data: rows.map(paymentData), nextCursor: nextCursor(rows, query.limit, (r) => r.id) } satisfies PaymentPage;
   });
 
   router.get('/apps/:appId/payments/changes', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
     const { since } = parseOrThrow(paymentChangesQuerySchema, ctx.query, 'query');
     const rows = await listAppPaymentsChangedSince({ knex, appId: app.app_id, since, limit: 200 });
-    ctx.body = { data: rows.map(paymentData) };
+    ctx.body = { data: rows.map(paymentData) } satisfies PaymentChanges;
   });
 
   router.get('/apps/:appId/payments/:paymentId', developer, async (ctx) => {
@@ -121,7 +134,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
         txLink: txLink(q.chainId, q.txHash),
         recordedAt: q.recordedAt.toISOString(),
       })),
-    };
+    } satisfies PaymentDetail;
   });
 
   router.get('/apps/:appId/deliveries', developer, async (ctx) => {
@@ -137,7 +150,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
     ctx.body = {
       data: rows.map((row) => ({ ...toWebhookDeliveryRecord(row), url: row.url, createdAt: row.created_at.toISOString() })),
       nextCursor: nextCursor(rows, query.limit, (r) => r.delivery_id),
-    };
+    } satisfies DeliveryPage;
   });
 
   router.get('/apps/:appId/orders', developer, async (ctx) => {
@@ -157,7 +170,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
         createdAt: o.created_at.toISOString(),
       })),
       nextCursor: nextCursor(rows, query.limit, (r) => r.id),
-    };
+    } satisfies OrderPage;
   });
 
   router.get('/apps/:appId/orders/:orderId/callbacks', developer, async (ctx) => {
@@ -178,6 +191,6 @@ export function dashboardDataRoutes<S extends DeveloperState>(
         durationMs: a.duration_ms,
         attemptedAt: a.attempted_at.toISOString(),
       })),
-    };
+    } satisfies CallbackAttemptList;
   });
 }

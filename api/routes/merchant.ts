@@ -18,10 +18,20 @@ import {
   statsQuerySchema,
   tokenRequestSchema,
   webhookUpdateBodySchema,
+  type ApiKeyList,
+  type AppList,
+  type CreatedApiKey,
+  type DashboardSession,
+  type DashboardToken,
+  type LoginCodeSent,
+  type MerchantStats,
+  type RegisteredApp,
+  type WebhookSecretRotation,
+  type WebhookTestResult,
 } from '../schemas/merchant';
 import { toApiKeyResource, toAppResource } from '../serializers/merchant';
 import { toWebhookDeliveryRecord } from '../serializers/webhook-delivery';
-import { listWebhookDeliveriesQuerySchema } from '../schemas/webhook-deliveries';
+import { listWebhookDeliveriesQuerySchema, type WebhookDeliveryLog } from '../schemas/webhook-deliveries';
 import {
   checkWebhookUrl,
   createApiKey,
@@ -74,12 +84,12 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const { email } = parseOrThrow(loginCodeRequestSchema, ctx.request.body, 'login code request');
     await sendLoginCode(services, email, ctx.ip);
     ctx.status = 202;
-    ctx.body = { message: 'if the address can receive mail, a login code is on its way', expiresInSeconds: LOGIN_CODE_TTL_SECONDS };
+    ctx.body = { message: 'if the address can receive mail, a login code is on its way', expiresInSeconds: LOGIN_CODE_TTL_SECONDS } satisfies LoginCodeSent;
   });
 
   router.post('/auth/token', async (ctx) => {
     const login = parseOrThrow(tokenRequestSchema, ctx.request.body, 'token request');
-    ctx.body = await exchangeLoginCode(services, login, ctx.ip);
+    ctx.body = (await exchangeLoginCode(services, login, ctx.ip)) satisfies DashboardToken;
   });
 
   /** The dashboard's login: the same code, traded for an HttpOnly session cookie instead of a token. */
@@ -87,14 +97,14 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const login = parseOrThrow(tokenRequestSchema, ctx.request.body, 'login');
     const session = await startDashboardSession(services, login, ctx.ip);
     setSessionCookie(ctx, session.sessionId, session.expiresAt);
-    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() };
+    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() } satisfies DashboardSession;
   });
 
   router.get('/auth/session', async (ctx) => {
     const sessionId = ctx.cookies.get(SESSION_COOKIE);
     const session = sessionId ? await findDashboardSession({ knex, idHash: sessionIdHash(sessionId) }) : undefined;
     if (!session) throw new ApiError(401, 'session_expired', 'not logged in to the dashboard');
-    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() };
+    ctx.body = { developerId: session.developerId, email: session.email, expiresAt: session.expiresAt.toISOString() } satisfies DashboardSession;
   });
 
   /** Logout ends the session server-side: the cookie's value is useless afterwards, also if it was copied. */
@@ -109,11 +119,11 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const body = parseOrThrow(registerBodySchema, ctx.request.body, 'registration');
     const { app, webhookSecret } = await registerApp(services, ctx.state.developer.id, body);
     ctx.status = 201;
-    ctx.body = { ...toAppResource(app), webhookSecret };
+    ctx.body = { ...toAppResource(app), webhookSecret } satisfies RegisteredApp;
   });
 
   router.get('/apps', developer, async (ctx) => {
-    ctx.body = { data: (await listDeveloperApps({ knex, developerId: ctx.state.developer.id })).map(toAppResource) };
+    ctx.body = { data: (await listDeveloperApps({ knex, developerId: ctx.state.developer.id })).map(toAppResource) } satisfies AppList;
   });
 
   router.post('/apps/:appId/keys', developer, async (ctx) => {
@@ -121,12 +131,12 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const body = parseOrThrow(createApiKeyBodySchema, ctx.request.body, 'API key');
     const { row, key } = await createApiKey(services, app.app_id, body);
     ctx.status = 201;
-    ctx.body = { ...toApiKeyResource(row), key };
+    ctx.body = { ...toApiKeyResource(row), key } satisfies CreatedApiKey;
   });
 
   router.get('/apps/:appId/keys', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
-    ctx.body = { data: (await listApiKeys({ knex, appId: app.app_id })).map(toApiKeyResource) };
+    ctx.body = { data: (await listApiKeys({ knex, appId: app.app_id })).map(toApiKeyResource) } satisfies ApiKeyList;
   });
 
   router.delete('/apps/:appId/keys/:keyId', developer, async (ctx) => {
@@ -151,12 +161,9 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   router.post('/apps/:appId/webhook/rotate', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
-    const rotated = await rotateWebhookSecret(services, app.app_id);
-    ctx.body = {
-      webhookSecret: rotated.webhookSecret,
-      webhookSecretFingerprint: rotated.app.webhook_secret_fingerprint,
-      webhookSecretRotatedAt: rotated.app.webhook_secret_rotated_at?.toISOString(),
-    };
+    const { app: rotated, webhookSecret } = await rotateWebhookSecret(services, app.app_id);
+    const { webhookSecretFingerprint, webhookSecretRotatedAt } = toAppResource(rotated);
+    ctx.body = { webhookSecret, webhookSecretFingerprint, webhookSecretRotatedAt } satisfies WebhookSecretRotation;
   });
 
   const webhooks = createWebhookService({
@@ -167,21 +174,21 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
   });
   router.post('/apps/:appId/webhook/test', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
-    ctx.body = await webhooks.sendTestWebhook(app.app_id);
+    ctx.body = (await webhooks.sendTestWebhook(app.app_id)) satisfies WebhookTestResult;
   });
 
   router.get('/me/webhook/deliveries', developer, async (ctx) => {
     const { limit } = parseOrThrow(listWebhookDeliveriesQuerySchema, ctx.query, 'query');
     const appIds = await listDeveloperAppIds({ knex, developerId: ctx.state.developer.id });
     const rows = appIds.length === 0 ? [] : await listWebhookDeliveries({ knex, appIds, limit });
-    ctx.body = { data: rows.map(toWebhookDeliveryRecord) };
+    ctx.body = { data: rows.map(toWebhookDeliveryRecord) } satisfies WebhookDeliveryLog;
   });
 
   dashboardDataRoutes(router, deps, developer, ownApp);
 
   router.get('/me/stats', adminKey, async (ctx) => {
     const { period } = parseOrThrow(statsQuerySchema, ctx.query, 'stats query');
-    ctx.body = await merchantStats(services, ctx.state.apiKey.appId, period);
+    ctx.body = (await merchantStats(services, ctx.state.apiKey.appId, period)) satisfies MerchantStats;
   });
 
   return router;

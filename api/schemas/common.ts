@@ -28,3 +28,9 @@ export const tokenSymbolSchema = z.string().regex(/^[A-Za-z0-9]{2,12}$/, 'must b
  */
 export const pageLimit = (fallback: number) =>
   z.string().regex(/^(100|[1-9][0-9]?)$/, 'must be a whole number from 1 to 100').transform(Number).default(fallback);
+
+/** In answers: a time as the API writes it, ISO 8601 in UTC. */
+export const timestamp = z.iso.datetime();
+
+/** In answers: an amount as a decimal string (money is never a float at the edge). */
+export const decimalString = z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/);

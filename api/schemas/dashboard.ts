@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { ORDER_STATUSES } from '../../domain/orders';
 import { PAYMENT_STATUSES, parsePaymentStatus } from '../../domain/payment';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/webhook-events';
-import { isStorable, pageLimit, storable } from './common';
+import { decimalString, isStorable, pageLimit, storable, timestamp } from './common';
+import { paymentDataSchema } from './payment-data';
+import { DELIVERY_EVENT_TYPES, webhookDeliveryRecordSchema } from './webhook-deliveries';
 
 const cursor = z.uuid({ message: 'must be the nextCursor of the previous page' }).optional();
 
@@ -29,7 +31,7 @@ export const paymentChangesQuerySchema = z.object({ since: z.iso.datetime({ offs
 /** `GET /apps/{appId}/deliveries`. */
 export const deliveryListQuerySchema = z.object({
   status: z.enum(['delivered', 'exhausted'], { message: 'must be "delivered" or "exhausted"' }).optional(),
-  eventType: z.enum([...WEBHOOK_EVENT_TYPES, 'webhook_test'], { message: `must be one of ${[...WEBHOOK_EVENT_TYPES, 'webhook_test'].join(', ')}` }).optional(),
+  eventType: z.enum(DELIVERY_EVENT_TYPES, { message: `must be one of ${DELIVERY_EVENT_TYPES.join(', ')}` }).optional(),
   paymentId: z.uuid({ message: 'must be a payment id (UUID)' }).optional(),
   cursor,
   limit: pageLimit(25),
@@ -39,3 +41,96 @@ export const deliveryListQuerySchema = z.object({
 export const orderListQuerySchema = z.object({ cursor, limit: pageLimit(25) });
 
 export const paymentIdParamSchema = z.uuid({ message: 'must be a payment id (UUID)' });
+
+/** `GET /dashboard/config`: what every page needs first (asked before logging in). */
+export const dashboardConfigSchema = z.object({
+  chains: z.array(z.object({ chainId: z.string(), name: z.string(), explorerUrl: z.string().nullable(), tokens: z.array(z.string()) })),
+  temporalUiUrl: z.string().nullable(),
+  devMailSinkUrl: z.string().nullable(),
+  /** Every payment status in lifecycle order, as the API names them (the status filter's choices). */
+  paymentStatuses: z.array(z.enum(PAYMENT_STATUSES)),
+});
+
+export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
+
+/** A page of a list, newest first; `nextCursor` asks for the next one, and is null on the last. */
+const listPage = <Row extends z.ZodType>(row: Row) => z.object({ data: z.array(row), nextCursor: z.uuid().nullable() });
+
+/** `GET /apps/{appId}/payments`. */
+export const paymentPageSchema = listPage(paymentDataSchema);
+
+export type PaymentPage = z.infer<typeof paymentPageSchema>;
+
+/** `GET /apps/{appId}/payments/changes`: the payments changed since the time asked, oldest change first. */
+export const paymentChangesSchema = z.object({ data: z.array(paymentDataSchema) });
+
+export type PaymentChanges = z.infer<typeof paymentChangesSchema>;
+
+/** `GET /apps/{appId}/payments/{paymentId}`: the payment with its timeline, explorer links and deliveries. */
+export const paymentDetailSchema = z.object({
+  payment: paymentDataSchema,
+  paymentLink: z.string(),
+  /** Every status the payment entered, in order, from `payment_unpaid` at its creation. */
+  timeline: z.array(z.object({ status: z.enum(PAYMENT_STATUSES), at: timestamp })),
+  /** The chains' explorers and the Temporal UI, where the operator configured them. */
+  links: z.object({ payinTx: z.string().nullable(), payoutTx: z.string().nullable(), workflow: z.string().nullable() }),
+  deliveries: z.array(webhookDeliveryRecordSchema),
+  /** Transfers of tokens nobody configured into the deposit address: recorded, never counted or refunded. */
+  quarantined: z.array(
+    z.object({
+      chainId: z.string(),
+      tokenAddress: z.string(),
+      amountUnits: z.string().regex(/^[0-9]+$/),
+      txHash: z.string(),
+      logIndex: z.number().int(),
+      txLink: z.string().nullable(),
+      recordedAt: timestamp,
+    }),
+  ),
+});
+
+export type PaymentDetail = z.infer<typeof paymentDetailSchema>;
+
+/** A row of the delivery log: the record, where it was sent and when it was queued. */
+export const deliveryLogEntrySchema = webhookDeliveryRecordSchema.extend({ url: z.string(), createdAt: timestamp });
+
+/** `GET /apps/{appId}/deliveries`. */
+export const deliveryPageSchema = listPage(deliveryLogEntrySchema);
+
+export type DeliveryPage = z.infer<typeof deliveryPageSchema>;
+
+/** `GET /apps/{appId}/orders`: legacy orders as the dashboard lists them. */
+export const orderPageSchema = listPage(
+  z.object({
+    id: z.uuid(),
+    merchantOrderId: z.string().nullable(),
+    status: z.enum(ORDER_STATUSES),
+    priceAmount: decimalString,
+    priceCurrency: z.string(),
+    payCurrency: z.string().nullable(),
+    paymentId: z.uuid().nullable(),
+    title: z.string().nullable(),
+    createdAt: timestamp,
+  }),
+);
+
+export type OrderPage = z.infer<typeof orderPageSchema>;
+
+/** `GET /apps/{appId}/orders/{orderId}/callbacks`: every attempt of every callback of the order. */
+export const callbackAttemptListSchema = z.object({
+  data: z.array(
+    z.object({
+      callbackId: z.string(),
+      orderStatus: z.enum(ORDER_STATUSES),
+      attempt: z.number().int(),
+      url: z.string(),
+      statusCode: z.number().int().nullable(),
+      error: z.string().nullable(),
+      responsePreview: z.string().nullable(),
+      durationMs: z.number().int(),
+      attemptedAt: timestamp,
+    }),
+  ),
+});
+
+export type CallbackAttemptList = z.infer<typeof callbackAttemptListSchema>;

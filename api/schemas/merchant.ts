@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chainIdSchema, isStorable, storable, text, tokenSymbolSchema } from './common';
+import { chainIdSchema, decimalString, isStorable, storable, text, timestamp, tokenSymbolSchema } from './common';
 
 /** Addresses are compared and stored lower-case: the developer is the same whatever case they type. */
 const emailSchema = z
@@ -38,10 +38,12 @@ export const registerBodySchema = z
 
 export type RegisterBody = z.infer<typeof registerBodySchema>;
 
+const API_KEY_SCOPES = ['Orders', 'Admin'] as const;
+
 export const createApiKeyBodySchema = z
   .object({
     name: text(100).optional(),
-    scope: z.enum(['Orders', 'Admin'], { message: 'must be "Orders" or "Admin"' }).default('Orders'),
+    scope: z.enum(API_KEY_SCOPES, { message: 'must be "Orders" or "Admin"' }).default('Orders'),
   })
   .strict();
 
@@ -58,3 +60,96 @@ export const apiKeyIdSchema = z.uuid({ message: 'must be an API key id (UUID)' }
 export const statsQuerySchema = z.object({
   period: z.enum(['today', '7d', '30d'], { message: 'must be "today", "7d" or "30d"' }),
 });
+
+/** `POST /auth/login-code` (202): the same answer whether or not the address has an account. */
+export const loginCodeSentSchema = z.object({ message: z.string(), expiresInSeconds: z.number().int() });
+
+export type LoginCodeSent = z.infer<typeof loginCodeSentSchema>;
+
+/** `POST /auth/token`: a dashboard token for the `Authorization: Bearer` header. */
+export const dashboardTokenSchema = z.object({ token: z.string(), expiresAt: timestamp, developerId: z.string() });
+
+export type DashboardToken = z.infer<typeof dashboardTokenSchema>;
+
+/** `POST` and `GET /auth/session`: who is logged in to the dashboard. The session id travels only in its cookie. */
+export const dashboardSessionSchema = z.object({ developerId: z.string(), email: z.string(), expiresAt: timestamp });
+
+export type DashboardSession = z.infer<typeof dashboardSessionSchema>;
+
+/** A merchant app as the dashboard sees it: never its webhook secret, only the fingerprint. */
+export const appResourceSchema = z.object({
+  appId: z.string(),
+  name: z.string(),
+  developerId: z.string().nullable(),
+  payout: z.object({ chainId: z.string(), tokenSymbol: z.string(), address: z.string() }),
+  webhookUrl: z.string().nullable(),
+  /** Whether payments may be created without an API key (appId in the body), as the hosted page does. */
+  keylessPayments: z.boolean(),
+  webhookSecretFingerprint: z.string().nullable(),
+  webhookSecretRotatedAt: timestamp.nullable(),
+  createdAt: timestamp,
+});
+
+export type AppResource = z.infer<typeof appResourceSchema>;
+
+/** `POST /register` (201): the app, and its webhook secret, shown this once. */
+export const registeredAppSchema = appResourceSchema.extend({ webhookSecret: z.string() });
+
+export type RegisteredApp = z.infer<typeof registeredAppSchema>;
+
+/** `GET /apps`: the developer's apps. */
+export const appListSchema = z.object({ data: z.array(appResourceSchema) });
+
+export type AppList = z.infer<typeof appListSchema>;
+
+/** An API key without its secret; `hint` (prefix and last characters) tells keys apart. */
+export const apiKeyResourceSchema = z.object({
+  id: z.uuid(),
+  name: z.string().nullable(),
+  scope: z.enum(API_KEY_SCOPES),
+  hint: z.string(),
+  createdAt: timestamp,
+  revokedAt: timestamp.nullable(),
+  lastUsedAt: timestamp.nullable(),
+});
+
+export type ApiKeyResource = z.infer<typeof apiKeyResourceSchema>;
+
+/** `POST /apps/{appId}/keys` (201): the key, shown this once. */
+export const createdApiKeySchema = apiKeyResourceSchema.extend({ key: z.string() });
+
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+
+/** `GET /apps/{appId}/keys`: revoked keys too, with when they were revoked. */
+export const apiKeyListSchema = z.object({ data: z.array(apiKeyResourceSchema) });
+
+export type ApiKeyList = z.infer<typeof apiKeyListSchema>;
+
+/** `POST /apps/{appId}/webhook/rotate`: the new secret, shown this once, and its fingerprint. */
+export const webhookSecretRotationSchema = appResourceSchema
+  .pick({ webhookSecretFingerprint: true, webhookSecretRotatedAt: true })
+  .extend({ webhookSecret: z.string() });
+
+export type WebhookSecretRotation = z.infer<typeof webhookSecretRotationSchema>;
+
+/** `POST /apps/{appId}/webhook/test`: how the one attempt went; it is logged with the deliveries. */
+export const webhookTestResultSchema = z.object({
+  deliveryId: z.uuid(),
+  status: z.enum(['delivered', 'exhausted']),
+  statusCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+export type WebhookTestResult = z.infer<typeof webhookTestResultSchema>;
+
+/** Statistics of one period (spec 2.8): `GET /me/stats` and the dashboard's `GET /apps/{appId}/stats`. */
+export const merchantStatsSchema = z.object({
+  period: statsQuerySchema.shape.period,
+  volumeUsdc: decimalString,
+  paymentCount: z.number().int(),
+  avgOrderUsdc: decimalString,
+  netToWalletUsdc: decimalString,
+  chart: z.array(z.object({ date: z.iso.date(), volumeUsdc: decimalString, paymentCount: z.number().int() })),
+});
+
+export type MerchantStats = z.infer<typeof merchantStatsSchema>;

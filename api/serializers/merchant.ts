@@ -1,9 +1,10 @@
 import type { ApiKeyRow, MerchantAppRow } from '../../db/tables';
+import type { ApiKeyResource, AppResource } from '../schemas/merchant';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** A merchant app as the dashboard sees it: never its webhook secret, only the fingerprint. */
-export function toAppResource(app: MerchantAppRow) {
+export function toAppResource(app: MerchantAppRow): AppResource {
   return {
     appId: app.app_id,
     name: app.name,
@@ -18,7 +19,7 @@ export function toAppResource(app: MerchantAppRow) {
 }
 
 /** An API key without its secret; `hint` (prefix and last characters) tells keys apart. */
-export function toApiKeyResource(key: ApiKeyRow) {
+export function toApiKeyResource(key: ApiKeyRow): ApiKeyResource {
   return {
     id: key.id,
     name: key.name,

@@ -1,7 +1,8 @@
 import type { WebhookDeliveryRow } from '../../db/tables';
+import type { WebhookDeliveryRecord } from '../schemas/webhook-deliveries';
 
 /** A delivery log record as spec 2.7 shows it; `deliveryId` is the `event_id` of the body that was sent. */
-export function toWebhookDeliveryRecord(row: WebhookDeliveryRow) {
+export function toWebhookDeliveryRecord(row: WebhookDeliveryRow): WebhookDeliveryRecord {
   return {
     deliveryId: row.delivery_id,
     paymentId: row.payment_id,
@@ -13,5 +14,3 @@ export function toWebhookDeliveryRecord(row: WebhookDeliveryRow) {
     attemptNumber: row.attempt_number,
   };
 }
-
-export type WebhookDeliveryRecord = ReturnType<typeof toWebhookDeliveryRecord>;

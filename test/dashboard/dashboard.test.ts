@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page, type Request, type Route } from 'playwright-core';
+import { z } from 'zod';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { Stack } from '../../tools/stack/stack';
 import { uniqueOrderId } from '../api/helpers';
@@ -34,9 +35,12 @@ describe('merchant dashboard in Chromium', function () {
   let base: string;
   const email = uniqueEmail('dash');
   const pageErrors: string[] = [];
+  /** Every JSON answer of the merchant API the pages read, checked against /v1/openapi.json once the pages are walked. */
+  const answers: Array<{ method: string; path: string; status: number; body: Promise<unknown> }> = [];
   let appId: string;
   let ordersKey: string;
   let payment: PaymentResource;
+  let keylessPayment: PaymentResource;
 
   before(async function () {
     this.timeout(300_000);
@@ -52,6 +56,12 @@ describe('merchant dashboard in Chromium', function () {
     });
     page = await browser.newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));
+    page.on('response', (res) => {
+      const url = new URL(res.url());
+      if (!url.pathname.startsWith('/v1/merchant-api/') || !res.headers()['content-type']?.startsWith('application/json')) return;
+      // Read at once, while the browser still holds the body; undefined when it is gone.
+      answers.push({ method: res.request().method().toLowerCase(), path: url.pathname, status: res.status(), body: res.json().catch(() => undefined) });
+    });
   });
 
   after(async function () {
@@ -64,6 +74,39 @@ describe('merchant dashboard in Chromium', function () {
 
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
   const nav = (name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name });
+
+  /**
+   * Applies an older filter, then a newer one while the older filter's list request is held unanswered; once the
+   * newer filter's rows show, the held request is let go, so its answer would arrive late if the page still wanted
+   * it. The page must have aborted it instead: the browser reports it failed with net::ERR_ABORTED.
+   */
+  async function applyFiltersQuickly(filters: { olderRequest: (url: URL) => boolean; applyOlder: () => Promise<unknown>; applyNewer: () => Promise<unknown>; newerShown: () => Promise<unknown> }): Promise<void> {
+    const older = (r: Request) => filters.olderRequest(new URL(r.url()));
+    const held: Route[] = [];
+    const outcomes: string[] = [];
+    const failed = (r: Request) => void (older(r) && outcomes.push(r.failure()?.errorText ?? 'failed'));
+    const finished = (r: Request) => void (older(r) && outcomes.push('answered'));
+    page.on('requestfailed', failed);
+    page.on('requestfinished', finished);
+    await page.route(filters.olderRequest, (route) => void held.push(route));
+    try {
+      const asked = page.waitForRequest(older);
+      await filters.applyOlder();
+      await asked;
+      await filters.applyNewer();
+      await filters.newerShown();
+    } finally {
+      await page.unroute(filters.olderRequest);
+      for (const route of held) await route.continue().catch(() => undefined);
+    }
+    try {
+      await eventually("the older filter's request settles", 10_000, () => Promise.resolve(outcomes[0]));
+      assert.deepEqual(outcomes, ['net::ERR_ABORTED'], "the older filter's request is aborted, never answered");
+    } finally {
+      page.off('requestfailed', failed);
+      page.off('requestfinished', finished);
+    }
+  }
 
   async function loginInBrowser(address: string): Promise<void> {
     const before = (await sinkMessages(stack.info.mailSinkUrl!, address)).length;
@@ -163,7 +206,8 @@ describe('merchant dashboard in Chromium', function () {
     await state.filter({ hasText: 'Keyless payments are on' }).waitFor();
     const created = await keylessCreate();
     assert.equal(created.status, 201, created.text);
-    assert.equal((created.body as PaymentResource).keyless, true);
+    keylessPayment = created.body as PaymentResource;
+    assert.equal(keylessPayment.keyless, true);
     await shot('apps-keyless-on');
 
     await section.getByRole('button', { name: 'Turn off keyless payments' }).click();
@@ -252,6 +296,43 @@ describe('merchant dashboard in Chromium', function () {
     await shot('orders');
   });
 
+  it("aborts an older filter's request when a newer filter is applied, and lists the newer filter's rows only", async () => {
+    const listOf = (rows: string, param: string, value: string) => (url: URL) => url.pathname.endsWith(`/apps/${appId}/${rows}`) && url.searchParams.get(param) === value;
+
+    await nav('Payments').click();
+    const payments = page.getByRole('table', { name: 'Payments' });
+    await payments.locator(`tr[data-payment-id="${keylessPayment.id}"]`).waitFor();
+    const filters = page.getByRole('search', { name: 'Filter payments' });
+    const applyStatus = (status: string) => async () => {
+      await filters.getByLabel('Status').selectOption(status);
+      await filters.getByRole('button', { name: 'Apply filters' }).click();
+    };
+    await applyFiltersQuickly({
+      olderRequest: listOf('payments', 'status', 'payment_unpaid'),
+      applyOlder: applyStatus('payment_unpaid'),
+      applyNewer: applyStatus('payment_completed'),
+      newerShown: () => payments.locator(`tr[data-payment-id="${payment.id}"]`).waitFor(),
+    });
+    // A round of the live statuses' poll after the older request was let go: the list is still the newer filter's.
+    await page.waitForResponse((r) => new URL(r.url()).pathname.endsWith(`/apps/${appId}/payments/changes`));
+    const listed = await payments.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-payment-id')));
+    assert.deepEqual(listed, [payment.id], 'the completed payment only, not the unpaid one of the older filter');
+    await shot('payments-newer-filter');
+
+    await nav('Deliveries').click();
+    const deliveries = page.getByRole('table', { name: 'Webhook deliveries' });
+    await deliveries.waitFor();
+    const event = page.getByRole('form', { name: 'Filter deliveries' }).getByLabel('Event');
+    const shownEvents = () => deliveries.locator('tbody tr td:first-child').allTextContents();
+    await applyFiltersQuickly({
+      olderRequest: listOf('deliveries', 'eventType', 'payment_payin_completed'),
+      applyOlder: () => event.selectOption('payment_payin_completed'),
+      applyNewer: () => event.selectOption('payment_payout_completed'),
+      newerShown: () => eventually("the newer filter's deliveries", 10_000, async () => ((await shownEvents()).join() === 'payment_payout_completed' ? true : undefined)),
+    });
+    assert.deepEqual(await shownEvents(), ['payment_payout_completed']);
+  });
+
   it('revokes the Orders key after a confirmation; the API refuses it at once', async () => {
     await nav('Apps & keys').click();
     await page.getByRole('button', { name: 'Revoke shop' }).click();
@@ -292,6 +373,48 @@ describe('merchant dashboard in Chromium', function () {
     assert.ok(overflow <= 0, `no sideways scrolling of the page (${overflow}px)`);
     await shot('payments-phone');
     await page.setViewportSize({ width: 1100, height: 800 });
+  });
+
+  it('reads answers that /v1/openapi.json describes, each matching the schema of its operation', async () => {
+    type Operation = { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> };
+    const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.entries(doc.paths).flatMap(([template, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `${method} ${template}`, method, op, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`), params: template.split('{').length })),
+    );
+    const checked = new Set<string>();
+    const mismatches: string[] = [];
+    for (const answer of answers.filter((a) => a.status >= 200 && a.status < 300)) {
+      // A literal path (`payments/changes`) before a parameter's (`payments/{paymentId}`).
+      const [operation] = operations.filter((o) => o.method === answer.method && o.pattern.test(answer.path)).sort((a, b) => a.params - b.params);
+      assert.ok(operation, `${answer.method} ${answer.path} is in the document`);
+      const schema = operation.op.responses[String(answer.status)]?.content?.['application/json']?.schema;
+      assert.ok(schema?.properties, `${operation.name} describes its ${answer.status} answer`);
+      const body = await answer.body;
+      if (body === undefined) continue;
+      const result = z.fromJSONSchema(schema).safeParse(body);
+      if (!result.success) mismatches.push(`${operation.name}: ${z.prettifyError(result.error)}`);
+      checked.add(operation.name);
+    }
+    assert.deepEqual(mismatches, []);
+    const read = [
+      'get /dashboard/config',
+      'post /auth/session',
+      'get /apps',
+      'post /register',
+      'patch /apps/{appId}',
+      'get /apps/{appId}/keys',
+      'post /apps/{appId}/keys',
+      'delete /apps/{appId}/keys/{keyId}',
+      'post /apps/{appId}/webhook/rotate',
+      'post /apps/{appId}/webhook/test',
+      'get /apps/{appId}/stats',
+      'get /apps/{appId}/payments',
+      'get /apps/{appId}/payments/changes',
+      'get /apps/{appId}/payments/{paymentId}',
+      'get /apps/{appId}/deliveries',
+      'get /apps/{appId}/orders',
+    ];
+    for (const name of read) assert.ok(checked.has(name.replace(' /', ' /v1/merchant-api/')), `the pages read ${name}`);
   });
 
   it('logs out: the session ends server-side and the pages are closed', async () => {

@@ -1,4 +1,23 @@
-import type { PaymentStatus } from '../../../domain/payment';
+import { useCallback, useEffect, useRef } from 'preact/hooks';
+
+/**
+ * What the API answers, typed by the zod schemas the API types its answers by and documents them with
+ * (api/schemas, /v1/openapi.json). Type-only: the bundle carries no zod and none of the API.
+ */
+export type { CallbackAttemptList, DashboardConfig, DeliveryPage, OrderPage, PaymentChanges, PaymentDetail, PaymentPage } from '../../../api/schemas/dashboard';
+export type {
+  ApiKeyList,
+  ApiKeyResource,
+  AppList,
+  AppResource,
+  CreatedApiKey,
+  DashboardSession,
+  MerchantStats,
+  RegisteredApp,
+  WebhookSecretRotation,
+  WebhookTestResult,
+} from '../../../api/schemas/merchant';
+export type { PaymentData } from '../../../api/schemas/payment-data';
 
 /** The merchant API as the dashboard calls it: same origin, the session cookie, JSON both ways. */
 export const API = '/v1/merchant-api';
@@ -23,107 +42,73 @@ export const setUnauthenticatedHandler = (handler: () => void) => {
   onUnauthenticated = handler;
 };
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const res = await fetch(`${API}${path}`, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    credentials: 'same-origin',
-    headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  if (res.status === 204) return undefined as T;
-  const body = (await res.json().catch(() => ({}))) as { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
+/** What an aborted request's promise does: it never settles, as whoever asked has moved on to a newer request. */
+const abandoned = new Promise<never>(() => undefined);
+
+/**
+ * One call of the merchant API. With a `signal`, aborting it cancels the request, and the promise then never
+ * settles, also when the answer had arrived already: an answer nobody waits for any more is never delivered.
+ */
+export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  const { signal } = init;
+  let res: Response;
+  let body: { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
+  try {
+    res = await fetch(`${API}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      credentials: 'same-origin',
+      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal,
+    });
+    body = res.status === 204 ? {} : ((await res.json().catch(() => ({}))) as typeof body);
+  } catch (err) {
+    if (signal?.aborted) return abandoned;
+    throw err;
+  }
+  if (signal?.aborted) return abandoned;
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/auth/')) onUnauthenticated();
     throw new ApiFailure(res.status, body.error ?? 'error', body.message ?? `HTTP ${res.status}`, body.details);
   }
-  return body as T;
+  return (res.status === 204 ? undefined : body) as T;
 }
 
-export interface App {
-  appId: string;
-  name: string;
-  developerId: string;
-  payout: { chainId: string; tokenSymbol: string; address: string };
-  /** Whether payments may be created without an API key (appId in the body), as the hosted page does. */
-  keylessPayments: boolean;
-  webhookUrl: string | null;
-  webhookSecretFingerprint: string | null;
-  webhookSecretRotatedAt: string | null;
-  createdAt: string;
+/**
+ * The signal for a list's newest request. Each call aborts the request the previous signal went to: a newer
+ * filter, page or app replaces an older one, whose answer then never reaches the page. Leaving the page aborts
+ * the last.
+ */
+export function useNewestRequest(): () => AbortSignal {
+  const current = useRef<AbortController | null>(null);
+  useEffect(() => () => current.current?.abort(), []);
+  return useCallback(() => {
+    current.current?.abort();
+    current.current = new AbortController();
+    return current.current.signal;
+  }, []);
 }
 
-export interface ApiKey {
-  id: string;
-  name: string | null;
-  scope: 'Orders' | 'Admin';
-  hint: string;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-}
-
-export interface Payment {
-  id: string;
-  orderId: string | null;
-  status: PaymentStatus;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string;
-  display: { name: string | null; currency: string | null };
-  source: {
-    chainId: string;
-    tokenSymbol: string;
-    amount: string;
-    fee: string;
-    receiverAddress: string;
-    senderAddress: string | null;
-    txHash: string | null;
-    amountReceived: string | null;
-    confirmedAt: string | null;
-  };
-  destination: { chainId: string; tokenSymbol: string; amount: string; receiverAddress: string; txHash: string | null; confirmedAt: string | null };
-}
-
-export interface Delivery {
-  deliveryId: string;
-  /** Null for a test event. */
-  paymentId: string | null;
-  eventType: string;
-  statusCode: number | null;
-  responsePreview: string | null;
-  deliveredAt: string | null;
-  status: string;
-  createdAt?: string;
-}
-
-export interface PaymentDetail {
-  payment: Payment;
-  paymentLink: string;
-  timeline: Array<{ status: PaymentStatus; at: string }>;
-  links: { payinTx: string | null; payoutTx: string | null; workflow: string | null };
-  deliveries: Delivery[];
-  /** Transfers of tokens nobody configured into the deposit address: recorded, never counted or refunded. */
-  quarantined: Array<{ chainId: string; tokenAddress: string; amountUnits: string; txHash: string; logIndex: number; txLink: string | null; recordedAt: string }>;
-}
-
-export interface Stats {
-  period: string;
-  volumeUsdc: string;
-  paymentCount: number;
-  avgOrderUsdc: string;
-  netToWalletUsdc: string;
-  chart: Array<{ date: string; volumeUsdc: string; paymentCount: number }>;
-}
-
-export interface DashboardConfig {
-  chains: Array<{ chainId: string; name: string; explorerUrl: string | null; tokens: string[] }>;
-  temporalUiUrl: string | null;
-  devMailSinkUrl: string | null;
-  /** Every payment status in lifecycle order, as the API names them (the status filter's choices). */
-  paymentStatuses: PaymentStatus[];
-}
-
-export interface Session {
-  developerId: string;
-  email: string;
+/**
+ * Asks `read` every `ms` after its last answer (never two at once), the first time at once or after `ms`, until
+ * `deps` change or the page goes; the request in flight is aborted then. A failed round is retried the next time.
+ */
+export function usePolling(read: ((signal: AbortSignal) => Promise<unknown>) | null, ms: number, deps: unknown[], options: { now: boolean }): void {
+  useEffect(() => {
+    if (!read) return;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const round = () =>
+      void read(controller.signal)
+        .catch(() => undefined)
+        .then(() => {
+          if (!controller.signal.aborted) timer = setTimeout(round, ms);
+        });
+    if (options.now) round();
+    else timer = setTimeout(round, ms);
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, deps);
 }

@@ -1,5 +1,7 @@
+import type { MerchantStats } from './api';
+
 /** The daily chart: volume as bars, payment count as a line, drawn as SVG (no chart library, no CDN). */
-export function DailyChart(props: { days: Array<{ date: string; volumeUsdc: string; paymentCount: number }> }) {
+export function DailyChart(props: { days: MerchantStats['chart'] }) {
   const { days } = props;
   const width = 640;
   const height = 200;

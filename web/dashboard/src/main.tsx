@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, setUnauthenticatedHandler, type App, type DashboardConfig, type Session } from './api';
+import { api, setUnauthenticatedHandler, type AppList, type AppResource, type DashboardConfig, type DashboardSession } from './api';
 import { LoginPage } from './pages/login';
 import { OverviewPage } from './pages/overview';
 import { PaymentPage, PaymentsPage } from './pages/payments';
@@ -20,26 +20,26 @@ const NAV = [
 
 /** What every page gets: the session, the developer's apps and the one chosen, the page configuration. */
 export interface PageProps {
-  session: Session;
+  session: DashboardSession;
   config: DashboardConfig;
-  apps: App[];
-  app: App | undefined;
+  apps: AppResource[];
+  app: AppResource | undefined;
   reloadApps: () => Promise<void>;
 }
 
 function Dashboard() {
   const { path, query } = useLocation();
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [session, setSession] = useState<DashboardSession | null | undefined>(undefined);
   const [config, setConfig] = useState<DashboardConfig | undefined>();
-  const [apps, setApps] = useState<App[]>([]);
+  const [apps, setApps] = useState<AppResource[]>([]);
   const [appId, setAppId] = useState<string | null>(null);
 
-  const reloadApps = async () => setApps((await api<{ data: App[] }>('/apps')).data);
+  const reloadApps = async () => setApps((await api<AppList>('/apps')).data);
   useEffect(() => {
     setUnauthenticatedHandler(() => setSession(null));
     void api<DashboardConfig>('/dashboard/config').then(setConfig);
     // The apps are asked for at once, not after the session: one round trip less before the first page shows.
-    api<Session>('/auth/session').then(setSession, () => setSession(null));
+    api<DashboardSession>('/auth/session').then(setSession, () => setSession(null));
     reloadApps().catch(() => undefined);
   }, []);
   useEffect(() => {

@@ -1,5 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, api, type ApiKey, type App } from '../api';
+import {
+  ApiFailure,
+  api,
+  useNewestRequest,
+  type ApiKeyList,
+  type ApiKeyResource,
+  type AppResource,
+  type CreatedApiKey,
+  type RegisteredApp,
+  type WebhookSecretRotation,
+  type WebhookTestResult,
+} from '../api';
 import { CopyButton, ErrorNote, when } from '../format';
 import type { PageProps } from '../main';
 
@@ -20,7 +31,7 @@ function ShownOnce(props: { label: string; secret: string; extra?: string }) {
   );
 }
 
-function RegisterForm(props: PageProps & { onRegistered: (app: App) => void }) {
+function RegisterForm(props: PageProps & { onRegistered: (app: AppResource) => void }) {
   const chains = props.config.chains;
   const [form, setForm] = useState({ name: '', chainId: chains[0]?.chainId ?? '', tokenSymbol: chains[0]?.tokens[0] ?? '', address: '', webhookUrl: '' });
   const [error, setError] = useState<ApiFailure | null>(null);
@@ -35,7 +46,7 @@ function RegisterForm(props: PageProps & { onRegistered: (app: App) => void }) {
         onSubmit={(e) => {
           e.preventDefault();
           setError(null);
-          api<App & { webhookSecret: string }>('/register', {
+          api<RegisteredApp>('/register', {
             body: { name: form.name || undefined, webhookUrl: form.webhookUrl, payout: { chainId: form.chainId, tokenSymbol: form.tokenSymbol, address: form.address } },
           }).then(
             (app) => {
@@ -84,17 +95,19 @@ function RegisterForm(props: PageProps & { onRegistered: (app: App) => void }) {
   );
 }
 
-function Keys({ app }: { app: App }) {
-  const [keys, setKeys] = useState<ApiKey[]>([]);
+function Keys({ app }: { app: AppResource }) {
+  const [keys, setKeys] = useState<ApiKeyResource[]>([]);
   const [name, setName] = useState('');
-  const [scope, setScope] = useState<'Orders' | 'Admin'>('Orders');
-  const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
+  const [scope, setScope] = useState<ApiKeyResource['scope']>('Orders');
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const load = () => api<{ data: ApiKey[] }>(`/apps/${app.appId}/keys`).then((r) => setKeys(r.data), setError);
+  // The app's keys: a newer listing (another app, or after a change) aborts the one in flight.
+  const newest = useNewestRequest();
+  const load = () => void api<ApiKeyList>(`/apps/${app.appId}/keys`, { signal: newest() }).then((r) => setKeys(r.data), setError);
   useEffect(() => {
     setCreated(null);
-    void load();
+    load();
   }, [app.appId]);
   return (
     <section aria-labelledby="h-keys">
@@ -103,10 +116,10 @@ function Keys({ app }: { app: App }) {
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
-          api<ApiKey & { key: string }>(`/apps/${app.appId}/keys`, { body: { name: name || undefined, scope } }).then((key) => {
+          api<CreatedApiKey>(`/apps/${app.appId}/keys`, { body: { name: name || undefined, scope } }).then((key) => {
             setCreated(key);
             setName('');
-            void load();
+            load();
           }, setError);
         }}
       >
@@ -116,7 +129,7 @@ function Keys({ app }: { app: App }) {
         </label>
         <label>
           Scope
-          <select value={scope} onChange={(e) => setScope(value(e) as 'Orders' | 'Admin')}>
+          <select value={scope} onChange={(e) => setScope(value(e) as ApiKeyResource['scope'])}>
             <option value="Orders">Orders (create payments)</option>
             <option value="Admin">Admin (statistics, all reads)</option>
           </select>
@@ -162,12 +175,12 @@ function Keys({ app }: { app: App }) {
   );
 }
 
-function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> }) {
+function Webhook({ app, onChanged }: { app: AppResource; onChanged: () => Promise<void> }) {
   const [url, setUrl] = useState(app.webhookUrl ?? '');
   const [error, setError] = useState<ApiFailure | null>(null);
   const [saved, setSaved] = useState(false);
   const [testResult, setTestResult] = useState<string | null>(null);
-  const [rotated, setRotated] = useState<{ webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string } | null>(null);
+  const [rotated, setRotated] = useState<WebhookSecretRotation | null>(null);
   useEffect(() => {
     setUrl(app.webhookUrl ?? '');
     setRotated(null);
@@ -182,7 +195,7 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
           e.preventDefault();
           setError(null);
           setSaved(false);
-          api<App>(`/apps/${app.appId}/webhook`, { method: 'PUT', body: { webhookUrl: url } }).then(
+          api<AppResource>(`/apps/${app.appId}/webhook`, { method: 'PUT', body: { webhookUrl: url } }).then(
             () => {
               setSaved(true);
               void onChanged();
@@ -208,7 +221,7 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
       <button
         type="button"
         onClick={() =>
-          void api<{ webhookSecret: string; webhookSecretFingerprint: string; webhookSecretRotatedAt: string }>(`/apps/${app.appId}/webhook/rotate`, { method: 'POST' }).then((r) => {
+          void api<WebhookSecretRotation>(`/apps/${app.appId}/webhook/rotate`, { method: 'POST' }).then((r) => {
             setRotated(r);
             void onChanged();
           })
@@ -220,7 +233,7 @@ function Webhook({ app, onChanged }: { app: App; onChanged: () => Promise<void> 
         type="button"
         onClick={() => {
           setTestResult(null);
-          api<{ status: string; statusCode: number | null; error: string | null }>(`/apps/${app.appId}/webhook/test`, { method: 'POST' }).then(
+          api<WebhookTestResult>(`/apps/${app.appId}/webhook/test`, { method: 'POST' }).then(
             (r) => setTestResult(r.status === 'delivered' ? `Test event delivered (HTTP ${r.statusCode}).` : `Test event failed: ${r.statusCode ? `HTTP ${r.statusCode}` : (r.error ?? 'no answer')}. It is in the delivery log.`),
             (err: Error) => setTestResult(err.message),
           );
@@ -242,7 +255,7 @@ const KEYLESS_EFFECT = {
   off: 'Payments can then be created only with an API key of this app; creates without one are refused (403 keyless_payments_disabled). Payments already created are not affected.',
 };
 
-function KeylessPayments({ app, onChanged }: { app: App; onChanged: () => Promise<void> }) {
+function KeylessPayments({ app, onChanged }: { app: AppResource; onChanged: () => Promise<void> }) {
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -268,7 +281,7 @@ function KeylessPayments({ app, onChanged }: { app: App; onChanged: () => Promis
             onClick={() => {
               setBusy(true);
               setError(null);
-              api<App>(`/apps/${app.appId}`, { method: 'PATCH', body: { keylessPayments: next } })
+              api<AppResource>(`/apps/${app.appId}`, { method: 'PATCH', body: { keylessPayments: next } })
                 .then(onChanged)
                 .then(() => setConfirming(false), setError)
                 .finally(() => setBusy(false));

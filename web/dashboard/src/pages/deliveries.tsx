@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Delivery } from '../api';
+import { api, useNewestRequest, type DeliveryPage } from '../api';
 import { ErrorNote, NoApp, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
@@ -7,9 +7,10 @@ import { Link } from '../router';
 export function DeliveriesPage({ app }: PageProps) {
   const [status, setStatus] = useState('');
   const [eventType, setEventType] = useState('');
-  const [rows, setRows] = useState<Delivery[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
+  const [shown, setShown] = useState<DeliveryPage | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // The first page of the filters and every further page: a newer one aborts the one in flight.
+  const newest = useNewestRequest();
   const query = (cursor?: string) => {
     const q = new URLSearchParams();
     if (status) q.set('status', status);
@@ -19,12 +20,12 @@ export function DeliveriesPage({ app }: PageProps) {
   };
   useEffect(() => {
     if (!app) return;
-    api<{ data: Delivery[]; nextCursor: string | null }>(`/apps/${app.appId}/deliveries?${query()}`).then((page) => {
-      setRows(page.data);
-      setNext(page.nextCursor);
-    }, setError);
+    setShown(null);
+    setError(null);
+    api<DeliveryPage>(`/apps/${app.appId}/deliveries?${query()}`, { signal: newest() }).then(setShown, setError);
   }, [app?.appId, status, eventType]);
   if (!app) return <><h1>Webhook deliveries</h1><NoApp /></>;
+  const nextCursor = shown?.nextCursor;
   return (
     <>
       <h1>Webhook deliveries of {app.name}</h1>
@@ -48,9 +49,9 @@ export function DeliveriesPage({ app }: PageProps) {
         </label>
       </form>
       <ErrorNote error={error} />
-      {rows === null ? (
+      {shown === null ? (
         <p>Loading…</p>
-      ) : rows.length === 0 ? (
+      ) : shown.data.length === 0 ? (
         <p>No deliveries match.</p>
       ) : (
         <div class="table-wrap">
@@ -59,22 +60,30 @@ export function DeliveriesPage({ app }: PageProps) {
               <tr><th scope="col">Event</th><th scope="col">Payment</th><th scope="col">HTTP</th><th scope="col">Response</th><th scope="col">Status</th><th scope="col">Time</th></tr>
             </thead>
             <tbody>
-              {rows.map((d) => (
+              {shown.data.map((d) => (
                 <tr key={d.deliveryId}>
                   <td>{d.eventType}</td>
                   <td>{d.paymentId ? <Link href={`/payments/${d.paymentId}?app=${app.appId}`} class="mono">{d.paymentId.slice(0, 8)}</Link> : 'test event'}</td>
                   <td>{d.statusCode ?? '—'}</td>
                   <td class="preview">{d.responsePreview ?? ''}</td>
                   <td>{d.status}</td>
-                  <td>{when(d.deliveredAt ?? d.createdAt ?? null)}</td>
+                  <td>{when(d.deliveredAt ?? d.createdAt)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {next && rows && (
-        <button type="button" onClick={() => void api<{ data: Delivery[]; nextCursor: string | null }>(`/apps/${app.appId}/deliveries?${query(next)}`).then((p) => { setRows([...rows, ...p.data]); setNext(p.nextCursor); }, setError)}>
+      {nextCursor && (
+        <button
+          type="button"
+          onClick={() =>
+            void api<DeliveryPage>(`/apps/${app.appId}/deliveries?${query(nextCursor)}`, { signal: newest() }).then(
+              (more) => setShown((current) => current && { data: [...current.data, ...more.data], nextCursor: more.nextCursor }),
+              setError,
+            )
+          }
+        >
           Load more
         </button>
       )}

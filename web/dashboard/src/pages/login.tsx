@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type DashboardConfig, type Session } from '../api';
+import { api, type DashboardConfig, type DashboardSession } from '../api';
 import { ErrorNote } from '../format';
 
-export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: Session) => void }) {
+export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: DashboardSession) => void }) {
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [sent, setSent] = useState(false);
@@ -40,7 +40,7 @@ export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: Sess
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void run(async () => props.onLoggedIn(await api<Session>('/auth/session', { body: { email, code } })));
+            void run(async () => props.onLoggedIn(await api<DashboardSession>('/auth/session', { body: { email, code } })));
           }}
         >
           <p>We sent a 6-digit code to <strong>{email}</strong>.</p>

@@ -1,31 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, useNewestRequest, type CallbackAttemptList, type OrderPage } from '../api';
 import { ErrorNote, NoApp, when } from '../format';
 import type { PageProps } from '../main';
 
-interface Order {
-  id: string;
-  merchantOrderId: string | null;
-  status: string;
-  priceAmount: string;
-  priceCurrency: string;
-  payCurrency: string | null;
-  title: string | null;
-  createdAt: string;
-}
-interface CallbackAttempt {
-  callbackId: string;
-  orderStatus: string;
-  attempt: number;
-  url: string;
-  statusCode: number | null;
-  error: string | null;
-  attemptedAt: string;
-}
-
 function Callbacks({ appId, orderId }: { appId: string; orderId: string }) {
-  const [attempts, setAttempts] = useState<CallbackAttempt[] | null>(null);
-  useEffect(() => void api<{ data: CallbackAttempt[] }>(`/apps/${appId}/orders/${orderId}/callbacks`).then((r) => setAttempts(r.data)), [orderId]);
+  const [attempts, setAttempts] = useState<CallbackAttemptList['data'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const newest = useNewestRequest();
+  useEffect(() => {
+    setAttempts(null);
+    api<CallbackAttemptList>(`/apps/${appId}/orders/${orderId}/callbacks`, { signal: newest() }).then((r) => setAttempts(r.data), setError);
+  }, [appId, orderId]);
+  if (error) return <ErrorNote error={error} />;
   if (!attempts) return <p>Loading…</p>;
   if (attempts.length === 0) return <p>No callbacks sent.</p>;
   return (
@@ -40,11 +26,15 @@ function Callbacks({ appId, orderId }: { appId: string; orderId: string }) {
 }
 
 export function OrdersPage({ app }: PageProps) {
-  const [rows, setRows] = useState<Order[] | null>(null);
+  const [rows, setRows] = useState<OrderPage['data'] | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const newest = useNewestRequest();
   useEffect(() => {
-    if (app) api<{ data: Order[] }>(`/apps/${app.appId}/orders?limit=100`).then((r) => setRows(r.data), setError);
+    if (!app) return;
+    setRows(null);
+    setError(null);
+    api<OrderPage>(`/apps/${app.appId}/orders?limit=100`, { signal: newest() }).then((r) => setRows(r.data), setError);
   }, [app?.appId]);
   if (!app) return <><h1>Legacy orders</h1><NoApp /></>;
   return (

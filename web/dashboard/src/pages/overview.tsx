@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Stats } from '../api';
+import { api, useNewestRequest, type MerchantStats } from '../api';
 import { DailyChart } from '../chart';
 import { ErrorNote, NoApp } from '../format';
 import type { PageProps } from '../main';
@@ -11,11 +11,16 @@ const PERIODS = [
 ] as const;
 
 export function OverviewPage({ app }: PageProps) {
-  const [stats, setStats] = useState<Record<string, Stats>>({});
+  const [stats, setStats] = useState<Partial<Record<MerchantStats['period'], MerchantStats>>>({});
   const [error, setError] = useState<unknown>(null);
+  // Another app's figures abort the ones in flight: the page never shows one app's figures under another's name.
+  const newest = useNewestRequest();
   useEffect(() => {
     if (!app) return;
-    Promise.all(PERIODS.map((p) => api<Stats>(`/apps/${app.appId}/stats?period=${p.period}`)))
+    setStats({});
+    setError(null);
+    const signal = newest();
+    Promise.all(PERIODS.map((p) => api<MerchantStats>(`/apps/${app.appId}/stats?period=${p.period}`, { signal })))
       .then((all) => setStats(Object.fromEntries(all.map((s) => [s.period, s]))))
       .catch(setError);
   }, [app?.appId]);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Payment, type PaymentDetail } from '../api';
+import { api, useNewestRequest, usePolling, type PaymentChanges, type PaymentDetail, type PaymentPage } from '../api';
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
@@ -27,44 +27,44 @@ const queryString = (f: Filters, cursor?: string) => {
 export function PaymentsPage({ app, config }: PageProps) {
   const [filters, setFilters] = useState<Filters>({ status: '', q: '', from: '', to: '' });
   const [draft, setDraft] = useState<Filters>(filters);
-  const [rows, setRows] = useState<Payment[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
+  const [shown, setShown] = useState<PaymentPage | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const since = useRef<string | null>(null);
+  const since = useRef('');
+  // The first page of the filters and every further page: a newer one aborts the one in flight.
+  const newest = useNewestRequest();
 
   useEffect(() => {
     if (!app) return;
-    setRows(null);
+    setShown(null);
+    setError(null);
     since.current = new Date().toISOString();
-    api<{ data: Payment[]; nextCursor: string | null }>(`/apps/${app.appId}/payments?${queryString(filters)}`).then((page) => {
-      setRows(page.data);
-      setNext(page.nextCursor);
-    }, setError);
+    api<PaymentPage>(`/apps/${app.appId}/payments?${queryString(filters)}`, { signal: newest() }).then(setShown, setError);
   }, [app?.appId, filters]);
 
   // Live statuses: merge what changed since the last poll into the rows on screen.
-  useEffect(() => {
-    if (!app) return;
-    const timer = setInterval(() => {
-      const from = since.current;
-      if (!from) return;
-      api<{ data: Payment[] }>(`/apps/${app.appId}/payments/changes?since=${encodeURIComponent(from)}`).then(({ data }) => {
-        if (data.length === 0) return;
-        since.current = data[data.length - 1]!.updatedAt;
-        const changed = new Map(data.map((p) => [p.id, p]));
-        setRows((current) => {
-          if (!current) return current;
-          const shown = new Set(current.map((p) => p.id));
-          const unfiltered = !filters.status && !filters.q && !filters.from && !filters.to;
-          const fresh = unfiltered ? data.filter((p) => !shown.has(p.id) && (current.length === 0 || p.createdAt >= current[0]!.createdAt)).reverse() : [];
-          return [...fresh, ...current.map((p) => changed.get(p.id) ?? p)];
-        });
-      }, () => undefined);
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [app?.appId, filters]);
+  usePolling(
+    app
+      ? (signal) =>
+          api<PaymentChanges>(`/apps/${app.appId}/payments/changes?since=${encodeURIComponent(since.current)}`, { signal }).then(({ data }) => {
+            if (data.length === 0) return;
+            since.current = data[data.length - 1]!.updatedAt;
+            const changed = new Map(data.map((p) => [p.id, p]));
+            setShown((current) => {
+              if (!current) return current;
+              const listed = new Set(current.data.map((p) => p.id));
+              const unfiltered = !filters.status && !filters.q && !filters.from && !filters.to;
+              const fresh = unfiltered ? data.filter((p) => !listed.has(p.id) && (current.data.length === 0 || p.createdAt >= current.data[0]!.createdAt)).reverse() : [];
+              return { ...current, data: [...fresh, ...current.data.map((p) => changed.get(p.id) ?? p)] };
+            });
+          })
+      : null,
+    POLL_MS,
+    [app?.appId, filters],
+    { now: false },
+  );
 
   if (!app) return <><h1>Payments</h1><NoApp /></>;
+  const nextCursor = shown?.nextCursor;
   const field = (name: keyof Filters) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
   return (
     <>
@@ -102,9 +102,9 @@ export function PaymentsPage({ app, config }: PageProps) {
         <button type="submit">Apply filters</button>
       </form>
       <ErrorNote error={error} />
-      {rows === null ? (
+      {shown === null ? (
         <p>Loading…</p>
-      ) : rows.length === 0 ? (
+      ) : shown.data.length === 0 ? (
         <p>No payments match.</p>
       ) : (
         <div class="table-wrap">
@@ -119,7 +119,7 @@ export function PaymentsPage({ app, config }: PageProps) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((p) => (
+              {shown.data.map((p) => (
                 <tr key={p.id} data-payment-id={p.id}>
                   <td>
                     <Link href={`/payments/${p.id}?app=${app.appId}`} class="mono">{p.id.slice(0, 8)}</Link>
@@ -138,14 +138,14 @@ export function PaymentsPage({ app, config }: PageProps) {
           </table>
         </div>
       )}
-      {next && (
+      {nextCursor && (
         <button
           type="button"
           onClick={() =>
-            void api<{ data: Payment[]; nextCursor: string | null }>(`/apps/${app.appId}/payments?${queryString(filters, next)}`).then((page) => {
-              setRows([...(rows ?? []), ...page.data]);
-              setNext(page.nextCursor);
-            }, setError)
+            void api<PaymentPage>(`/apps/${app.appId}/payments?${queryString(filters, nextCursor)}`, { signal: newest() }).then(
+              (more) => setShown((current) => current && { data: [...current.data, ...more.data], nextCursor: more.nextCursor }),
+              setError,
+            )
           }
         >
           Load more
@@ -158,13 +158,12 @@ export function PaymentsPage({ app, config }: PageProps) {
 export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId: string }) {
   const [detail, setDetail] = useState<PaymentDetail | null>(null);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (!app) return;
-    const load = () => api<PaymentDetail>(`/apps/${app.appId}/payments/${paymentId}`).then(setDetail, setError);
-    void load();
-    const timer = setInterval(() => void load(), POLL_MS);
-    return () => clearInterval(timer);
-  }, [app?.appId, paymentId]);
+  usePolling(
+    app ? (signal) => api<PaymentDetail>(`/apps/${app.appId}/payments/${paymentId}`, { signal }).then(setDetail, setError) : null,
+    POLL_MS,
+    [app?.appId, paymentId],
+    { now: true },
+  );
   if (!app) return <NoApp />;
   if (!detail) return <><h1>Payment</h1><ErrorNote error={error} />{!error && <p>Loading…</p>}</>;
   const { payment: p, timeline, links, deliveries, quarantined } = detail;
