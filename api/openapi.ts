@@ -321,6 +321,7 @@ function linksObject(links: NonNullable<Operation['links']>): JsonSchema {
 }
 
 function operationObject(op: Operation, chains: ChainList): JsonSchema {
+  const body = typeof op.body === 'function' ? op.body(chains) : op.body;
   const parameters = [
     ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema) })),
     ...Object.entries(op.query?.shape ?? {}).map(([name, schema]) => ({
@@ -351,7 +352,8 @@ function operationObject(op: Operation, chains: ChainList): JsonSchema {
     summary: op.summary,
     ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: content(jsonSchema(typeof op.body === 'function' ? op.body(chains) : op.body)) } } : {}),
+    // An absent body reaches the route as `{}`: it is required where the schema refuses that.
+    ...(body ? { requestBody: { required: !body.safeParse({}).success, content: content(jsonSchema(body)) } } : {}),
     responses,
   };
 }
