@@ -8,6 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../stack/postgres';
+import type { DevnetPorts } from '../devnets/families';
 import { startStack, type DevStackInfo, type Stack } from '../stack/stack';
 import { Service } from './service';
 import { startTemporalServer, type TemporalServerHandle } from './temporal-server';
@@ -24,11 +25,8 @@ export interface ProdStackOptions {
     postgres: number;
     temporal: number;
     temporalUi: number;
-    chains: [number, number];
-    solana: number;
-    ton: number;
-    tron: number;
-    stellar: number;
+    /** Each devnet's ports by family; absent: any free ones, bound by the devnets themselves. */
+    devnets?: DevnetPorts;
     mailSink: { smtp: number; http: number };
   };
   blockTimeMs: number;
@@ -88,7 +86,7 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
       persistent: options.persistent,
       api: false,
       worker: false,
-      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, chains: options.ports.chains, solana: options.ports.solana, ton: options.ports.ton, tron: options.ports.tron, stellar: options.ports.stellar, mailSink: options.ports.mailSink },
+      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, devnets: options.ports.devnets, mailSink: options.ports.mailSink },
       blockTimeMs: options.blockTimeMs,
       env: { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address },
       log,
