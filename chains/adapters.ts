@@ -84,7 +84,7 @@ export class ChainAdapters implements BridgeEndpoints {
 
   /** The chain's side of the bridges (chains/bridges), when a bridge reaches it. */
   bridgeEndpoint(chainId: number): BridgeEndpoint | undefined {
-    return this.findAdapter(chainId)?.bridgeEndpoint;
+    return this.chains.get(chainId)?.adapter.bridgeEndpoint;
   }
 
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
@@ -95,10 +95,6 @@ export class ChainAdapters implements BridgeEndpoints {
   /** The chain's head once it is past `seen`, or null after `withinMs` (every waiter of the process shares one watch). */
   headAfter(chainId: number, seen: number, withinMs: number): Promise<number | null> {
     return this.entry(chainId).headWatch.after(seen, withinMs);
-  }
-
-  findAdapter(chainId: number): ChainAdapter | undefined {
-    return this.chains.get(chainId)?.adapter;
   }
 
   /** The payment's deposit address on `chainId`. */

@@ -165,7 +165,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   /**
    * The intent's transaction is not mined: signs it again, at the same nonce with higher fees when it waited
    * `replaceAfterBlocks`, or at a new nonce when another transaction used its nonce. Under the row's lock, so
-   * concurrent checks replace it once. Only families with ordered nonces (EVM) replace.
+   * concurrent checks replace it once. Only adapters with a `replacement` (EVM) replace.
    */
   async function unstick(intentKey: string, nonceUsed: boolean, head: number): Promise<void> {
     await knex.transaction(async (trx) => {

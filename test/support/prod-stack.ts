@@ -27,7 +27,7 @@ export async function startTestProdStack(name: string, env: Record<string, strin
       ports: {
         apis: [await freePort(), await freePort()],
         workers,
-        postgres: await freePort(),
+        postgres: 0,
         temporal: await freePort(),
         temporalUi: await freePort(),
         mailSink: { smtp: 0, http: 0 },

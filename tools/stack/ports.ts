@@ -1,11 +1,10 @@
-import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-
 /**
  * Ports for processes that cannot bind port 0 and report the one they got. Everything that can (the API, the mail
  * sink, the devnets, the Iris stand-in) binds port 0 instead: a probed port can be taken before its process binds it.
  */
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 /** Ports this process handed out: a stack reserves some before it starts what binds them. */
 const handedOut = new Set<number>();
