@@ -11,7 +11,7 @@ import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
 import { startHousekeeping } from './housekeeping';
-import { depositKeys, loadChainAdapters, type ChainAdapters } from '../services/chains';
+import { loadChains, type ChainAdapters } from '../services/chains';
 import { RateLimiter } from '../services/rate-limits';
 
 export interface RunningApi {
@@ -63,7 +63,7 @@ const DRAIN_TIMEOUT_MS = 10_000;
 export async function startApi(config: AppConfig): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl, { max: 20 });
-  const chains = loadChainAdapters(config.chainsFile, depositKeys(config));
+  const chains = loadChains(config, 'deposits');
   const connection = await connectClient(config.temporal.address, log);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.

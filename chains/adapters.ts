@@ -1,39 +1,41 @@
-import type { ChainAdapter } from './family';
-import { EvmAdapter } from './evm/adapter';
-import { SolanaAdapter, type SolanaKeys } from './solana/adapter';
-import { TonAdapter, type TonKeys } from './ton/adapter';
-import { StellarAdapter, type StellarKeys } from './stellar/adapter';
-import { TronAdapter, type TronKeys } from './tron/adapter';
+import type { BridgeEndpoint, BridgeEndpoints } from './bridges/endpoint';
+import { chainFamily } from './families';
+import type { ChainAdapter, ChainFamily } from './family';
 import { HeadWatch } from './head-watch';
 import { RecentReads, SHARED_READ_MAX_AGE_MS } from './recent-reads';
 import { ChainRegistry, type ChainConfig } from './registry';
 
-/**
- * Keys the adapters sign and derive with. The API process holds only what deposit addresses need; a worker holds
- * the treasury keys too. Absent keys make the operations that need them throw.
- */
-export interface ChainKeys {
-  /** EVM treasury (0x-prefixed 32-byte hex): owns the deposit factory and bridge, holds payout liquidity. */
-  evmTreasuryPrivateKey?: string;
-  solana?: SolanaKeys;
-  tron?: TronKeys;
-  stellar?: StellarKeys;
-  ton?: TonKeys;
-}
+/** What each family's environment schemas made of the environment, by family id (chains/family.ts `FamilyEnv`). */
+export type ChainKeys = Readonly<Record<string, Record<string, unknown>>>;
 
-function createAdapter(config: ChainConfig, keys: ChainKeys, reads: RecentReads): ChainAdapter {
-  switch (config.family) {
-    case 'evm':
-      return new EvmAdapter(config, keys.evmTreasuryPrivateKey, reads);
-    case 'solana':
-      return new SolanaAdapter(config, keys.solana);
-    case 'tron':
-      return new TronAdapter(config, keys.tron);
-    case 'stellar':
-      return new StellarAdapter(config, keys.stellar);
-    case 'ton':
-      return new TonAdapter(config, keys.ton);
+/**
+ * The keys a process holds: a worker signs (`worker`: each family's signing and deposit keys); the API and the
+ * read-only scripts only derive deposit addresses (`deposits`), so they never hold a treasury key.
+ */
+export type KeyRole = 'worker' | 'deposits';
+
+/**
+ * The keys of every family the registry has chains of, read from the environment by the family's schemas. Throws
+ * one error naming every missing or invalid variable, so a process refuses to start without what its chains need.
+ */
+export function readChainKeys(registry: ChainRegistry, env: NodeJS.ProcessEnv, role: KeyRole): ChainKeys {
+  const keys: Record<string, Record<string, unknown>> = {};
+  const problems: string[] = [];
+  for (const id of new Set(registry.chains.map((c) => c.family))) {
+    const { env: schemas } = chainFamily(id);
+    const parsed = (role === 'worker' ? schemas.deposits.extend(schemas.signing.shape) : schemas.deposits).safeParse(env);
+    if (parsed.success) {
+      keys[id] = parsed.data;
+      continue;
+    }
+    const chains = registry.chains.filter((c) => c.family === id).map((c) => c.chainId).join(', ');
+    for (const issue of parsed.error.issues) {
+      const name = issue.path.join('.');
+      problems.push(env[name] === undefined ? `${name}: required (${id} chain ${chains})` : `${name}: ${issue.message}`);
+    }
   }
+  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  return keys;
 }
 
 /** One configured chain in a process: its adapter, its head as every caller shares it, and its waits' head watch. */
@@ -45,16 +47,16 @@ interface ChainEntry {
 }
 
 function createEntry(config: ChainConfig, keys: ChainKeys): ChainEntry {
-  // The EVM adapter shares its own block reads through these too, so its checks read the head the waits share.
+  // An adapter may share its own block reads through these too (EVM's checks), reading the head the waits share.
   const reads = new RecentReads();
-  const adapter = createAdapter(config, keys, reads);
+  const adapter = chainFamily(config.family).createAdapter(config, keys[config.family] ?? {}, reads);
   const head = () => reads.read(RecentReads.HEAD, () => adapter.head());
   // Each new block seen within a shared read's age (or the chain's poll interval, when shorter).
   return { adapter, head, headWatch: new HeadWatch(head, Math.min(config.pollIntervalMs, SHARED_READ_MAX_AGE_MS)) };
 }
 
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
-export class ChainAdapters {
+export class ChainAdapters implements BridgeEndpoints {
   private readonly chains: Map<number, ChainEntry>;
 
   constructor(
@@ -75,11 +77,14 @@ export class ChainAdapters {
     return this.entry(chainId).adapter;
   }
 
-  /** The adapter of an EVM chain: the EVM-only bridges (CCTP, OFT) reach its provider and treasury through it. */
-  evm(chainId: number): EvmAdapter {
-    const adapter = this.adapter(chainId);
-    if (!(adapter instanceof EvmAdapter)) throw new Error(`chain ${chainId} is not an EVM chain`);
-    return adapter;
+  /** The family of a configured chain: its address rules. */
+  family(chainId: number): ChainFamily {
+    return chainFamily(this.registry.chain(chainId).family);
+  }
+
+  /** The chain's side of the bridges (chains/bridges), when a bridge reaches it. */
+  bridgeEndpoint(chainId: number): BridgeEndpoint | undefined {
+    return this.chains.get(chainId)?.adapter.bridgeEndpoint;
   }
 
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
@@ -92,10 +97,6 @@ export class ChainAdapters {
     return this.entry(chainId).headWatch.after(seen, withinMs);
   }
 
-  findAdapter(chainId: number): ChainAdapter | undefined {
-    return this.chains.get(chainId)?.adapter;
-  }
-
   /** The payment's deposit address on `chainId`. */
   depositAddressFor(chainId: number, paymentId: string): string {
     return this.adapter(chainId).depositAddress(paymentId);
@@ -106,5 +107,8 @@ export class ChainAdapters {
   }
 }
 
-/** The configured chains (`PAYRAIL_CHAINS_FILE`) with their adapters. */
-export const loadChainAdapters = (chainsFile: string, keys: ChainKeys = {}): ChainAdapters => new ChainAdapters(ChainRegistry.fromFile(chainsFile), keys);
+/** The configured chains (`PAYRAIL_CHAINS_FILE`) with their adapters, made with the keys of `role` from `env`. */
+export function loadChainAdapters(chainsFile: string, env: NodeJS.ProcessEnv, role: KeyRole): ChainAdapters {
+  const registry = ChainRegistry.fromFile(chainsFile);
+  return new ChainAdapters(registry, readChainKeys(registry, env, role));
+}

@@ -1,14 +1,18 @@
 /**
- * The chain-family adapter interface. Every chain Payrail serves is reached through one `ChainAdapter` of its
- * family (chains/adapters.ts resolves a chain id to it); services, activities and workflows call the adapter and
- * never ask which family a chain is. Each family implements it on its network's standard API (EVM JSON-RPC,
- * Solana JSON-RPC, toncenter, the Tron full-node API, Horizon), so the devnets and mainnet run one code path.
+ * A chain family, and the adapter interface each of its chains is reached through. A family is one folder
+ * (`chains/<family>/index.ts`) exporting one `ChainFamily` descriptor: its chains-file schema, the environment keys
+ * it reads, its address rules, its adapter factory and its scan range; `chains/families.ts` lists them. Every chain
+ * Payrail serves is reached through one `ChainAdapter` (chains/adapters.ts resolves a chain id to it); services,
+ * activities and workflows call the adapter and never ask which family a chain is. Each family implements it on its
+ * network's standard API (EVM JSON-RPC, Solana JSON-RPC, toncenter, the Tron full-node API, Horizon), so the devnets
+ * and mainnet run one code path.
  */
+import type { z } from 'zod';
 import type { ConfirmedPayin, DetectedPayin } from '../domain/payins';
 import type { UsdRate } from '../domain/pricing';
-import type { ChainConfig, ChainFamily } from './registry';
-
-export type { ChainFamily };
+import type { BridgeEndpoint } from './bridges/endpoint';
+import type { RecentReads } from './recent-reads';
+import type { CommonChainConfig } from './config';
 
 /** One look at a payin: still waiting, confirmed at the asked depth, gone (reorged or failed), or unknown to the node. */
 export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 'dropped' } | { state: 'confirmed'; payin: ConfirmedPayin };
@@ -30,15 +34,13 @@ export interface WatchedDeposits {
 }
 
 /**
- * What Payrail signs on a chain, in the family's own terms: each adapter turns it into one transaction.
- * Bridge steps are the devnet bridge stand-in (burn on the source chain, mint on the destination); real bridge
- * protocols replace them behind the same step.
+ * What Payrail signs on a chain, in the family's own terms: each adapter turns it into one transaction. A sweep moves
+ * a payment's funds out of its deposit address; a transfer pays from the treasury (payouts, refunds). Bridges sign
+ * contract calls of their own (`BridgeEndpoint.prepareCall`).
  */
 export type ChainAction =
   | { kind: 'sweep'; paymentId: string; tokenAddress: string; to: string; amountUnits: string }
-  | { kind: 'transfer'; tokenAddress: string; to: string; amountUnits: string }
-  | { kind: 'bridgeBurn'; paymentId: string; tokenAddress: string; amountUnits: string; destinationChainId: number }
-  | { kind: 'bridgeMint'; paymentId: string; tokenAddress: string; amountUnits: string; sourceChainId: number };
+  | { kind: 'transfer'; tokenAddress: string; to: string; amountUnits: string };
 
 export interface SignedChainTx {
   /** The bytes to broadcast (hex for EVM, base64 wire transaction for Solana). */
@@ -62,6 +64,8 @@ export class TxWouldRevert extends Error {}
  * nonce with higher fees (replaced), or at a new nonce when another transaction used its nonce (re-planned).
  */
 export interface TxReplacement {
+  /** Blocks a transaction may wait unmined before it is replaced at its nonce with higher fees (the chain's setting). */
+  readonly afterBlocks: number;
   /** How many of the signer's transactions the chain has mined: the nonce it takes next. */
   minedNonce(signer: string): Promise<number>;
   /** The signer's next nonce as the node sees it, pending transactions included. */
@@ -97,11 +101,9 @@ export const paymentDestination = (adapter: ChainAdapter, depositAddress: string
   adapter.paymentDestination?.(depositAddress) ?? { address: depositAddress, memo: null };
 
 export interface ChainAdapter {
-  readonly family: ChainFamily;
-  readonly config: ChainConfig;
+  /** The chain's entry of the chains file (the family's adapter has its family's own config type). */
+  readonly config: CommonChainConfig;
 
-  /** The address in the form Payrail stores and shows, or null when it is not a valid address of this family. */
-  normalizeAddress(address: string): string | null;
   /** The payment's own deposit address: one per payment, never reused, always sweepable by the service. */
   depositAddress(paymentId: string): string;
   /**
@@ -161,6 +163,11 @@ export interface ChainAdapter {
   explorer: { tx(txHash: string): string | null; address(address: string): string | null };
   /** The link a wallet opens to pay (EIP-681 `ethereum:`, Solana Pay `solana:`, `ton://transfer`). */
   paymentUri(input: { address: string; tokenAddress: string | null; amountUnits: string; decimals: number }): string;
+  /**
+   * Optional (absent: no bridge reaches the chain): the chain's side of the bridges (chains/bridges): its bridge
+   * contracts, a read provider, the treasury, and preparing a contract call for the outbox (EVM: CCTP, OFT).
+   */
+  readonly bridgeEndpoint?: BridgeEndpoint;
 
   destroy(): void;
 }
@@ -175,11 +182,45 @@ export interface FeedReading extends UsdRate {
 /** The feed cannot be used now: no answer, a non-positive answer, an answer older than allowed, or no feeds at all. */
 export class PriceUnavailable extends Error {}
 
-/** How each family's addresses look, for refusals that name the expected form. */
-export const ADDRESS_FORMS: Record<ChainFamily, string> = {
-  evm: '0x and 40 hex digits, not the zero address; mixed case must match the EIP-55 checksum',
-  solana: 'a base58 ed25519 public key of 32 bytes, such as a wallet address',
-  ton: 'a TON account address, raw (0:<64 hex>) or user-friendly (48 base64url characters)',
-  tron: 'a base58check address starting with T',
-  stellar: 'a G… account id (StrKey)',
-};
+/** A family's addresses: how they are checked and stored, and how a refusal names the expected form. */
+export interface AddressRules {
+  /** The address in the form Payrail stores and shows, or null when it is not a valid address of this family. */
+  normalize(address: string): string | null;
+  /** How a valid address looks, for refusals that name the expected form ("0x and 40 hex digits, …"). */
+  readonly form: string;
+}
+
+/**
+ * The environment variables a family reads (their names are the operators'), as zod schemas of `process.env`:
+ * `signing` holds what only a worker has (treasury and other signing keys), `deposits` what deposit addresses need
+ * (seeds; the API holds these and nothing more). A key a family cannot work without is required: a process whose
+ * chains file has a chain of the family refuses to start without it.
+ */
+export interface FamilyEnv<Signing extends z.ZodObject = z.ZodObject, Deposits extends z.ZodObject = z.ZodObject> {
+  readonly signing: Signing;
+  readonly deposits: Deposits;
+}
+
+/** The keys an adapter is made with: the family's deposit keys always, its signing keys in a worker only. */
+export type FamilyKeys<Env extends FamilyEnv> = z.output<Env['deposits']> & Partial<z.output<Env['signing']>>;
+
+/**
+ * One chain family: everything Payrail knows of it, in one object (`chains/<family>/index.ts`). Adding a family is
+ * its folder and one line in `chains/families.ts`; the registry's schema, key loading, the adapters and the API's
+ * list of families are derived from that list.
+ */
+export interface ChainFamily<Schema extends z.ZodObject = z.ZodObject, Env extends FamilyEnv = FamilyEnv> {
+  /** The chains file's `family` of its chains. */
+  readonly id: z.output<Schema>['family'];
+  /** One chain's entry of the chains file: `family: <id>`, the common fields (chains/config.ts) and its own. */
+  readonly chainSchema: Schema;
+  readonly env: Env;
+  readonly addresses: AddressRules;
+  /** The adapter of one configured chain; `reads` shares a block's answers between the chain's callers. */
+  createAdapter(config: z.output<Schema>, keys: FamilyKeys<Env>, reads: RecentReads): ChainAdapter;
+  /** The largest block (slot, ledger) range one watcher scan of the chain covers. */
+  scanRangeBlocks(config: z.output<Schema>): number;
+}
+
+/** A family's descriptor, its types inferred from its schema and environment. */
+export const defineChainFamily = <Schema extends z.ZodObject, Env extends FamilyEnv>(family: ChainFamily<Schema, Env>): ChainFamily<Schema, Env> => family;

@@ -25,19 +25,8 @@ const tokenAmounts = (fallback: string) =>
       }
       return rules;
     });
-/** A 64-byte Solana secret key as solana-keygen writes it: a JSON array of numbers. */
-const solanaSecretKey = z
-  .string()
-  .transform((s, ctx) => {
-    try {
-      return z.array(z.number().int().min(0).max(255)).length(64).parse(JSON.parse(s));
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of 64 byte values' });
-      return z.NEVER;
-    }
-  })
-  .transform((bytes) => Uint8Array.from(bytes));
 
+/** The generic settings; each chain family reads its own keys (chains/<family>/index.ts `env`, services/chains.ts). */
 const envSchema = z.object({
   HTTP_HOST: z.string().default('127.0.0.1'),
   HTTP_PORT: int(8080),
@@ -51,45 +40,8 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
   /** The Temporal Web UI; the dashboard links each payment to its workflow there. */
   TEMPORAL_UI_URL: z.string().url().optional(),
+  /** The chains served (chains/registry.ts). */
   PAYRAIL_CHAINS_FILE: z.string().default('var/chains.json'),
-  TREASURY_PRIVATE_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex key').optional(),
-  /** Solana treasury: pays every fee and rent, holds payout liquidity. */
-  SOLANA_TREASURY_SECRET_KEY: solanaSecretKey.optional(),
-  /** Tron treasury (hex, no 0x): payouts, refunds and the TRX each sweep burns. */
-  TRON_TREASURY_PRIVATE_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a 32-byte hex key').optional(),
-  /** Seed of the Tron deposit keys (BIP-32, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
-  TRON_DEPOSIT_SEED: z
-    .string()
-    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
-    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
-    .optional(),
-  /** Stellar treasury secret (S…): payouts and refunds. */
-  STELLAR_TREASURY_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed (S…)').optional(),
-  /** Stellar receiving account secret (S…): the worker sweeps out of it; the API needs only its public key (chains file). */
-  STELLAR_RECEIVING_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed (S…)').optional(),
-  /** Seed of the Solana deposit keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
-  SOLANA_DEPOSIT_SEED: z
-    .string()
-    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
-    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
-    .optional(),
-  /** Devnet bridge stand-in only: `{ "<mint>": [64 byte values] }`, the mint authorities it mints with. */
-  SOLANA_DEVNET_MINT_AUTHORITIES: z
-    .string()
-    .transform((s) => Object.fromEntries(Object.entries(z.record(z.string(), z.array(z.number().int().min(0).max(255)).length(64)).parse(JSON.parse(s))).map(([k, v]) => [k, Uint8Array.from(v)])))
-    .optional(),
-  /** TON treasury (wallet v5r1): its 64-byte ed25519 secret key (seed then public key) as hex. Worker only. */
-  TON_TREASURY_SECRET_KEY: z
-    .string()
-    .regex(/^[0-9a-fA-F]{128}$/, 'must be a 64-byte ed25519 secret key as hex')
-    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
-    .optional(),
-  /** Seed of the TON deposit wallets' keys (SLIP-0010, docs/chains.md): 32 to 64 bytes as hex. API and worker both need it. */
-  TON_DEPOSIT_SEED: z
-    .string()
-    .regex(/^([0-9a-fA-F]{2}){32,64}$/, 'must be 32 to 64 bytes as hex')
-    .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex')))
-    .optional(),
   FEE_BPS: int(50).pipe(z.number().max(10_000)),
   /** The least fee per chain and token, in token units: what the treasury spends on gas for one payment. */
   PAYMENT_FIXED_FEES: tokenAmounts('USDC=0.1,USDT=0.1,ETH=0.00003'),
@@ -180,11 +132,8 @@ export interface AppConfig {
   databaseUrl: string;
   temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   chainsFile: string;
-  treasuryPrivateKey?: string;
-  solana: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array; mintAuthorities?: Record<string, Uint8Array> };
-  ton: { treasurySecretKey?: Uint8Array; depositSeed?: Uint8Array };
-  tron: { treasuryPrivateKey?: string; depositSeed?: Uint8Array };
-  stellar: { treasurySecret?: string; receivingSecret?: string };
+  /** The environment this configuration was read from: each chain family reads its own keys from it (services/chains.ts). */
+  env: Readonly<NodeJS.ProcessEnv>;
   feeBps: number;
   fixedFees: TokenAmountRule[];
   minimums: TokenAmountRule[];
@@ -223,11 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: e.DATABASE_URL,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, uiUrl: e.TEMPORAL_UI_URL },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
-    treasuryPrivateKey: e.TREASURY_PRIVATE_KEY,
-    solana: { treasurySecretKey: e.SOLANA_TREASURY_SECRET_KEY, depositSeed: e.SOLANA_DEPOSIT_SEED, mintAuthorities: e.SOLANA_DEVNET_MINT_AUTHORITIES },
-    ton: { treasurySecretKey: e.TON_TREASURY_SECRET_KEY, depositSeed: e.TON_DEPOSIT_SEED },
-    tron: { treasuryPrivateKey: e.TRON_TREASURY_PRIVATE_KEY, depositSeed: e.TRON_DEPOSIT_SEED },
-    stellar: { treasurySecret: e.STELLAR_TREASURY_SECRET, receivingSecret: e.STELLAR_RECEIVING_SECRET },
+    env: { ...env },
     feeBps: e.FEE_BPS,
     fixedFees: e.PAYMENT_FIXED_FEES,
     minimums: e.PAYMENT_MINIMUMS,

@@ -1,9 +1,8 @@
 import { formatUnits } from 'ethers';
-import { loadChainAdapters, type ChainAdapters } from '../chains/adapters';
 import { createKnex } from '../db/connection';
 import { isNativeToken } from '../domain/payment';
 import { loadConfig } from '../lib/config';
-import { depositKeys } from '../services/chains';
+import { loadChains, type ChainAdapters } from '../services/chains';
 import { reconcileLedger, type BookReport } from '../services/ledger';
 
 /** One line per book, and whether it balances: the sums, and the deposit addresses as the chain shows them. */
@@ -29,7 +28,7 @@ function describe(chains: ChainAdapters, report: BookReport): { line: string; ok
 async function main(): Promise<void> {
   const config = loadConfig();
   const knex = createKnex(config.databaseUrl, { max: 2 });
-  const chains = loadChainAdapters(config.chainsFile, depositKeys(config));
+  const chains = loadChains(config, 'deposits');
   try {
     const lines = (await reconcileLedger({ knex, chains })).map((r) => describe(chains, r));
     for (const { line } of lines) console.log(line);

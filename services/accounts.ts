@@ -1,7 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
-import { ADDRESS_FORMS } from '../chains/family';
 import { DomainError, invalidField } from '../domain/errors';
 import { claimLoginCodeAttempts, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
 import { insertApiKey, insertDeveloperApp, replaceWebhookSecret, withDeveloperAppCount, withLiveApiKeyCount } from '../db/queries/merchants';
@@ -163,12 +162,13 @@ export async function registerApp(
   body: RegisterCommand,
 ): Promise<{ app: MerchantAppRow; webhookSecret: string }> {
   const chainId = Number(body.payout.chainId);
-  const adapter = deps.chains.findAdapter(chainId);
-  if (!adapter) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
+  const chain = deps.chains.registry.findChain(chainId);
+  if (!chain) throw invalidField('payout.chainId', `chain ${body.payout.chainId} is not supported`);
   const token = deps.chains.registry.findPayableToken(chainId, body.payout.tokenSymbol.toUpperCase());
   if (!token) throw invalidField('payout.tokenSymbol', `${body.payout.tokenSymbol} is not supported on chain ${chainId}`);
-  const payoutAddress = adapter.normalizeAddress(body.payout.address);
-  if (!payoutAddress) throw invalidField('payout.address', `must be a ${adapter.config.name} address (${ADDRESS_FORMS[adapter.family]})`);
+  const { addresses } = deps.chains.family(chainId);
+  const payoutAddress = addresses.normalize(body.payout.address);
+  if (!payoutAddress) throw invalidField('payout.address', `must be a ${chain.name} address (${addresses.form})`);
   const webhookUrl = await checkWebhookUrl(deps, body.webhookUrl);
   const { webhookSecret, stored } = newWebhookSecret(deps.secretBox);
 

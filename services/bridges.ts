@@ -21,12 +21,7 @@ export function createBridgeService(deps: BridgeServiceDeps) {
   const { registry } = deps.chains;
 
   function adapter(quote: Pick<BridgeQuote, 'sourceChainId' | 'destinationChainId' | 'tokenSymbol'>): BridgeAdapter {
-    const found = bridgeAdapterFor(
-      { registry, provider: (chainId) => deps.chains.evm(chainId).provider, treasuryAddress: deps.chains.evm(quote.sourceChainId).treasuryAddress(), fetch: deps.fetch },
-      quote.sourceChainId,
-      quote.destinationChainId,
-      quote.tokenSymbol,
-    );
+    const found = bridgeAdapterFor({ endpoints: deps.chains, fetch: deps.fetch }, quote.sourceChainId, quote.destinationChainId, quote.tokenSymbol);
     if (!found) throw new Error(`no bridge for ${quote.tokenSymbol} from chain ${quote.sourceChainId} to chain ${quote.destinationChainId}`);
     return found;
   }

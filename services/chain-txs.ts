@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
-import type { EvmCall } from '../chains/evm/transactions';
+import type { TxRequest } from '../chains/bridges/tx';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import { allocateNonce, findChainTx, listUnminedBefore, lockChainTx, markChainTxMined, markChainTxSent, replaceChainTx } from '../db/queries/chain-txs';
 import { releaseTreasuryReservation } from '../db/queries/treasury-reservations';
@@ -165,16 +165,15 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   /**
    * The intent's transaction is not mined: signs it again, at the same nonce with higher fees when it waited
    * `replaceAfterBlocks`, or at a new nonce when another transaction used its nonce. Under the row's lock, so
-   * concurrent checks replace it once. Only families with ordered nonces (EVM) replace.
+   * concurrent checks replace it once. Only adapters with a `replacement` (EVM) replace.
    */
   async function unstick(intentKey: string, nonceUsed: boolean, head: number): Promise<void> {
     await knex.transaction(async (trx) => {
       const row = await lockChainTx({ trx, intentKey });
       if (!row || row.status !== 'signed') return;
-      const chain = chains.registry.chain(row.chain_id);
       const replacement = chains.adapter(row.chain_id).replacement;
-      if (!replacement || chain.family !== 'evm') return;
-      if (!nonceUsed && (row.sent_at_block === null || head - Number(row.sent_at_block) < chain.replaceAfterBlocks)) return;
+      if (!replacement) return;
+      if (!nonceUsed && (row.sent_at_block === null || head - Number(row.sent_at_block) < replacement.afterBlocks)) return;
       const newNonce = nonceUsed ? await allocateNonce({ trx, chainId: row.chain_id, signer: row.signer, chainPendingNonce: await replacement.pendingNonce(row.signer) }) : null;
       const signed = await replacement.resign(row.raw_tx, { nonce: newNonce });
       await replaceChainTx({
@@ -269,11 +268,13 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     },
 
     /**
-     * A bridge step from the treasury (approval, burn or send, mint), on database terms. Idempotent per intent key;
-     * the bridge refuses a second mint of one burn by its own message nonce. CCTP and OFT are EVM-only.
+     * A bridge step from the treasury (approval, burn or send, mint), on database terms, through the chain's bridge
+     * endpoint. Idempotent per intent key; the bridge refuses a second mint of one burn by its own message nonce.
      */
-    submitBridgeStep(input: ChainTxIntent & { step: BridgeStep; call: EvmCall; purpose: string; tokenAddress: string | null; amountUnits: string | null }) {
-      return submit({ ...input, from: input.step, recipient: input.call.to }, () => chains.evm(input.chainId).prepareCall(input.call));
+    submitBridgeStep(input: ChainTxIntent & { step: BridgeStep; call: TxRequest; purpose: string; tokenAddress: string | null; amountUnits: string | null }) {
+      const endpoint = chains.bridgeEndpoint(input.chainId);
+      if (!endpoint) throw new Error(`no bridge reaches chain ${input.chainId}`);
+      return submit({ ...input, from: input.step, recipient: input.call.to }, () => endpoint.prepareCall(input.call));
     },
 
     checkIntent,

@@ -1,11 +1,14 @@
 /** The chains this deployment serves, for entry points that build services (the API server, the worker, scripts). */
-import type { ChainKeys } from '../chains/adapters';
+import { loadChainAdapters, type ChainAdapters, type KeyRole } from '../chains/adapters';
+import { CHAIN_FAMILY_IDS } from '../chains/families';
 import type { AppConfig } from '../lib/config';
 
-export { loadChainAdapters, type ChainAdapters, type ChainKeys } from '../chains/adapters';
+export type { ChainAdapters, KeyRole };
+export { CHAIN_FAMILY_IDS };
 
-/** Every key a worker signs with. */
-export const chainKeys = (config: AppConfig): ChainKeys => ({ evmTreasuryPrivateKey: config.treasuryPrivateKey, solana: config.solana, ton: config.ton, tron: config.tron, stellar: config.stellar });
-
-/** Only what deposit addresses need: the API never holds a treasury key. */
-export const depositKeys = (config: AppConfig): ChainKeys => ({ solana: { depositSeed: config.solana.depositSeed }, ton: { depositSeed: config.ton.depositSeed }, tron: { depositSeed: config.tron.depositSeed } });
+/**
+ * The configured chains' adapters with the keys `role` holds, each family reading its own variables from the
+ * environment: a worker every signing and deposit key, the API and read-only scripts only what deposit addresses
+ * need (`deposits`), never a treasury key. Missing or invalid keys fail here, at start-up, naming the variable.
+ */
+export const loadChains = (config: AppConfig, role: KeyRole): ChainAdapters => loadChainAdapters(config.chainsFile, config.env, role);

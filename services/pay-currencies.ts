@@ -20,17 +20,16 @@ export interface ServedPayCurrency {
 
 export type PayCurrencyResolution =
   | { ok: true; currency: ServedPayCurrency }
-  | { ok: false; reason: 'no_adapter' | 'not_configured' | 'no_price_source'; message: string };
+  | { ok: false; reason: 'no_chain' | 'not_configured' | 'no_price_source'; message: string };
 
 export function resolvePayCurrency(registry: ChainRegistry, code: PayCurrencyCode): PayCurrencyResolution {
   const def: PayCurrencyDefinition = PAY_CURRENCIES[code];
-  const served = registry.findChainServing(def.chainId);
-  const chain = served?.family === def.family ? served : undefined;
-  if (!chain && !registry.chains.some((c) => c.family === def.family)) {
-    return { ok: false, reason: 'no_adapter', message: `${code} (${def.token} on ${def.network}) is not supported here: this deployment serves no ${def.network} chain` };
+  const chain = registry.findChainServing(def.chainId);
+  if (!chain) {
+    return { ok: false, reason: 'no_chain', message: `${code} (${def.token} on ${def.network}) is not supported here: this deployment serves no ${def.network} chain` };
   }
-  const token = chain && (def.native ? registry.findNativeToken(chain.chainId) : registry.findToken(chain.chainId, def.token));
-  if (!chain || !token || (def.native && token.symbol !== def.token)) {
+  const token = def.native ? registry.findNativeToken(chain.chainId) : registry.findToken(chain.chainId, def.token);
+  if (!token || (def.native && token.symbol !== def.token)) {
     return { ok: false, reason: 'not_configured', message: `${code} (${def.token} on ${def.network}) is not available on this deployment` };
   }
   let pricing: ServedPayCurrency['pricing'];

@@ -70,7 +70,7 @@ export function preparePayment(
   const { registry } = deps.chains;
   const destinationToken = registry.findPayableToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
-  const bridges = bridgeKindFor(registry, draft.sourceChainId, app.payout_chain_id, draft.sourceToken.symbol) !== undefined;
+  const bridges = bridgeKindFor(deps.chains, draft.sourceChainId, app.payout_chain_id, draft.sourceToken.symbol) !== undefined;
   const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
   const plan = planPayment({
     source: planToken(draft.sourceChainId, draft.sourceToken),

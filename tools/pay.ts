@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
   if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with its family's wallet (customer.${chain.family} in ${infoFile})`);
   const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
-  const customer = new Wallet(info.customer.privateKey, provider);
+  const customer = new Wallet(info.customer.evm.privateKey, provider);
   let tx: { hash: string; wait(): Promise<unknown> };
   if (payment.token_address === null) {
     const value = amountOverride ? parseUnits(amountOverride, 18) : BigInt(payment.units);

@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import type { ActivityDeps } from '../activities';
-import { chainKeys, loadChainAdapters } from '../services/chains';
+import { loadChains } from '../services/chains';
 import { createKnex } from '../db/connection';
 import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger } from '../lib/logger';
@@ -61,11 +61,10 @@ function requirePublicBaseUrl(config: AppConfig): string {
 }
 
 export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<RunningWorker> {
-  if (!config.treasuryPrivateKey) throw new Error('TREASURY_PRIVATE_KEY is required to run a worker');
   installRuntime(config);
   const log = createLogger(config.logLevel, 'worker');
   const knex = createKnex(config.databaseUrl);
-  const chains = loadChainAdapters(config.chainsFile, chainKeys(config));
+  const chains = loadChains(config, 'worker');
   const nativeConnection = await connectWorker(config.temporal.address, log);
   const clientConnection = await connectClient(config.temporal.address, log);
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });

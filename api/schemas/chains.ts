@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { CHAIN_FAMILY_IDS } from '../../services/chains';
 
 /** `GET {payment_api_url}/chains`: every chain this deployment serves, with its tokens. */
 export const chainListSchema = z.object({
   data: z.array(
     z.object({
       chainId: z.string().regex(/^[1-9][0-9]*$/),
-      family: z.enum(['evm', 'solana', 'ton', 'tron', 'stellar']),
+      family: z.enum(CHAIN_FAMILY_IDS),
       name: z.string(),
       confirmations: z.number().int().positive(),
       finalityDepth: z.number().int().positive(),

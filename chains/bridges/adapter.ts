@@ -1,10 +1,9 @@
-import type { Provider } from 'ethers';
 import type { BridgeArrival, BridgeKind, BridgeQuote } from '../../domain/bridges';
-import type { ChainRegistry } from '../registry';
 import {
   buildCctpApprove, buildDepositForBurn, buildReceiveMessage, CCTP_FINALITY_THRESHOLD, fetchCctpAttestation, quoteCctpFee,
   type CctpRoute, type FetchLike,
 } from './cctp';
+import type { BridgeEndpoint, BridgeEndpoints } from './endpoint';
 import { buildOftApprove, buildOftSend, findOftDelivery, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute } from './oft';
 import { addressToBytes32, approvalIfShort, type TxRequest } from './tx';
 
@@ -28,49 +27,59 @@ export interface BridgeAdapter {
 }
 
 export interface BridgeAdapterDeps {
-  registry: ChainRegistry;
-  provider(chainId: number): Provider;
-  /** Receives on the destination, pays fees on the source, and alone may mint (CCTP destinationCaller). */
-  treasuryAddress: string;
+  /** The chains' bridge endpoints (`ChainAdapters`). */
+  endpoints: BridgeEndpoints;
   fetch?: FetchLike;
 }
+
+/** The two ends of a transfer. */
+interface Ends {
+  source: BridgeEndpoint;
+  destination: BridgeEndpoint;
+}
+
+/** A transfer's ends and the treasury: it pays on the source, receives on the destination, and alone may mint. */
+interface Transfer extends Ends {
+  treasury: string;
+  fetch?: FetchLike;
+}
+
+type QuoteBase = Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>;
 
 /** LayerZero's fee may rise between quote and send: pay this much more; the endpoint refunds what it doesn't use. */
 const NATIVE_FEE_HEADROOM_BPS = 2_000n;
 /** CCTP moves USDC only; every other bridged token goes through its OFT. */
 const CCTP_TOKEN = 'USDC';
 
-function cctpRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number): CctpRoute | undefined {
-  const [source, destination] = [registry.findEvmChain(sourceChainId), registry.findEvmChain(destinationChainId)];
-  const [from, to] = [source?.cctp, destination?.cctp];
-  const [usdcFrom, usdcTo] = [source?.tokens[CCTP_TOKEN], destination?.tokens[CCTP_TOKEN]];
+function cctpRoute({ source, destination }: Ends): CctpRoute | undefined {
+  const [from, to] = [source.cctp, destination.cctp];
+  const [usdcFrom, usdcTo] = [source.tokenAddress(CCTP_TOKEN), destination.tokenAddress(CCTP_TOKEN)];
   if (!from || !to || !usdcFrom || !usdcTo) return undefined;
   return {
-    source: { domain: from.domain, tokenMessenger: from.tokenMessenger, messageTransmitter: from.messageTransmitter, usdc: usdcFrom.address },
-    destination: { domain: to.domain, tokenMessenger: to.tokenMessenger, messageTransmitter: to.messageTransmitter, usdc: usdcTo.address },
+    source: { domain: from.domain, tokenMessenger: from.tokenMessenger, messageTransmitter: from.messageTransmitter, usdc: usdcFrom },
+    destination: { domain: to.domain, tokenMessenger: to.tokenMessenger, messageTransmitter: to.messageTransmitter, usdc: usdcTo },
     irisBaseUrl: from.irisBaseUrl,
     finality: from.finality,
   };
 }
 
-function oftRoute(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string): OftRoute | undefined {
-  const [source, destination] = [registry.findEvmChain(sourceChainId), registry.findEvmChain(destinationChainId)];
-  const [from, to] = [source?.oft[symbol], destination?.oft[symbol]];
-  const [tokenFrom, tokenTo] = [source?.tokens[symbol], destination?.tokens[symbol]];
+function oftRoute({ source, destination }: Ends, symbol: string): OftRoute | undefined {
+  const [from, to] = [source.oft[symbol], destination.oft[symbol]];
+  const [tokenFrom, tokenTo] = [source.tokenAddress(symbol), destination.tokenAddress(symbol)];
   if (!from || !to || !tokenFrom || !tokenTo) return undefined;
   return {
-    source: { eid: from.eid, oft: from.oft, token: tokenFrom.address },
-    destination: { eid: to.eid, oft: to.oft, token: tokenTo.address },
+    source: { eid: from.eid, oft: from.oft, token: tokenFrom },
+    destination: { eid: to.eid, oft: to.oft, token: tokenTo },
     extraOptions: from.extraOptions,
   };
 }
 
-function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
-  const expectedSeconds = deps.registry.findEvmChain(base.sourceChainId)?.cctp?.expectedSeconds ?? 0;
+function cctpAdapter(transfer: Transfer, route: CctpRoute, base: QuoteBase): BridgeAdapter {
+  const expectedSeconds = transfer.source.cctp?.expectedSeconds ?? 0;
   return {
     kind: 'cctp',
     async quote(amount) {
-      const fee = await quoteCctpFee(route, amount, { fetch: deps.fetch });
+      const fee = await quoteCctpFee(route, amount, { fetch: transfer.fetch });
       return {
         ...base, kind: 'cctp', amountUnits: amount.toString(), maxFeeUnits: fee.maxFee.toString(), nativeFeeWei: '0', expectedSeconds,
         params: { minFinalityThreshold: String(fee.finalityThreshold) },
@@ -78,19 +87,19 @@ function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<Bridg
     },
     approval: (quote) =>
       approvalIfShort(
-        deps.provider(base.sourceChainId),
-        { token: route.source.usdc, owner: deps.treasuryAddress, spender: route.source.tokenMessenger, amount: BigInt(quote.amountUnits) },
+        transfer.source.provider,
+        { token: route.source.usdc, owner: transfer.treasury, spender: route.source.tokenMessenger, amount: BigInt(quote.amountUnits) },
         (allowance) => buildCctpApprove(route, allowance),
       ),
     start(quote) {
       // Minted to the treasury, and only the treasury may mint: the one receiveMessage is Payrail's own outbox intent.
       const finality = Number(quote.params.minFinalityThreshold) <= CCTP_FINALITY_THRESHOLD.fast ? 'fast' : 'standard';
       return buildDepositForBurn({ ...route, finality }, {
-        amount: BigInt(quote.amountUnits), mintRecipient: quote.recipient, maxFee: BigInt(quote.maxFeeUnits), destinationCaller: deps.treasuryAddress,
+        amount: BigInt(quote.amountUnits), mintRecipient: quote.recipient, maxFee: BigInt(quote.maxFeeUnits), destinationCaller: transfer.treasury,
       });
     },
     async check(_quote, startTxHash) {
-      const attestation = await fetchCctpAttestation(route, { txHash: startTxHash, messageIndex: 0 }, { fetch: deps.fetch });
+      const attestation = await fetchCctpAttestation(route, { txHash: startTxHash, messageIndex: 0 }, { fetch: transfer.fetch });
       if (attestation.status === 'pending') return { state: 'pending', detail: `Iris: ${attestation.irisStatus ?? 'not seen yet'}` };
       return { state: 'attested', message: attestation.message, attestation: attestation.attestation };
     },
@@ -101,10 +110,10 @@ function cctpAdapter(deps: BridgeAdapterDeps, route: CctpRoute, base: Omit<Bridg
   };
 }
 
-function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>): BridgeAdapter {
-  const source = deps.provider(base.sourceChainId);
-  const destination = deps.provider(base.destinationChainId);
-  const expectedSeconds = deps.registry.findEvmChain(base.sourceChainId)?.oft[base.tokenSymbol]?.expectedSeconds ?? 0;
+function oftAdapter(transfer: Transfer, route: OftRoute, base: QuoteBase): BridgeAdapter {
+  const source = transfer.source.provider;
+  const destination = transfer.destination.provider;
+  const expectedSeconds = transfer.source.oft[base.tokenSymbol]?.expectedSeconds ?? 0;
   const sendParam = (quote: BridgeQuote) => ({
     dstEid: route.destination.eid,
     to: addressToBytes32(quote.recipient),
@@ -128,11 +137,11 @@ function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQ
     },
     async approval(quote) {
       if (!(await oftApprovalRequired(route, source))) return null;
-      const pull = { token: route.source.token, owner: deps.treasuryAddress, spender: route.source.oft, amount: BigInt(quote.amountUnits) };
+      const pull = { token: route.source.token, owner: transfer.treasury, spender: route.source.oft, amount: BigInt(quote.amountUnits) };
       return approvalIfShort(source, pull, (allowance) => buildOftApprove(route, allowance));
     },
     start(quote) {
-      return buildOftSend(route, { sendParam: sendParam(quote), fee: { nativeFee: BigInt(quote.nativeFeeWei), lzTokenFee: 0n } }, deps.treasuryAddress);
+      return buildOftSend(route, { sendParam: sendParam(quote), fee: { nativeFee: BigInt(quote.nativeFeeWei), lzTokenFee: 0n } }, transfer.treasury);
     },
     async check(quote, startTxHash) {
       const receipt = await source.getTransactionReceipt(startTxHash);
@@ -146,10 +155,16 @@ function oftAdapter(deps: BridgeAdapterDeps, route: OftRoute, base: Omit<BridgeQ
   };
 }
 
-function routeFor(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string) {
-  const cctp = symbol === CCTP_TOKEN ? cctpRoute(registry, sourceChainId, destinationChainId) : undefined;
+/** The chains' endpoints, when a bridge reaches both. */
+function endsOf(endpoints: BridgeEndpoints, sourceChainId: number, destinationChainId: number): Ends | undefined {
+  const [source, destination] = [endpoints.bridgeEndpoint(sourceChainId), endpoints.bridgeEndpoint(destinationChainId)];
+  return source && destination && { source, destination };
+}
+
+function routeFor(ends: Ends, symbol: string) {
+  const cctp = symbol === CCTP_TOKEN ? cctpRoute(ends) : undefined;
   if (cctp) return { kind: 'cctp' as const, route: cctp };
-  const oft = oftRoute(registry, sourceChainId, destinationChainId, symbol);
+  const oft = oftRoute(ends, symbol);
   return oft && { kind: 'oft' as const, route: oft };
 }
 
@@ -158,13 +173,16 @@ function routeFor(registry: ChainRegistry, sourceChainId: number, destinationCha
  * when both chains have it, else the token's OFT on both chains; undefined when neither connects them.
  */
 export function bridgeAdapterFor(deps: BridgeAdapterDeps, sourceChainId: number, destinationChainId: number, symbol: string): BridgeAdapter | undefined {
-  const found = routeFor(deps.registry, sourceChainId, destinationChainId, symbol);
-  if (!found) return undefined;
-  const base = { sourceChainId, destinationChainId, tokenSymbol: symbol, recipient: deps.treasuryAddress };
-  return found.kind === 'cctp' ? cctpAdapter(deps, found.route, base) : oftAdapter(deps, found.route, base);
+  const ends = endsOf(deps.endpoints, sourceChainId, destinationChainId);
+  const found = ends && routeFor(ends, symbol);
+  if (!ends || !found) return undefined;
+  const transfer: Transfer = { ...ends, treasury: ends.source.treasuryAddress(), fetch: deps.fetch };
+  const base = { sourceChainId, destinationChainId, tokenSymbol: symbol, recipient: transfer.treasury };
+  return found.kind === 'cctp' ? cctpAdapter(transfer, found.route, base) : oftAdapter(transfer, found.route, base);
 }
 
 /** Which bridge connects the chains for `symbol`, if any (for planning a payment: reads no chain). */
-export function bridgeKindFor(registry: ChainRegistry, sourceChainId: number, destinationChainId: number, symbol: string): BridgeKind | undefined {
-  return sourceChainId === destinationChainId ? undefined : routeFor(registry, sourceChainId, destinationChainId, symbol)?.kind;
+export function bridgeKindFor(endpoints: BridgeEndpoints, sourceChainId: number, destinationChainId: number, symbol: string): BridgeKind | undefined {
+  const ends = sourceChainId === destinationChainId ? undefined : endsOf(endpoints, sourceChainId, destinationChainId);
+  return ends && routeFor(ends, symbol)?.kind;
 }

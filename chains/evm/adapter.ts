@@ -1,8 +1,9 @@
-import { Contract, JsonRpcProvider, Wallet, ZeroAddress, getAddress, isAddress, type TransactionReceipt } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
+import type { BridgeEndpoint } from '../bridges/endpoint';
 import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxFees, type TxReplacement } from '../family';
-import type { EvmChainConfig } from '../registry';
+import type { EvmChainConfig } from './config';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
 import './http';
@@ -20,9 +21,10 @@ export function eip681Uri(p: { tokenAddress: string | null; chainId: number; add
 
 /** An EVM chain: JSON-RPC through ethers, CREATE2 forwarder deposit addresses, ERC-20 `Transfer` logs. */
 export class EvmAdapter implements ChainAdapter {
-  readonly family = 'evm' as const;
   readonly orderedNonces = true;
   readonly provider: JsonRpcProvider;
+  readonly bridgeEndpoint: BridgeEndpoint;
+  readonly replacement: TxReplacement;
   private readonly wallet: Wallet | null;
   /** What every check of a payin or transaction reads: a hundred waits read the head and a block once a moment. */
   private readonly blocks: BlockReads = {
@@ -47,12 +49,22 @@ export class EvmAdapter implements ChainAdapter {
     // staticNetwork: the chain id is known, so ethers never issues eth_chainId probes.
     this.provider = new JsonRpcProvider(config.rpcUrl, config.chainId, { staticNetwork: true, batchMaxCount: 1, cacheTimeout: -1 });
     this.wallet = treasuryPrivateKey ? new Wallet(treasuryPrivateKey, this.provider) : null;
-  }
-
-  normalizeAddress(address: string): string | null {
-    if (!isAddress(address)) return null;
-    const normalized = getAddress(address);
-    return normalized === ZeroAddress ? null : normalized;
+    // CCTP and OFT reach the chain through its bridge contracts of the chains file, its provider and its treasury.
+    this.bridgeEndpoint = {
+      cctp: config.cctp,
+      oft: config.oft,
+      tokenAddress: (symbol) => config.tokens[symbol]?.address,
+      provider: this.provider,
+      treasuryAddress: () => this.treasuryAddress(),
+      // The bridges' approvals, burns, sends and mints.
+      prepareCall: (call) => this.prepareCall(call),
+    };
+    this.replacement = {
+      afterBlocks: config.replaceAfterBlocks,
+      minedNonce: (signer) => this.shared.read(`mined:${signer}`, () => this.provider.getTransactionCount(signer, 'latest')),
+      pendingNonce: (signer) => this.shared.read(`pending:${signer}`, () => this.provider.getTransactionCount(signer, 'pending')),
+      resign: (rawTx, options) => this.resign(rawTx, options),
+    };
   }
 
   /** The payment's CREATE2 deposit address; no key exists for it, only the factory can move funds. */
@@ -104,10 +116,6 @@ export class EvmAdapter implements ChainAdapter {
         return sweepCall(this.config, action.paymentId, action.tokenAddress, action.to, action.amountUnits);
       case 'transfer':
         return transferCall(action.tokenAddress, action.to, action.amountUnits);
-      case 'bridgeBurn':
-      case 'bridgeMint':
-        // EVM chains bridge through CCTP and OFT (services/bridges.ts, `prepareCall`), never the devnet stand-in.
-        throw new Error(`chain ${this.config.chainId} bridges through CCTP or OFT, not the devnet stand-in`);
     }
   }
 
@@ -115,8 +123,8 @@ export class EvmAdapter implements ChainAdapter {
     return this.prepareCall(this.call(action));
   }
 
-  /** Any contract call from the treasury (the bridges' approvals, burns, sends and mints); TxWouldRevert when the estimate reverts. */
-  async prepareCall(call: EvmCall): Promise<PreparedChainTx> {
+  /** Any contract call from the treasury; TxWouldRevert when the estimate reverts. */
+  private async prepareCall(call: EvmCall): Promise<PreparedChainTx> {
     const wallet = this.treasury();
     const shared = { fees: this.fees(), pendingNonce: this.replacement.pendingNonce(wallet.address) };
     const estimate = await estimateCall(this.provider, wallet.address, call, shared).catch((err: unknown) => {
@@ -148,19 +156,16 @@ export class EvmAdapter implements ChainAdapter {
     return this.shared.read('fees', () => currentFees(this.provider));
   }
 
-  readonly replacement: TxReplacement = {
-    minedNonce: (signer) => this.shared.read(`mined:${signer}`, () => this.provider.getTransactionCount(signer, 'latest')),
-    pendingNonce: (signer) => this.shared.read(`pending:${signer}`, () => this.provider.getTransactionCount(signer, 'pending')),
-    resign: async (rawTx, options) => {
-      const previous = signedCall(rawTx);
-      const now = await this.fees();
-      // A new nonce needs only what the network asks now; the same nonce must outbid the stuck transaction.
-      const nonce = options.nonce ?? previous.nonce;
-      const fees = options.nonce === null ? bumpedFees(previous.fees, now) : now;
-      const signed = await signCall(this.treasury(), this.config.chainId, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
-      return { ...signed, nonce, fees };
-    },
-  };
+  /** Signs the stored call again: at `nonce` with the fees the network asks now, or at its own nonce outbidding it. */
+  private async resign(rawTx: string, options: { nonce: number | null }) {
+    const previous = signedCall(rawTx);
+    const now = await this.fees();
+    // A new nonce needs only what the network asks now; the same nonce must outbid the stuck transaction.
+    const nonce = options.nonce ?? previous.nonce;
+    const fees = options.nonce === null ? bumpedFees(previous.fees, now) : now;
+    const signed = await signCall(this.treasury(), this.config.chainId, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
+    return { ...signed, nonce, fees };
+  }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
     if (isNativeToken(tokenAddress)) return this.provider.getBalance(owner);

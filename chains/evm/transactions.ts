@@ -1,7 +1,7 @@
 import { Interface, Transaction, isError, type Block, type JsonRpcProvider, type TransactionReceipt, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { TxCheck, TxFees } from '../family';
-import type { EvmChainConfig } from '../registry';
+import type { EvmChainConfig } from './config';
 import { depositFactoryAbi, erc20Interface, paymentSalt } from './contracts';
 
 const factoryInterface = new Interface(depositFactoryAbi);

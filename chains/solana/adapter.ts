@@ -6,7 +6,6 @@ import {
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
-  isAddress,
   isSolanaError,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -23,16 +22,15 @@ import {
 } from '@solana/kit';
 import {
   findAssociatedTokenPda,
-  getBurnCheckedInstruction,
   getCloseAccountInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
-  getMintToCheckedInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token-2022';
 import { formatUnits } from '../../domain/money';
 import type { DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
-import type { SolanaChainConfig, TokenConfig } from '../registry';
+import type { TokenConfig } from '../registry';
+import type { SolanaChainConfig } from './config';
 import { depositPath, derivePrivateKey, publicAddress } from './derivation';
 
 export interface SolanaKeys {
@@ -40,8 +38,6 @@ export interface SolanaKeys {
   treasurySecretKey?: Uint8Array;
   /** SLIP-0010 seed of the deposit keys (chains/solana/derivation.ts). */
   depositSeed?: Uint8Array;
-  /** Devnet bridge stand-in only: the mint authorities' 64-byte secret keys by mint address. */
-  mintAuthorities?: Record<string, Uint8Array>;
 }
 
 /** Deposit token accounts read at once while a scan looks for funded ones. */
@@ -59,7 +55,6 @@ const readAmount = (base64: string): bigint => Buffer.from(base64, 'base64').rea
  * token accounts. The treasury is the fee payer of every transaction Payrail signs.
  */
 export class SolanaAdapter implements ChainAdapter {
-  readonly family = 'solana' as const;
   /** Transactions carry a recent blockhash, not a sequence number: each lands on its own. */
   readonly orderedNonces = false;
   readonly rpc: Rpc<SolanaRpcApi>;
@@ -73,10 +68,6 @@ export class SolanaAdapter implements ChainAdapter {
   ) {
     this.rpc = createSolanaRpc(config.rpcUrl);
     this.treasuryPublic = keys.treasurySecretKey ? publicAddress(keys.treasurySecretKey.subarray(0, 32)) : null;
-  }
-
-  normalizeAddress(value: string): string | null {
-    return isAddress(value) ? value : null;
   }
 
   depositAddress(paymentId: string): string {
@@ -230,7 +221,6 @@ export class SolanaAdapter implements ChainAdapter {
     const token = this.token(action.tokenAddress);
     const mint = token.address as Address;
     const programAddress = token.tokenProgram;
-    const treasuryAta = await this.ata(treasury.address, mint);
     const amount = BigInt(action.amountUnits);
     const toAccount = async (owner: string) => {
       const ata = await this.ata(owner, mint);
@@ -255,6 +245,7 @@ export class SolanaAdapter implements ChainAdapter {
         };
       }
       case 'transfer': {
+        const treasuryAta = await this.ata(treasury.address, mint);
         const destination = await toAccount(action.to);
         return {
           to: action.to,
@@ -262,18 +253,6 @@ export class SolanaAdapter implements ChainAdapter {
             destination.create,
             getTransferCheckedInstruction({ source: treasuryAta, mint, destination: destination.ata, authority: treasury, amount, decimals: token.decimals }, { programAddress }),
           ],
-        };
-      }
-      case 'bridgeBurn':
-        return { to: mint, instructions: [getBurnCheckedInstruction({ account: treasuryAta, mint, authority: treasury, amount, decimals: token.decimals }, { programAddress })] };
-      case 'bridgeMint': {
-        const secret = this.keys.mintAuthorities?.[mint];
-        if (!secret) throw new Error(`chain ${this.config.chainId}: the devnet bridge stand-in has no mint authority for ${mint}`);
-        const mintAuthority = await createKeyPairSignerFromBytes(secret);
-        const destination = await toAccount(treasury.address);
-        return {
-          to: mint,
-          instructions: [destination.create, getMintToCheckedInstruction({ mint, token: treasuryAta, mintAuthority, amount, decimals: token.decimals }, { programAddress })],
         };
       }
     }

@@ -2,7 +2,7 @@ import { Account, Asset, Horizon, Keypair, NotFoundError, Operation, StrKey, Tim
 import { formatUnits, parseUnits } from '../../domain/money';
 import type { DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PaymentDestination, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
-import type { StellarChainConfig } from '../registry';
+import type { StellarChainConfig } from './config';
 
 export interface StellarKeys {
   /** The receiving account's secret (S…): signs sweeps out of it. The API never needs it. */
@@ -44,7 +44,6 @@ const ledgerOf = (pagingToken: string): number => Number(BigInt(pagingToken) >> 
  * has, is reported with the receiving account as its recipient: the watcher holds it for the operator.
  */
 export class StellarAdapter implements ChainAdapter {
-  readonly family = 'stellar' as const;
   /** Each account's transactions carry consecutive sequence numbers: earlier unmined ones must land first. */
   readonly orderedNonces = true;
   readonly sharedReceiver: string;
@@ -56,10 +55,6 @@ export class StellarAdapter implements ChainAdapter {
   ) {
     this.server = new Horizon.Server(config.rpcUrl, { allowHttp: config.rpcUrl.startsWith('http://') });
     this.sharedReceiver = config.receivingAccount;
-  }
-
-  normalizeAddress(value: string): string | null {
-    return StrKey.isValidEd25519PublicKey(value) ? value : null;
   }
 
   /** The payment's memo id: the first 64 bits of its UUID. */
@@ -176,7 +171,6 @@ export class StellarAdapter implements ChainAdapter {
    * signature adds the high part back. No time bounds: stored bytes stay valid until they land.
    */
   async prepare(action: ChainAction): Promise<PreparedChainTx> {
-    if (action.kind === 'bridgeBurn' || action.kind === 'bridgeMint') throw new Error(`chain ${this.config.chainId}: Stellar has no bridge stand-in`);
     const signer = action.kind === 'sweep' ? this.keypair(this.keys.receivingSecret, 'receiving account') : this.keypair(this.keys.treasurySecret, 'treasury');
     const account = await this.server.loadAccount(signer.publicKey());
     const sequence = BigInt(account.sequenceNumber());

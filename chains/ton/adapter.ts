@@ -3,13 +3,12 @@ import { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, type DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
-import type { TonChainConfig } from '../registry';
+import type { TonChainConfig } from './config';
 import {
   JETTON_OPS,
   depositWallet,
   jettonTransferBody,
   normalizedHash,
-  parseTonAddress,
   rawAddress,
   signedInternalRequest,
   treasuryExternal,
@@ -47,7 +46,6 @@ interface AccountStatesResponse {
 
 /** A TON chain through toncenter: v2 (`TonClient`) for everything, v3 `accountStates` for batched deposit reads. */
 export class TonAdapter implements ChainAdapter {
-  readonly family = 'ton' as const;
   /** Treasury messages carry the wallet seqno: one with seqno n is valid only once n-1 has landed. */
   readonly orderedNonces = true;
   readonly client: TonClient;
@@ -69,11 +67,6 @@ export class TonAdapter implements ChainAdapter {
     this.client = new TonClient({ endpoint: config.rpcUrl, apiKey: config.apiKey });
     this.treasury = keys.treasurySecretKey ? treasuryWallet(keys.treasurySecretKey) : null;
     this.v3Url = config.v3Url ?? config.rpcUrl.replace(/\/api\/v2\/jsonRPC\/?$/, '/api/v3');
-  }
-
-  normalizeAddress(address: string): string | null {
-    const parsed = parseTonAddress(address);
-    return parsed && rawAddress(parsed);
   }
 
   private depositWalletOf(paymentId: string): TonWallet {
@@ -261,7 +254,6 @@ export class TonAdapter implements ChainAdapter {
    * (wallet v5r1 internal authentication) to send the funds on: the deposit never needs TON of its own.
    */
   private async messages(action: ChainAction, treasury: TonWallet): Promise<{ to: Address; messages: MessageRelaxed[] }> {
-    if (action.kind === 'bridgeBurn' || action.kind === 'bridgeMint') throw new Error(`chain ${this.config.chainId}: TON has no bridge stand-in (${action.kind})`);
     const validUntil = Math.floor(Date.now() / 1000) + MESSAGE_VALIDITY_SECONDS;
     const to = Address.parse(action.to);
     const amount = BigInt(action.amountUnits);

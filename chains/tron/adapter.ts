@@ -3,7 +3,7 @@ import { TronWeb, type Types } from 'tronweb';
 import { formatUnits } from '../../domain/money';
 import type { DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
-import type { TronChainConfig } from '../registry';
+import type { TronChainConfig } from './config';
 import { depositPath } from '../solana/derivation';
 
 export interface TronKeys {
@@ -51,7 +51,6 @@ const wordToTronHex = (word: string): string => `41${word.slice(24, 64)}`.toLowe
  * sweep is preceded by the treasury sending it `sweepTopUpSun` to burn for the call's energy.
  */
 export class TronAdapter implements ChainAdapter {
-  readonly family = 'tron' as const;
   /** Transactions reference a recent block (TaPoS), not a sequence number: each lands on its own. */
   readonly orderedNonces = false;
   private readonly tronWeb: TronWeb;
@@ -63,10 +62,6 @@ export class TronAdapter implements ChainAdapter {
   ) {
     this.tronWeb = new TronWeb({ fullHost: config.rpcUrl });
     this.depositRoot = keys.depositSeed ? HDNodeWallet.fromSeed(keys.depositSeed) : null;
-  }
-
-  normalizeAddress(value: string): string | null {
-    return /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(value) && TronWeb.isAddress(value) ? value : null;
   }
 
   private depositKey(paymentId: string): string {
@@ -227,9 +222,6 @@ export class TronAdapter implements ChainAdapter {
           },
         });
       }
-      case 'bridgeBurn':
-      case 'bridgeMint':
-        return Promise.reject(new Error(`chain ${this.config.chainId}: Tron has no bridge stand-in`));
     }
   }
 

@@ -60,7 +60,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       logIndex: log.index,
       blockNumber: receipt!.blockNumber,
       tokenAddress: tokenAddress(stack.info, 8453, 'USDC'),
-      from: stack.info.customer.address,
+      from: stack.info.customer.evm.address,
       to: getAddress(to),
       amountUnits: '1500000',
     };
@@ -169,7 +169,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     // Null once the treasury's standing allowance to TokenMessengerV2 covers the amount (an earlier payment granted it).
     const approval = await step(() => writes.approveBridge({ paymentId: payment.id, quote }));
     if (approval) await landed(approval);
-    await stack.bridges.attestationService.stop();
+    await stack.devnets.evm.bridges.attestationService.stop();
     let arrival: ReturnType<typeof waits.awaitBridgeArrival> | undefined;
     try {
       const burn = await landed(await step(() => writes.startBridge({ paymentId: payment.id, quote })));
@@ -180,7 +180,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       await eventually('heartbeats naming the unreachable attestation service', 30_000, () =>
         Promise.resolve(details.some((d) => typeof d === 'string' && d.includes('fetch failed')) || undefined));
     } finally {
-      await stack.bridges.attestationService.start();
+      await stack.devnets.evm.bridges.attestationService.start();
     }
     const attested = await arrival;
     assert.equal(attested.state, 'attested');

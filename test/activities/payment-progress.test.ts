@@ -34,7 +34,7 @@ describe('recordPaymentProgress (real database)', function () {
       logIndex: 0,
       blockNumber: 1,
       tokenAddress: payment.source.tokenAddress,
-      from: stack.info.customer.address,
+      from: stack.info.customer.evm.address,
       to: payment.source.receiverAddress,
       amountUnits: '3000000',
     };

@@ -121,7 +121,7 @@ describe('attacks on the money path', function () {
 
   it('a 1-unit USDC transfer before the real payment: counted, never bounces it; the dust excess is held, not refunded at a loss', async () => {
     const payment = await newPayment('dust', '5');
-    const customer = stack.info.customer.address;
+    const customer = stack.info.customer.evm.address;
     const [merchantBefore, customerBefore] = await Promise.all([tokenBalance(stack.info, CHAIN, 'USDC', merchant), tokenBalance(stack.info, CHAIN, 'USDC', customer)]);
     await customerTransfer(stack.info, CHAIN, 'USDC', payment.source.receiverAddress, '0.000001');
     await waitForStatus(api, payment.id, 'payment_started', 60_000);
@@ -177,7 +177,7 @@ describe('attacks on the money path', function () {
     const { payment: done } = await waitForStatus(api, payment.id, 'payment_completed', 120_000);
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
     const [real] = (await listPayins({ knex: services.knex, paymentId: payment.id })).filter((p) => p.tx_hash === payinTx);
-    const realPayin = forgedPayin({ txHash: payinTx, logIndex: real!.log_index, blockNumber: Number(real!.block_number), from: stack.info.customer.address });
+    const realPayin = forgedPayin({ txHash: payinTx, logIndex: real!.log_index, blockNumber: Number(real!.block_number), from: stack.info.customer.evm.address });
     const txsBefore = await services.knex('chain_txs').where({ payment_id: payment.id }).count<{ count: string }[]>('* as count');
     const treasuryBefore = await tokenBalance(stack.info, CHAIN, 'USDC', treasury.address);
 

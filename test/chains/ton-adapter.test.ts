@@ -8,8 +8,10 @@ import { mnemonicToPrivateKey } from '@ton/crypto';
 import { Address, toNano } from '@ton/ton';
 import { startTonDevnet, type TonDevnet } from '../../tools/devnets/ton';
 import type { ChainAction } from '../../chains/family';
-import { chainRegistrySchema, type TonChainConfig } from '../../chains/registry';
+import { chainRegistrySchema } from '../../chains/registry';
+import { ton } from '../../chains/ton';
 import { TonAdapter } from '../../chains/ton/adapter';
+import type { TonChainConfig } from '../../chains/ton/config';
 import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import { eventually } from '../support/poll';
@@ -73,12 +75,12 @@ describe('TON adapter on the TON devnet', function () {
     const address = Address.parse(devnet.customer.address);
     const raw = address.toRawString();
     for (const form of [raw, raw.toUpperCase().replace('0X', '0x'), address.toString(), address.toString({ bounceable: false }), address.toString({ urlSafe: false })]) {
-      assert.equal(adapter.normalizeAddress(form), raw, form);
+      assert.equal(ton.addresses.normalize(form), raw, form);
     }
     const friendly = address.toString();
     const badChecksum = friendly.slice(0, -1) + (friendly.endsWith('A') ? 'B' : 'A');
     for (const bad of ['', '0:abc', `1:${raw.slice(2)}`, badChecksum, friendly.slice(1), '0x' + 'ab'.repeat(20), 'EQ' + 'A'.repeat(46)]) {
-      assert.equal(adapter.normalizeAddress(bad), null, bad);
+      assert.equal(ton.addresses.normalize(bad), null, bad);
     }
   });
 

@@ -15,7 +15,6 @@ import type { TxRequest } from '../../chains/bridges/tx';
 import { deployDevnetBridges, type DevnetBridges } from '../../tools/devnets/bridges/deploy';
 import { compileBridgeContracts } from '../../tools/devnets/bridges/compile';
 import { startDevnet, type Devnet } from '../../tools/devnets/evm/devnet';
-import { freePort } from '../../tools/stack/ports';
 
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function totalSupply() view returns (uint256)']);
 const POLL_MS = 100;
@@ -81,8 +80,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
 
   before(async function () {
     this.timeout(300_000);
-    const [portA, portB] = [await freePort(), await freePort()];
-    devnet = await startDevnet({ chains: [{ chainId: 42161, name: 'Arbitrum', port: portA }, { chainId: 8453, name: 'Base', port: portB }], blockTimeMs: 250 });
+    devnet = await startDevnet({ chains: [{ chainId: 42161, name: 'Arbitrum', port: 0 }, { chainId: 8453, name: 'Base', port: 0 }], blockTimeMs: 250 });
     const [a, b] = devnet.chains;
     assert.ok(a && b);
     bridges = await deployDevnetBridges({

@@ -6,7 +6,6 @@ import { TronWeb, utils as tronUtils, type Types } from 'tronweb';
 import { startTronDevnet, type TronDevnet, type TronDevnetAccount } from '../../tools/devnets/tron';
 import { HardhatNode } from '../../tools/devnets/evm/devnet';
 import { EvmRpc } from '../../tools/devnets/tron/hardhat';
-import { freePort } from '../../tools/stack/ports';
 
 const SUN_PER_TRX = 1_000_000n;
 const USDT = 10n ** 6n;
@@ -33,7 +32,7 @@ describe('Tron devnet (tronweb against the HTTP API)', function () {
 
   before(async function () {
     this.timeout(300_000);
-    devnet = await startTronDevnet({ port: await freePort(), blockTimeMs: 200, solidityDepth: SOLIDITY_DEPTH });
+    devnet = await startTronDevnet({ port: 0, blockTimeMs: 200, solidityDepth: SOLIDITY_DEPTH });
     tronWeb = new TronWeb({ fullHost: devnet.fullHost });
     // Reads through contract().at(…) go out as this address; nothing is signed with a default key.
     tronWeb.setAddress(devnet.treasury.address);
@@ -428,9 +427,9 @@ describe('Tron devnet on a hardhat node it is given', function () {
   this.timeout(300_000);
 
   it('sets up on the given node (1 sun = 10^12 wei there) and leaves the node running when it stops', async () => {
-    const hardhat = await HardhatNode.start({ chainId: 728126428, name: 'Tron', port: await freePort() }, { blockTimeMs: 0 });
+    const hardhat = await HardhatNode.start({ chainId: 728126428, name: 'Tron', port: 0 }, { blockTimeMs: 0 });
     try {
-      const devnet = await startTronDevnet({ port: await freePort(), blockTimeMs: 200, hardhatRpcUrl: hardhat.rpcUrl });
+      const devnet = await startTronDevnet({ port: 0, blockTimeMs: 200, hardhatRpcUrl: hardhat.rpcUrl });
       const rpc = new EvmRpc(hardhat.rpcUrl);
       try {
         const tronWeb = new TronWeb({ fullHost: devnet.fullHost });

@@ -38,13 +38,13 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
   });
   after(async () => {
     for (const child of children) child.kill('SIGKILL');
-    await stack?.bridges.attestationService.start();
+    await stack?.devnets.evm.bridges.attestationService.start();
     await services?.close();
   });
 
   const cctpRoute = (): CctpRoute => {
-    const [source, destination] = stack.bridges.cctp.chains;
-    return { source, destination, irisBaseUrl: stack.bridges.cctp.irisUrl, finality: 'fast' };
+    const [source, destination] = stack.devnets.evm.bridges.cctp.chains;
+    return { source, destination, irisBaseUrl: stack.devnets.evm.bridges.cctp.irisUrl, finality: 'fast' };
   };
 
   /** Pays `amount` of `symbol` on Arbitrum to a new payment paid out in USDC on Base; returns it once completed. */
@@ -62,7 +62,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
 
   /** CCTP messages received (minted) on the destination since `fromBlock`. */
   async function receivedMessages(fromBlock: number) {
-    const [, destination] = stack.bridges.cctp.chains;
+    const [, destination] = stack.devnets.evm.bridges.cctp.chains;
     return providerFor(stack.info, DESTINATION).getLogs({
       address: destination.messageTransmitter, fromBlock, toBlock: 'latest', topics: [transmitter.getEvent('MessageReceived')!.topicHash],
     });
@@ -101,7 +101,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     assert.equal(burn?.args.minFinalityThreshold, 1000n, 'a fast transfer, as configured');
     const mintReceipt = await providerFor(stack.info, DESTINATION).getTransactionReceipt(txs[1]!.tx_hash);
     const minted = mintReceipt!.logs.map((l) => messenger.parseLog(l)).find((e) => e?.name === 'MintAndWithdraw');
-    assert.equal(minted?.args.mintRecipient, stack.devnet.treasury.address, 'minted to the destination treasury');
+    assert.equal(minted?.args.mintRecipient, stack.devnets.evm.treasury.address, 'minted to the destination treasury');
     assert.equal((minted?.args.amount as bigint) + (minted?.args.feeCollected as bigint), bridged);
     assert.ok((minted?.args.feeCollected as bigint) <= (burn?.args.maxFee as bigint), 'the fee stayed within maxFee');
     assert.equal((await receivedMessages(mintsFrom)).length, 1, 'one message received on Base');
@@ -113,7 +113,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const replay = buildReceiveMessage(cctpRoute(), attested);
     // From the treasury, the message's only allowed caller, so the nonce check is what refuses it.
     await assert.rejects(
-      providerFor(stack.info, DESTINATION).call({ ...replay, from: stack.devnet.treasury.address }),
+      providerFor(stack.info, DESTINATION).call({ ...replay, from: stack.devnets.evm.treasury.address }),
       /Nonce already used/,
     );
   });
@@ -126,14 +126,14 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const forgers = [Wallet.createRandom(), Wallet.createRandom()].sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
     const forged = concat(forgers.map((w) => w.signingKey.sign(keccak256(forgedMessage)).serialized));
     await assert.rejects(
-      providerFor(stack.info, DESTINATION).call({ ...buildReceiveMessage(cctpRoute(), { message: forgedMessage, attestation: forged }), from: stack.devnet.treasury.address }),
+      providerFor(stack.info, DESTINATION).call({ ...buildReceiveMessage(cctpRoute(), { message: forgedMessage, attestation: forged }), from: stack.devnets.evm.treasury.address }),
       /Invalid signature: not attester/,
     );
   });
 
   it('USDT: sent through the OFT (locked on Arbitrum, minted on Base), delivered by LayerZero, the merchant paid, completed', async () => {
-    const [, baseOft] = stack.bridges.oft.chains;
-    const treasuryUsdtBefore = await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnet.treasury.address);
+    const [, baseOft] = stack.devnets.evm.bridges.oft.chains;
+    const treasuryUsdtBefore = await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnets.evm.treasury.address);
     const { created, before, paidAt } = await payAcross('USDT', '15');
     await waitForStatus(api, created.id, 'payment_completed', 180_000);
     console.log(`      LayerZero OFT: payin mined → payment_completed in ${((Date.now() - paidAt) / 1000).toFixed(1)} s`);
@@ -142,7 +142,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const txs = await bridgeTxsAfterApproval(services.knex, created.id);
     assert.deepEqual(txs.map((t) => [t.purpose, t.chain_id, t.status]), [['bridge send', SOURCE, 'confirmed']]);
     assert.equal(
-      (await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnet.treasury.address)) - treasuryUsdtBefore,
+      (await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnets.evm.treasury.address)) - treasuryUsdtBefore,
       payoutOf('15'),
       `the OFT (${baseOft.oft}) delivered the bridged USDT to the treasury on Base`,
     );
@@ -154,7 +154,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     // the quote), before the burn can be attested. Read from the outbox: the run's history shows its local steps
     // only when their workflow task completes, which with local chain waits is after the burn has landed.
     await eventually('the bridge quote', 120_000, async () => ((await bridgeTxs(services.knex, created.id)).length > 0 ? true : undefined), 50);
-    await stack.bridges.attestationService.stop();
+    await stack.devnets.evm.bridges.attestationService.stop();
     try {
       await eventually('the burn to be mined', 60_000, async () =>
         (await bridgeTxs(services.knex, created.id)).find((t) => t.purpose === 'bridge burn' && t.status === 'confirmed'));
@@ -168,7 +168,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
       assert.deepEqual([...statuses], ['payment_bridging']);
       assert.equal((await bridgeTxs(services.knex, created.id)).filter((t) => t.purpose === 'bridge mint').length, 0);
     } finally {
-      await stack.bridges.attestationService.start();
+      await stack.devnets.evm.bridges.attestationService.start();
     }
     await waitForStatus(api, created.id, 'payment_completed', 180_000);
     await assertMerchantPaid(before, '12');
@@ -205,7 +205,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
 
       const txs = await bridgeTxsAfterApproval(services.knex, created.id);
       assert.deepEqual(txs.map((t) => t.purpose), ['bridge burn', 'bridge mint']);
-      const [source] = stack.bridges.cctp.chains;
+      const [source] = stack.devnets.evm.bridges.cctp.chains;
       const burns = await providerFor(stack.info, SOURCE).getLogs({
         address: source.tokenMessenger, fromBlock: burnsFrom, toBlock: 'latest', topics: [messenger.getEvent('DepositForBurn')!.topicHash],
       });

@@ -60,7 +60,7 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
     const amount = '5';
     const created = await createPayment(api, key, paymentBody({ orderId: `multisend-${randomUUID()}`, chainId: '8453', amount }));
     const chain = evmChain(stack.info, 8453);
-    const customer = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, 8453));
+    const customer = new Wallet(stack.info.customer.evm.privateKey, providerFor(stack.info, 8453));
     const usdc = new Contract(tokenAddress(stack.info, 8453, 'USDC'), erc20Abi, customer);
     const multiSend = new Contract(chain.multiSend, ['function send(address token, address[] recipients, uint256[] amounts)'], customer);
     const [customerBefore, merchantBefore] = await Promise.all([tokenBalance(stack.info, 8453, 'USDC', customer.address), tokenBalance(stack.info, 8453, 'USDC', merchant)]);

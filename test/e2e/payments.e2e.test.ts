@@ -55,7 +55,7 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     api = stack.info.paymentApiUrl;
     key = stack.info.demoMerchant.ordersKey;
     merchant = stack.info.demoMerchant.payout.address;
-    customer = stack.info.customer.address;
+    customer = stack.info.customer.evm.address;
   });
   after(async () => services?.close());
 

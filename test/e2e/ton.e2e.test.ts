@@ -10,7 +10,7 @@ import { keyPairFromSeed } from '@ton/crypto';
 import { Address, WalletContractV5R1, beginCell, toNano } from '@ton/ton';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { listPayins } from '../../db/queries/payins';
-import { stackChain, type DevStackTonChain, type Stack } from '../../tools/stack/stack';
+import { stackChain, type Stack, type StackChain } from '../../tools/stack/stack';
 import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
@@ -30,7 +30,7 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
   this.timeout(300_000);
   let stack: Stack;
   let services: StackServices;
-  let ton: DevStackTonChain;
+  let ton: StackChain<'ton'>;
   let customer: TonPayer;
   let tonMerchant: TestMerchant & { wallet: string };
   let usdtMerchant: TestMerchant & { wallet: string };

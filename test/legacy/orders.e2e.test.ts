@@ -292,7 +292,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal(walletLink, `ethereum:${deposit}@8453?value=${parseEther('0.01')}`);
     await screenshot(page, 'pay-eth');
 
-    const customer = new Wallet(stack.info.customer.privateKey, providerFor(stack.info, 8453));
+    const customer = new Wallet(stack.info.customer.evm.privateKey, providerFor(stack.info, 8453));
     const tx = await customer.sendTransaction({ to: deposit, value: parseEther('0.01') });
     await tx.wait();
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'Paid', undefined, { timeout: 60_000 });
@@ -315,7 +315,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   });
 
   it('an underpaid order is invalid once it expires: the payin goes back to the customer and the invalid callback is sent', async () => {
-    const customer = stack.info.customer.address;
+    const customer = stack.info.customer.evm.address;
     const created = await createOrder(
       { price_amount: 6, pay_currency: 'USDC_BASE', callback_url: `${shop.url}/callbacks/invalid`, merchant_token: 'mt-invalid' },
       briefApi,

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV5R1 } from '@ton/ton';
 import type { Stack } from '../../tools/stack/stack';
-import { TON_DEVNET_CHAIN } from '../../tools/stack/stack';
+import { TON_DEVNET_CHAIN } from '../../tools/devnets/ton/family';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request } from '../support/http';
 import { getStack } from '../support/stack';

@@ -1,13 +1,13 @@
 import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseUnits } from 'ethers';
 import { compileContracts } from '../../tools/devnets/evm/compile';
 import { erc20Abi } from '../../chains/evm/contracts';
-import type { DevStackEvmChain, DevStackInfo } from '../../tools/stack/stack';
+import type { DevStackInfo, StackChain } from '../../tools/stack/stack';
 
 const providers = new Map<string, JsonRpcProvider>();
 
 /** The stack's EVM devnet chain with this id. */
-export function evmChain(info: DevStackInfo, chainId: number | string): DevStackEvmChain {
-  const chain = info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && String(c.chainId) === String(chainId));
+export function evmChain(info: DevStackInfo, chainId: number | string): StackChain<'evm'> {
+  const chain = info.chains.find((c): c is StackChain<'evm'> => c.family === 'evm' && String(c.chainId) === String(chainId));
   if (!chain) throw new Error(`no EVM devnet chain ${chainId}`);
   return chain;
 }
@@ -44,7 +44,7 @@ export async function signCustomerTransfer(
   amount: string,
 ): Promise<{ hash: string; send(): Promise<void> }> {
   const provider = providerFor(info, chainId);
-  const customer = new Wallet(info.customer.privateKey, provider);
+  const customer = new Wallet(info.customer.evm.privateKey, provider);
   const erc20 = new Contract(tokenAddress(info, chainId, symbol), erc20Abi, provider);
   const call = await erc20.getFunction('transfer').populateTransaction(to, parseUnits(amount, 6));
   const raw = await customer.signTransaction(await customer.populateTransaction(call));
@@ -74,7 +74,7 @@ export async function customerTransfer(
  * minted to the customer: `send` transfers `amount` (decimal) of it and resolves with the hash once mined.
  */
 export async function deployFakeStablecoin(info: DevStackInfo, chainId: number | string): Promise<{ address: string; send(to: string, amount: string): Promise<string> }> {
-  const customer = new Wallet(info.customer.privateKey, providerFor(info, chainId));
+  const customer = new Wallet(info.customer.evm.privateKey, providerFor(info, chainId));
   const { abi, bytecode } = compileContracts().TestStablecoin!;
   const fake = (await new ContractFactory(abi, bytecode, customer).deploy('USD Coin', 'USDC', 6)) as Contract;
   await fake.waitForDeployment();

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { createApp, MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
 import { apiDeps } from '../../api/server';
-import { chainKeys, loadChainAdapters, type ChainAdapters } from '../../services/chains';
+import { loadChains, type ChainAdapters } from '../../services/chains';
 import { createKnex } from '../../db/connection';
 import type { AccountLimits, AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
@@ -24,7 +24,7 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 4 });
   const connection = await Connection.connect({ address: stack.info.temporalAddress });
   const client = new Client({ connection, namespace: stack.config.temporal.namespace });
-  const chains = loadChainAdapters(stack.config.chainsFile, chainKeys(stack.config));
+  const chains = loadChains(stack.config, 'worker');
   return {
     knex,
     client,

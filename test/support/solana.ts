@@ -14,10 +14,10 @@ import {
 } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token-2022';
 import { parseUnits } from '../../domain/money';
-import { stackChain, type DevStackInfo, type DevStackSolanaChain } from '../../tools/stack/stack';
+import { stackChain, type DevStackInfo, type StackChain } from '../../tools/stack/stack';
 import { eventually } from './poll';
 
-export type SolanaTokenSymbol = keyof DevStackSolanaChain['tokens'];
+export type SolanaTokenSymbol = keyof StackChain<'solana'>['tokens'];
 
 async function tokenAccount(info: DevStackInfo, symbol: SolanaTokenSymbol, owner: string): Promise<Address> {
   const token = stackChain(info, 'solana').tokens[symbol];

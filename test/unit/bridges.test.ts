@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { getAddress, Interface, type Provider } from 'ethers';
+import { getAddress, Interface } from 'ethers';
+import { ChainAdapters } from '../../chains/adapters';
 import { bridgeAdapterFor, bridgeKindFor } from '../../chains/bridges/adapter';
 import { TOKEN_MESSENGER_V2_ABI } from '../../chains/bridges/cctp';
 import { OFT_ABI } from '../../chains/bridges/oft';
@@ -8,9 +9,11 @@ import { ChainRegistry, chainRegistrySchema, type ChainRegistryFile } from '../.
 import type { BridgeQuote } from '../../domain/bridges';
 
 const addr = (n: number) => getAddress(`0x${n.toString(16).padStart(40, '0')}`);
+const TREASURY_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const TREASURY = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
-function registry(opts: { cctpOn?: number[] } = {}): ChainRegistry {
+/** Two EVM chains of a chains file, with CCTP on `cctpOn` and USDT's OFT on both; their adapters are the bridge endpoints. */
+function chains(opts: { cctpOn?: number[] } = {}): ChainAdapters {
   const chain = (chainId: number, n: number): ChainRegistryFile['chains'][number] => ({
     chainId,
     name: `chain ${chainId}`,
@@ -25,24 +28,30 @@ function registry(opts: { cctpOn?: number[] } = {}): ChainRegistry {
       : {}),
     oft: { USDT: { eid: 30_000 + n, oft: addr(n + 6) } },
   });
-  return new ChainRegistry(chainRegistrySchema.parse({ chains: [chain(42161, 3), chain(8453, 6)] }).chains);
+  const registry = new ChainRegistry(chainRegistrySchema.parse({ chains: [chain(42161, 3), chain(8453, 6)] }).chains);
+  const adapters = new ChainAdapters(registry, { evm: { TREASURY_PRIVATE_KEY: TREASURY_KEY } });
+  made.push(adapters);
+  return adapters;
 }
 
-const noChain = (): Provider => {
-  throw new Error('no chain in this test');
-};
+const made: ChainAdapters[] = [];
 
 describe('bridge adapters: which bridge, and the calls they sign', () => {
+  after(() => {
+    for (const adapters of made) adapters.destroy();
+  });
+
   it('picks CCTP for USDC, the OFT for USDT, nothing for a token without a bridge or within one chain', () => {
-    assert.equal(bridgeKindFor(registry(), 42161, 8453, 'USDC'), 'cctp');
-    assert.equal(bridgeKindFor(registry(), 8453, 42161, 'USDT'), 'oft');
-    assert.equal(bridgeKindFor(registry(), 42161, 8453, 'CUSD'), undefined);
-    assert.equal(bridgeKindFor(registry(), 42161, 42161, 'USDC'), undefined);
-    assert.equal(bridgeKindFor(registry({ cctpOn: [42161] }), 42161, 8453, 'USDC'), undefined, 'CCTP on one side only');
+    assert.equal(bridgeKindFor(chains(), 42161, 8453, 'USDC'), 'cctp');
+    assert.equal(bridgeKindFor(chains(), 8453, 42161, 'USDT'), 'oft');
+    assert.equal(bridgeKindFor(chains(), 42161, 8453, 'CUSD'), undefined);
+    assert.equal(bridgeKindFor(chains(), 42161, 42161, 'USDC'), undefined);
+    assert.equal(bridgeKindFor(chains({ cctpOn: [42161] }), 42161, 8453, 'USDC'), undefined, 'CCTP on one side only');
+    assert.equal(bridgeKindFor(chains(), 42161, 501, 'USDC'), undefined, 'no bridge reaches a chain without an endpoint');
   });
 
   it('CCTP burns from the quote: mintRecipient and destinationCaller are the treasury, maxFee and finality as quoted', () => {
-    const adapter = bridgeAdapterFor({ registry: registry(), provider: noChain, treasuryAddress: TREASURY }, 42161, 8453, 'USDC')!;
+    const adapter = bridgeAdapterFor({ endpoints: chains() }, 42161, 8453, 'USDC')!;
     const quote: BridgeQuote = {
       kind: 'cctp', sourceChainId: 42161, destinationChainId: 8453, tokenSymbol: 'USDC', amountUnits: '39800000', recipient: TREASURY,
       maxFeeUnits: '4400', nativeFeeWei: '0', expectedSeconds: 60, params: { minFinalityThreshold: '1000' },
@@ -57,7 +66,7 @@ describe('bridge adapters: which bridge, and the calls they sign', () => {
   });
 
   it('an OFT send pays the quoted native fee and refuses to deliver less than the quote', () => {
-    const adapter = bridgeAdapterFor({ registry: registry(), provider: () => ({}) as Provider, treasuryAddress: TREASURY }, 8453, 42161, 'USDT')!;
+    const adapter = bridgeAdapterFor({ endpoints: chains() }, 8453, 42161, 'USDT')!;
     const quote: BridgeQuote = {
       kind: 'oft', sourceChainId: 8453, destinationChainId: 42161, tokenSymbol: 'USDT', amountUnits: '15000000', recipient: TREASURY,
       maxFeeUnits: '0', nativeFeeWei: '120', expectedSeconds: 180, params: { destinationFromBlock: '10' },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { freePort } from '../../tools/stack/ports';
+import { freePort, startOnPort } from '../../tools/stack/ports';
 
 const listenOn = (port: number) =>
   new Promise<void>((resolve, reject) => {
@@ -25,5 +25,27 @@ describe('freePort: ports a stack reserves before it binds them', () => {
       assert.ok(port <= 32_767 && port >= 1024, `${port} out of range`);
       await listenOn(port);
     }
+  });
+});
+
+describe('startOnPort: processes that cannot bind port 0 and report it', () => {
+  it('starts again on another free port when the probed one was taken before the process bound it', async () => {
+    const tried: number[] = [];
+    const started = await startOnPort(0, (port) => {
+      tried.push(port);
+      // A port taken between the probe and the bind: the process says so in its log, which the start error carries.
+      if (tried.length < 3) return Promise.reject(new Error(`exited during start-up:\nlisten tcp 127.0.0.1:${port}: bind: address already in use`));
+      return Promise.resolve(port);
+    });
+    assert.equal(tried.length, 3);
+    assert.equal(new Set(tried).size, 3, 'each attempt on a port of its own');
+    assert.equal(started, tried[2]);
+  });
+
+  it('gives up on any other failure at once, and never moves a port it was given', async () => {
+    let calls = 0;
+    await assert.rejects(startOnPort(0, () => (calls++, Promise.reject(new Error('initdb failed')))), /initdb failed/);
+    assert.equal(calls, 1);
+    await assert.rejects(startOnPort(5432, (port) => Promise.reject(new Error(`could not bind to ${port}: Address already in use`))), /5432/);
   });
 });

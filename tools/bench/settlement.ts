@@ -6,7 +6,7 @@ import { erc20Abi } from '../../chains/evm/contracts';
 import { ChainRegistry } from '../../chains/registry';
 import { intentKeys } from '../../domain/chain-txs';
 import type { PaymentStatus } from '../../domain/payment';
-import type { DevStackEvmChain, Stack } from '../stack/stack';
+import type { Stack, StackChain } from '../stack/stack';
 import { CONCURRENCY, createBody } from './create';
 import { percentile, type Figure } from './report';
 
@@ -83,8 +83,8 @@ interface Settled {
 
 /** The devnet customer paying deposit addresses 1.25 USDC each, without waiting for blocks (it counts its own nonces). */
 export async function customerPayer(stack: Stack, provider: JsonRpcProvider): Promise<{ pay(to: string): Promise<string> }> {
-  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
-  const wallet = new Wallet(stack.info.customer.privateKey, provider);
+  const chain = stack.info.chains.find((c): c is StackChain<'evm'> => c.family === 'evm' && c.chainId === CHAIN_ID)!;
+  const wallet = new Wallet(stack.info.customer.evm.privateKey, provider);
   const usdc = new Contract(chain.tokens.USDC.address, erc20Abi, provider);
   const transfer = (to: string) => usdc.interface.encodeFunctionData('transfer', [to, parseUnits(PAYMENT_AMOUNT, 6)]);
   // A transfer to a fresh address costs more gas than the estimate for one to self would say.
@@ -232,7 +232,7 @@ function stepLatencies(settled: Settled[], depths: { confirmations: number; fina
  */
 export async function benchSettlement(stack: Stack, knex: Knex, options: { blockTimeMs: number; batch: number }, log: (line: string) => void): Promise<Figure[]> {
   const { batch } = options;
-  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
+  const chain = stack.info.chains.find((c): c is StackChain<'evm'> => c.family === 'evm' && c.chainId === CHAIN_ID)!;
   const registry = ChainRegistry.fromFile(stack.config.chainsFile).chain(CHAIN_ID);
   const provider = new JsonRpcProvider(chain.rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   // Blocks at the block time only, as on a live chain (the devnet otherwise mines every transaction at once).

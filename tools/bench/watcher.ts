@@ -10,7 +10,7 @@ import { ChainRegistry } from '../../chains/registry';
 import { advanceChainCursor, deleteChainCursors } from '../../db/queries/chain-cursors';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
 import { scanChain } from '../../services/payins';
-import type { DevStackEvmChain, Stack } from '../stack/stack';
+import type { Stack, StackChain } from '../stack/stack';
 import { ensureTemplatePayment } from './open-deposits';
 import type { Figure } from './report';
 
@@ -24,8 +24,8 @@ const WATCHED = 100_000;
  * addresses (none of them watched). Mined one by one with interval mining off; returns the first block.
  */
 async function mineBackgroundTraffic(stack: Stack, provider: JsonRpcProvider): Promise<number> {
-  const chain = stack.info.chains.find((c): c is DevStackEvmChain => c.family === 'evm' && c.chainId === CHAIN_ID)!;
-  const customer = new Wallet(stack.info.customer.privateKey, provider);
+  const chain = stack.info.chains.find((c): c is StackChain<'evm'> => c.family === 'evm' && c.chainId === CHAIN_ID)!;
+  const customer = new Wallet(stack.info.customer.evm.privateKey, provider);
   const usdc = new Contract(chain.tokens.USDC.address, erc20Abi, customer);
   await ((await usdc.getFunction('approve')(chain.multiSend, 10n ** 30n)) as { wait(): Promise<unknown> }).wait();
   const multiSend = new Contract(chain.multiSend, ['function send(address token, address[] recipients, uint256[] amounts)'], customer);
@@ -88,8 +88,8 @@ async function watchSyntheticAddresses(knex: Knex, from: number, to: number): Pr
 export async function benchWatcher(stack: Stack, knex: Knex, log: (line: string) => void): Promise<Figure[]> {
   const chains = new ChainAdapters(ChainRegistry.fromFile(stack.config.chainsFile));
   const connection = await Connection.connect({ address: stack.info.temporalAddress });
+  const provider = new JsonRpcProvider(chains.registry.chain(CHAIN_ID).rpcUrl, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1 });
   try {
-    const { provider } = chains.evm(CHAIN_ID);
     const t0 = performance.now();
     const first = await mineBackgroundTraffic(stack, provider);
     log(`watcher: ${BLOCKS} blocks of ${TRANSFERS_PER_BLOCK} unrelated transfers mined in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
@@ -125,6 +125,7 @@ export async function benchWatcher(stack: Stack, knex: Knex, log: (line: string)
       },
     ];
   } finally {
+    provider.destroy();
     chains.destroy();
     await connection.close();
   }

@@ -1,6 +1,4 @@
 // End-to-end check of the devnet: `npx tsx tools/devnets/smoke.ts`. Exits non-zero on the first failed check.
-import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Contract, JsonRpcProvider, parseEther, parseUnits, Wallet, ZeroAddress, type TransactionResponse } from 'ethers';
 import { depositAddress, depositFactoryAbi, erc20Abi, paymentSalt } from '../../chains/evm/contracts';
@@ -9,16 +7,6 @@ import { devnetRpc, startDevnet, type Devnet } from './evm/devnet';
 function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(`FAILED: ${what}`);
   console.log(`ok: ${what}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 async function smoke(devnet: Devnet): Promise<void> {
@@ -81,12 +69,11 @@ async function smoke(devnet: Devnet): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const ports = [await freePort(), await freePort()] as const;
   const t0 = Date.now();
   const devnet = await startDevnet({
     chains: [
-      { chainId: 42161, name: 'Arbitrum (devnet)', port: ports[0] },
-      { chainId: 8453, name: 'Base (devnet)', port: ports[1] },
+      { chainId: 42161, name: 'Arbitrum (devnet)', port: 0 },
+      { chainId: 8453, name: 'Base (devnet)', port: 0 },
     ],
     blockTimeMs: 500,
     logDir: join(__dirname, '../../var/log/devnet-smoke'),
@@ -98,9 +85,9 @@ async function main(): Promise<void> {
     await devnet.stop();
     await devnet.stop(); // must be a no-op
   }
-  for (const port of ports) {
-    // Scoped to our ports since other devnets may be running; pgrep exits 1 when nothing matches.
-    check(spawnSync('pgrep', ['-f', `hardhat.*node.*--port ${port}`]).status === 1, `no hardhat node left on port ${port}`);
+  for (const { rpcUrl } of devnet.chains) {
+    const answered = await devnetRpc(rpcUrl, 'eth_chainId', []).then(() => true, () => false);
+    check(!answered, `no hardhat node left at ${rpcUrl}`);
   }
 }
 

@@ -7,7 +7,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { startOnPort } from '../stack/ports';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../stack/postgres';
+import type { DevnetPorts } from '../devnets/families';
 import { startStack, type DevStackInfo, type Stack } from '../stack/stack';
 import { Service } from './service';
 import { startTemporalServer, type TemporalServerHandle } from './temporal-server';
@@ -17,18 +19,16 @@ export interface ProdStackOptions {
   /** Keep PostgreSQL's data (Payrail's and Temporal's) across runs. */
   persistent: boolean;
   ports: {
-    /** One API process per port. */
+    /** One API process per port. The API and worker ports are probed ones: a restarted process keeps its port. */
     apis: number[];
     /** One worker process per entry: its /livez, /readyz, /metrics port and the Temporal SDK's metrics port. */
     workers: Array<{ health: number; sdkMetrics: number }>;
+    /** 0: any free port (probed; the start is tried again should it be taken first). */
     postgres: number;
     temporal: number;
     temporalUi: number;
-    chains: [number, number];
-    solana: number;
-    ton: number;
-    tron: number;
-    stellar: number;
+    /** Each devnet's ports by family; absent: any free ones, bound by the devnets themselves. */
+    devnets?: DevnetPorts;
     mailSink: { smtp: number; http: number };
   };
   blockTimeMs: number;
@@ -65,7 +65,7 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
     let postgres: EmbeddedPostgresHandle | undefined;
     if (!databaseUrl) {
       log('starting PostgreSQL (embedded)…');
-      const pg = await startEmbeddedPostgres({ dataDir: path.join(options.varDir, 'postgres'), port: options.ports.postgres, logFile: path.join(logDir, 'postgres.log') });
+      const pg = await startOnPort(options.ports.postgres, (port) => startEmbeddedPostgres({ dataDir: path.join(options.varDir, 'postgres'), port, logFile: path.join(logDir, 'postgres.log') }));
       stops.push(() => pg.stop());
       postgres = pg;
       databaseUrl = pg.databaseUrl;
@@ -88,7 +88,7 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
       persistent: options.persistent,
       api: false,
       worker: false,
-      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, chains: options.ports.chains, solana: options.ports.solana, ton: options.ports.ton, tron: options.ports.tron, stellar: options.ports.stellar, mailSink: options.ports.mailSink },
+      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, devnets: options.ports.devnets, mailSink: options.ports.mailSink },
       blockTimeMs: options.blockTimeMs,
       env: { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address },
       log,

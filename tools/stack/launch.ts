@@ -5,6 +5,7 @@
 
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
+import { DEVNET_FAMILIES, type DevnetPorts } from '../devnets/families';
 
 /** The developer stack's data directory: `PAYRAIL_VAR_DIR`, else `var`. */
 export const devVarDir = () => path.resolve(process.env.PAYRAIL_VAR_DIR ?? 'var');
@@ -29,17 +30,14 @@ function parsePort(name: string, text: string): number {
   return port;
 }
 
-/** The ports of the infrastructure and devnets both stacks run, each movable by env. */
+/** The ports of the infrastructure and devnets both stacks run, each movable by env (each devnet names its own). */
 export function infrastructurePorts() {
+  const devnets: DevnetPorts = Object.fromEntries(DEVNET_FAMILIES.map((family) => [family.family, family.ports.map((p) => envPort(p.env, p.fallback))]));
   return {
     postgres: envPort('POSTGRES_PORT', 54329),
     temporal: envPort('TEMPORAL_PORT', 7233),
     temporalUi: envPort('TEMPORAL_UI_PORT', 8233),
-    chains: [envPort('DEVNET_ARBITRUM_PORT', 8545), envPort('DEVNET_BASE_PORT', 8546)] as [number, number],
-    solana: envPort('DEVNET_SOLANA_PORT', 8899),
-    ton: envPort('DEVNET_TON_PORT', 8548),
-    tron: envPort('DEVNET_TRON_PORT', 8090),
-    stellar: envPort('DEVNET_STELLAR_PORT', 8000),
+    devnets,
     mailSink: { smtp: envPort('MAIL_SINK_SMTP_PORT', 2525), http: envPort('MAIL_SINK_HTTP_PORT', 8025) },
   };
 }

@@ -1,3 +1,7 @@
+/**
+ * Ports for processes that cannot bind port 0 and report the one they got. Everything that can (the API, the mail
+ * sink, the devnets, the Iris stand-in) binds port 0 instead: a probed port can be taken before its process binds it.
+ */
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -56,3 +60,25 @@ function isFree(port: number): Promise<boolean> {
     server.listen({ host: '127.0.0.1', port, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
+
+/** How many ports a start that finds its port taken tries in all. */
+const START_ATTEMPTS = 5;
+
+/**
+ * Starts a process on `port`, or (0) on one `freePort` picks: for processes that cannot bind port 0 and report the
+ * port they got (PostgreSQL, the Temporal CLI's dev server). Another process may take a picked port between the
+ * probe and the bind, so a start that fails because the address is in use is tried again on another port.
+ */
+export async function startOnPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {
+  if (port !== 0) return start(port);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if (attempt >= START_ATTEMPTS || !isAddressInUse(err)) throw err;
+    }
+  }
+}
+
+/** A start that failed because its port was taken (the message carries the process's own log lines). */
+const isAddressInUse = (err: unknown): boolean => /address already in use|EADDRINUSE/i.test(err instanceof Error ? `${err.message}\n${String(err.cause)}` : String(err));

@@ -9,7 +9,7 @@ runUntilStopped(
       varDir: devVarDir(),
       persistent: true,
       worker: true,
-      ports: { ...infrastructurePorts(), http: envPort('HTTP_PORT', 8080), iris: envPort('DEVNET_IRIS_PORT', 8547) },
+      ports: { ...infrastructurePorts(), http: envPort('HTTP_PORT', 8080) },
       blockTimeMs: envBlockTimeMs(),
       env: developerEnv(),
       log: (line) => console.log(`[payrail] ${line}`),
@@ -29,7 +29,7 @@ Payrail is running (ready in ${seconds}s). Stack details: ${devStackInfoFile(dev
   Temporal        ${info.temporalAddress}   UI: ${info.temporalUiUrl ?? '(external)'}
   Mail sink       ${info.mailSinkUrl ? `${info.mailSinkUrl}/messages?to=<your e-mail>   (login codes land here)` : `(external SMTP_URL)`}
 ${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (${c.family} chain ${c.chainId}, ${Object.entries(c.tokens).map(([symbol, t]) => `${symbol} ${t.address}`).join(', ')})`).join('\n')}
-  Bridges         CCTP v2 (USDC), attestations at ${stack.bridges.cctp.irisUrl}; LayerZero OFT (USDT), devnet relayer
+  Bridges         CCTP v2 (USDC), attestations at ${stack.devnets.evm.bridges.cctp.irisUrl}; LayerZero OFT (USDT), devnet relayer
   Demo merchant   ${info.demoMerchant.appId}, payout ${info.demoMerchant.payout.tokenSymbol} on ${info.demoMerchant.payout.chainId} to ${info.demoMerchant.payout.address}
                   (dashboard login: ${info.demoMerchant.developerEmail})
 

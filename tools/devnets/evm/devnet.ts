@@ -3,6 +3,7 @@ import { Contract, ContractFactory, HDNodeWallet, JsonRpcProvider, keccak256, Wa
 import { compileContracts, type CompiledContracts } from './compile';
 import { DevnetProcess } from '../process';
 
+/** `port` 0: any free port, which the node binds and reports. */
 export interface DevnetChainSpec { chainId: number; name: string; port: number }
 export interface DevnetOptions {
   chains: DevnetChainSpec[];
@@ -39,7 +40,8 @@ const HARDHAT_CLI = join(REPO_ROOT, 'node_modules', 'hardhat', 'internal', 'cli'
 const HARDHAT_MNEMONIC = 'test test test test test test test test test test test junk';
 const START_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
-const LISTENING_BANNER = 'Started HTTP and WebSocket JSON-RPC server';
+/** What `hardhat node` prints once it listens, with the address and port it bound. */
+const LISTENING_BANNER = /Started HTTP and WebSocket JSON-RPC server at (http:\/\/[^/\s]+)\//;
 const USD_DECIMALS = 6;
 const CUSD_DECIMALS = 18;
 
@@ -61,14 +63,13 @@ export async function devnetRpc(rpcUrl: string, method: string, params: unknown[
 
 /** `hardhat node` on 127.0.0.1 with the repository's devnet config (hardhat.config.js exits when its stdin closes). */
 export class HardhatNode {
-  readonly rpcUrl: string;
+  private url: string | undefined;
   private readonly process: DevnetProcess;
 
   constructor(
     readonly spec: DevnetChainSpec,
     opts: { blockTimeMs: number; logFile?: string },
   ) {
-    this.rpcUrl = `http://127.0.0.1:${spec.port}`;
     this.process = new DevnetProcess({
       name: `hardhat node for chain ${spec.chainId}`,
       args: [HARDHAT_CLI, 'node', '--config', join(__dirname, 'hardhat.config.js'), '--hostname', '127.0.0.1', '--port', String(spec.port)],
@@ -95,6 +96,12 @@ export class HardhatNode {
     return node;
   }
 
+  /** Where the node serves JSON-RPC, once it is ready. */
+  get rpcUrl(): string {
+    if (this.url === undefined) throw new Error(`hardhat node for chain ${this.spec.chainId} is not listening yet`);
+    return this.url;
+  }
+
   /** Resolves when the node has exited, for whatever reason. */
   get exited(): Promise<void> {
     return this.process.exited;
@@ -103,8 +110,9 @@ export class HardhatNode {
   /** Resolves once this node (not some stale one on the same port) serves the expected chain id; else stops it. */
   async ready(): Promise<void> {
     const deadline = Date.now() + START_TIMEOUT_MS;
-    const { chainId, port } = this.spec;
-    await this.process.readyLine((line) => (line.includes(LISTENING_BANNER) ? true : undefined), START_TIMEOUT_MS);
+    const { chainId } = this.spec;
+    this.url = await this.process.readyLine((line) => LISTENING_BANNER.exec(line)?.[1], START_TIMEOUT_MS);
+    const port = new URL(this.url).port;
     try {
       for (;;) {
         if (!this.process.running) throw this.process.failure(`hardhat node for chain ${chainId} exited during startup`);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DevnetProcess } from '../process';
 
 export interface TronDevnetOptions {
-  /** Port of the HTTP API (java-tron full/solidity node paths and TronGrid's /v1), on 127.0.0.1. */
+  /** Port of the HTTP API (java-tron full/solidity node paths and TronGrid's /v1), on 127.0.0.1; 0 for any free one (`fullHost` names it). */
   port: number;
   /** One block every blockTimeMs (Tron mainnet: 3000). Default 1000. */
   blockTimeMs?: number;

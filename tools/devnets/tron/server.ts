@@ -1,13 +1,13 @@
 // The Tron devnet process: `node --import tsx tools/devnets/tron/server.ts --port 8090 [options]`.
 // Starts (or is given) a hardhat node, deploys USDT, serves the Tron HTTP API and prints one ready line
 // (index.ts's READY_MARKER + JSON) on stdout. Options:
-//   --port N                 HTTP port (required)        --host H                  default 127.0.0.1
+//   --port N                 HTTP port, 0 for any free one (reported in the ready line)   --host H   default 127.0.0.1
 //   --block-time-ms N        default 1000                --solidity-depth N        default 3
 //   --contract-call-fee-sun N  default 6500000          --hardhat-rpc URL         use this node, start none
 //   --log-dir DIR            hardhat output to DIR/tron-hardhat.log
 //   --exit-with-parent       exit when stdin closes (index.ts passes it)
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileContracts } from '../evm/compile';
@@ -21,7 +21,7 @@ import { setupDevnet, TRON_CHAIN_ID, USDT_DECIMALS } from './setup';
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string' },
+    port: { type: 'string', default: '0' },
     host: { type: 'string', default: '127.0.0.1' },
     'block-time-ms': { type: 'string', default: '1000' },
     'solidity-depth': { type: 'string', default: '3' },
@@ -36,16 +36,6 @@ function integerOption(name: keyof typeof values, min: number): number {
   const value = Number(values[name]);
   if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} must be an integer >= ${min}`);
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 let hardhat: HardhatNode | undefined;
@@ -65,7 +55,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
-  const port = integerOption('port', 1);
+  const port = integerOption('port', 0);
   const blockTimeMs = integerOption('block-time-ms', 10);
   const solidityDepth = integerOption('solidity-depth', 0);
   const contractCallFeeSun = BigInt(integerOption('contract-call-fee-sun', 0));
@@ -78,7 +68,7 @@ async function main(): Promise<void> {
   if (rpcUrl === undefined) {
     // The front mines every block itself (see chain.ts): the node's interval mining is off.
     const child = await HardhatNode.start(
-      { chainId: TRON_CHAIN_ID, name: 'Tron', port: await freePort() },
+      { chainId: TRON_CHAIN_ID, name: 'Tron', port: 0 },
       { blockTimeMs: 0, logFile: logDir === undefined ? undefined : join(logDir, 'tron-hardhat.log') },
     );
     hardhat = child;
@@ -107,7 +97,7 @@ async function main(): Promise<void> {
   chain.start();
 
   const info: TronDevnetInfo = {
-    fullHost: `http://${values.host}:${port}`,
+    fullHost: `http://${values.host}:${(http.address() as AddressInfo).port}`,
     chainId,
     tokens: { USDT: { address: toBase58(state.usdt), decimals: USDT_DECIMALS } },
     treasury: state.treasury,

@@ -1,0 +1,41 @@
+import { isAddress } from '@solana/kit';
+import { z } from 'zod';
+import { hexSeed } from '../config';
+import { defineChainFamily } from '../family';
+import { SolanaAdapter } from './adapter';
+import { solanaChainSchema } from './config';
+
+/** A 64-byte Solana secret key as solana-keygen writes it: a JSON array of numbers. */
+const solanaSecretKey = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return z.array(z.number().int().min(0).max(255)).length(64).parse(JSON.parse(s));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of 64 byte values' });
+      return z.NEVER;
+    }
+  })
+  .transform((bytes) => Uint8Array.from(bytes));
+
+/** Solana clusters: a wallet key per payment (SLIP-0010 from one seed); the treasury pays every fee and rent. */
+export const solana = defineChainFamily({
+  id: 'solana',
+  chainSchema: solanaChainSchema,
+  env: {
+    signing: z.object({
+      /** The treasury: pays every fee and rent, holds payout liquidity. */
+      SOLANA_TREASURY_SECRET_KEY: solanaSecretKey,
+    }),
+    deposits: z.object({
+      /** Seed of the deposit keys (SLIP-0010, docs/chains.md). */
+      SOLANA_DEPOSIT_SEED: hexSeed,
+    }),
+  },
+  addresses: {
+    normalize: (address) => (isAddress(address) ? address : null),
+    form: 'a base58 ed25519 public key of 32 bytes, such as a wallet address',
+  },
+  createAdapter: (config, keys) => new SolanaAdapter(config, { treasurySecretKey: keys.SOLANA_TREASURY_SECRET_KEY, depositSeed: keys.SOLANA_DEPOSIT_SEED }),
+  scanRangeBlocks: (config) => config.scanBatchSlots,
+});

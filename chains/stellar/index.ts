@@ -1,0 +1,32 @@
+import { StrKey } from '@stellar/stellar-sdk';
+import { z } from 'zod';
+import { defineChainFamily } from '../family';
+import { StellarAdapter } from './adapter';
+import { stellarChainSchema } from './config';
+
+/** Ledgers one scan may cover: a scan pages the receiving account's payments, so the range only bounds the cursor step. */
+const SCAN_LEDGERS = 100;
+
+const secretSeed = z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed (S…)');
+
+/** Stellar: one receiving account, a MEMO_ID per payment (the deposit address is its muxed `M…` form). */
+export const stellar = defineChainFamily({
+  id: 'stellar',
+  chainSchema: stellarChainSchema,
+  env: {
+    signing: z.object({
+      /** The treasury's secret (S…): payouts and refunds. */
+      STELLAR_TREASURY_SECRET: secretSeed,
+      /** The receiving account's secret (S…): sweeps out of it. */
+      STELLAR_RECEIVING_SECRET: secretSeed,
+    }),
+    // Deposit addresses come from the receiving account of the chains file: no key.
+    deposits: z.object({}),
+  },
+  addresses: {
+    normalize: (address) => (StrKey.isValidEd25519PublicKey(address) ? address : null),
+    form: 'a G… account id (StrKey)',
+  },
+  createAdapter: (config, keys) => new StellarAdapter(config, { treasurySecret: keys.STELLAR_TREASURY_SECRET, receivingSecret: keys.STELLAR_RECEIVING_SECRET }),
+  scanRangeBlocks: () => SCAN_LEDGERS,
+});

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { hexSeed } from '../config';
+import { defineChainFamily } from '../family';
+import { TonAdapter } from './adapter';
+import { tonChainSchema } from './config';
+import { parseTonAddress, rawAddress } from './wallets';
+
+/** TON: a wallet v5r1 per payment (SLIP-0010 keys from one seed), deployed by the treasury when it first sweeps it. */
+export const ton = defineChainFamily({
+  id: 'ton',
+  chainSchema: tonChainSchema,
+  env: {
+    signing: z.object({
+      /** The treasury wallet v5r1's 64-byte ed25519 secret key (seed then public key) as hex. */
+      TON_TREASURY_SECRET_KEY: z
+        .string()
+        .regex(/^[0-9a-fA-F]{128}$/, 'must be a 64-byte ed25519 secret key as hex')
+        .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex'))),
+    }),
+    deposits: z.object({
+      /** Seed of the deposit wallets' keys (SLIP-0010, docs/chains.md). */
+      TON_DEPOSIT_SEED: hexSeed,
+    }),
+  },
+  addresses: {
+    normalize(address) {
+      const parsed = parseTonAddress(address);
+      return parsed && rawAddress(parsed);
+    },
+    form: 'a TON account address, raw (0:<64 hex>) or user-friendly (48 base64url characters)',
+  },
+  createAdapter: (config, keys) => new TonAdapter(config, { treasurySecretKey: keys.TON_TREASURY_SECRET_KEY, depositSeed: keys.TON_DEPOSIT_SEED }),
+  scanRangeBlocks: (config) => config.scanBatchBlocks,
+});
