@@ -20,7 +20,7 @@ const HEARTBEAT_EVERY_MS = 5_000;
 
 /**
  * A wait's heartbeat: beats when `ms` have passed since the wait began or last beat. A wait run as a local activity
- * (PaymentWorkflowInput.lean.localWaits) has no heartbeat: its workflow task is what Temporal keeps alive.
+ * (a payment's, workflows/chain-steps.ts) has no heartbeat: its workflow task is what Temporal keeps alive.
  */
 export function heartbeatEvery(ms: number): () => void {
   if (Context.current().info.isLocal) return () => undefined;
@@ -57,8 +57,8 @@ export function createChainWriteActivities(deps: ActivityDeps) {
   const bridges = createBridgeService(deps);
 
   /**
-   * Idempotent (one reservation per payment): sets the payout aside in the treasury ledger (PostgreSQL) when the
-   * treasury's balance, less what other unmined payouts reserved, covers it. Not reserved: the run waits for funds.
+   * One reservation per payment: sets the payout aside in the treasury ledger (PostgreSQL) when the treasury's
+   * balance, less what other unmined payouts reserved, covers it. Not reserved: the run waits for funds.
    */
   async function reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
     const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
@@ -81,10 +81,6 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     sweepDeposit: (input: ChainTxIntent & { paymentId: string; tokenAddress: string; recipient: SweepRecipient; amountUnits: string; purpose: string }) =>
       signing(() => txs.sweepDeposit(input)),
 
-    /** Idempotent per intent key: a transfer from the treasury (payouts), on database terms. */
-    transferFromTreasury: (input: TreasuryTransfer) =>
-      signing(() => txs.transferFromTreasury(input)),
-
     /** Idempotent (read-only): fees and expected time of bridging the amount to the destination treasury. */
     quoteBridge: (input: { paymentId: string; sourceChainId: number; destinationChainId: number; tokenSymbol: string; amountUnits: string }) =>
       bridges.quote(input),
@@ -98,12 +94,10 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     /** Idempotent per intent key: the CCTP mint (refused on chain for a used nonce), or null for a delivered OFT. */
     finishBridge: (input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
 
-    reservePayoutFunds,
-
     /**
-     * Idempotent (one reservation per payment, one transaction per intent key): `reservePayoutFunds`, then, when the
-     * treasury covers the payout, `transferFromTreasury`: one step of the run (PaymentWorkflowInput.lean.combinedSteps)
-     * where those were two. `payout` is null while the treasury is short.
+     * Idempotent (one reservation per payment, one transaction per intent key): reserves the payout in the treasury
+     * ledger and, when the treasury covers it, signs the transfer to the merchant on database terms. `payout` is null
+     * while the treasury is short.
      */
     async payOutFromTreasury(input: TreasuryTransfer & { paymentId: string }) {
       const funds = await reservePayoutFunds({ paymentId: input.paymentId });
@@ -138,9 +132,9 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      * depth), checking it at every new block, so a reorg that moves or removes it is seen (the receipt is read
      * again once the block it named is replaced: `MinedReceipts`). Heartbeats.
      */
-    async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth?: ChainDepth }): Promise<PayinConfirmation> {
+    async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth: ChainDepth }): Promise<PayinConfirmation> {
       const chain = deps.chains.registry.chain(input.payin.chainId);
-      const depth = input.depth ?? 'confirmations';
+      const { depth } = input;
       // The payin's block is not `blocks` deep before the head reaches the last of them: until then only the head is read.
       const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
       let seen = input.payin.blockNumber + blocks - 2;

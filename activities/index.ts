@@ -11,7 +11,7 @@ function createPaymentActivities(deps: ActivityDeps) {
   return { ...createPaymentRecordActivities(deps), ...createChainWriteActivities(deps), ...createWebhookActivities(deps) };
 }
 
-/** Every activity: the workflow task queue's worker serves them all (runs of the legacy payment code wait there too). */
+/** Every activity: the workflow task queue's worker serves them all (and runs the chain waits as local activities). */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createPaymentActivities(deps),

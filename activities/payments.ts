@@ -5,7 +5,6 @@ import { claimPayinRefund, holdPayinDust, upsertPayin } from '../db/queries/payi
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { startOrphanedWorkflows } from '../services/reconcile';
-import { notifyOrderOfPayment } from '../services/workflows';
 import type { ActivityDeps } from './deps';
 import { asActivity } from './failures';
 
@@ -16,19 +15,17 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
   /** Idempotent: absolute values, and a write not newer than the stored sequence changes nothing. */
   async function recordPaymentTransition(transition: PaymentTransition): Promise<void> {
     await applyPaymentTransition({ knex, transition });
-    // Runs from before sequences (the legacy payment run) tell their order from here; newer runs signal it themselves.
-    if (transition.sequence === undefined) await notifyOrderOfPayment(deps, transition);
   }
 
   /** Idempotent: upsert keyed by the payin's identity (chain, tx, log index), ordered by sequence. */
-  async function recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void> {
+  async function recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence: number }): Promise<void> {
     await upsertPayin({ knex, ...input });
     if (input.status === 'confirmed' && input.disposition) await recordPayinEntry(deps, input.paymentId, input.payin);
   }
 
   /** Idempotent: keeps the deposit address watched for the late-payin window from now; never shortens a watch. */
-  async function keepDepositWatched(input: { paymentId: string; windowMs?: number }): Promise<void> {
-    await extendDepositWatch({ knex, paymentId: input.paymentId, windowMs: input.windowMs ?? deps.latePayinWindowMs });
+  async function keepDepositWatched(input: { paymentId: string }): Promise<void> {
+    await extendDepositWatch({ knex, paymentId: input.paymentId, windowMs: deps.latePayinWindowMs });
   }
 
   return {
@@ -45,8 +42,8 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
     recordPayin,
 
     /**
-     * Idempotent: each write is (see recordPayin, recordPaymentTransition, extendDepositWatch). Consecutive writes of
-     * a run in one step: one local activity where each was one, which is most of a payment's cost in the worker.
+     * Idempotent: each write is (see recordPayin, recordPaymentTransition, extendDepositWatch). A payment run's
+     * consecutive writes in one step: one local activity for several, which is most of a payment's cost in the worker.
      */
     recordPaymentProgress: (input: { paymentId: string; steps: PaymentProgress[] }): Promise<void> =>
       applyPaymentProgress(input.paymentId, input.steps, { recordPayin, recordPaymentTransition, extendDepositWatch: keepDepositWatched }),

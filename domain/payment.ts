@@ -128,10 +128,9 @@ export interface PaymentTerms {
   expiresAt: string;
   /**
    * Whether the payment captured a webhook URL at creation (the URL its events go to, never changed after). Without
-   * one no event of the payment can be delivered, so its run schedules no deliveries. Absent in terms recorded
-   * before it was read: those runs deliver as before.
+   * one no event of the payment can be delivered, so its run schedules no deliveries.
    */
-  webhooks?: boolean;
+  webhooks: boolean;
 }
 
 export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' | 'source_chain_id' | 'destination_chain_id'>): PaymentRoute {
@@ -177,7 +176,8 @@ export function paymentTerms(record: PaymentRecord): PaymentTerms {
 export interface PaymentTransition {
   paymentId: string;
   status: PaymentStatus;
-  sequence?: number;
+  /** The run's write order: a write not newer than the stored one changes nothing. */
+  sequence: number;
   payin?: { senderAddress: string; txHash: string; amountReceivedUnits: string; confirmedAt: string };
   payout?: { txHash: string; confirmedAt: string };
 }
@@ -193,7 +193,7 @@ export type PaymentProgress =
 
 /** The writes a payment's progress is made of, as their own activities take them. */
 export interface PaymentProgressWrites {
-  recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence?: number }): Promise<void>;
+  recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence: number }): Promise<void>;
   recordPaymentTransition(transition: PaymentTransition): Promise<void>;
   extendDepositWatch(input: { paymentId: string }): Promise<void>;
 }

@@ -98,6 +98,12 @@ const envSchema = z.object({
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/, 'must be host:port').optional(),
   /** On SIGTERM a worker stops polling and gives in-flight activities this long before cancelling them. */
   WORKER_SHUTDOWN_GRACE_SECONDS: int(10),
+  /**
+   * The build a worker runs, under Temporal Worker Versioning (docs/workflow-versioning.md): set, the worker joins
+   * the deployment WORKER_DEPLOYMENT_NAME as this build; unset, it runs unversioned.
+   */
+  WORKER_BUILD_ID: z.string().regex(/^[\w.+-]{1,255}$/, 'letters, digits, and . _ + - only').optional(),
+  WORKER_DEPLOYMENT_NAME: z.string().regex(/^[\w-]{1,255}$/, 'letters, digits, _ and - only').default('payrail'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -151,7 +157,7 @@ export interface AppConfig {
   accountLimits: AccountLimits;
   webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
-  worker: { healthPort?: number; temporalMetricsBindAddress?: string; shutdownGraceSeconds: number };
+  worker: { healthPort?: number; temporalMetricsBindAddress?: string; shutdownGraceSeconds: number; deployment?: { name: string; buildId: string } };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -200,7 +206,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     accountLimits: { appsPerDeveloper: e.MAX_APPS_PER_DEVELOPER, apiKeysPerApp: e.MAX_API_KEYS_PER_APP },
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
-    worker: { healthPort: e.WORKER_HEALTH_PORT, temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS, shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS },
+    worker: {
+      healthPort: e.WORKER_HEALTH_PORT,
+      temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS,
+      shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS,
+      deployment: e.WORKER_BUILD_ID === undefined ? undefined : { name: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID },
+    },
   };
 }
 

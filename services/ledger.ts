@@ -98,7 +98,6 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
   const entries: LedgerEntry[] = [];
   if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit' });
   if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit' });
-  if (kind === 'refund-from-treasury') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'treasury' });
   if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury' });
   if (kind === 'payout' && tx.payment_id) {
     const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });

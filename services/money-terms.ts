@@ -74,13 +74,6 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
     case 'refund':
       expect(request.from === 'deposit' && request.chainId === payment.source_chain_id, 'source');
       return assertRefundOfPayin(deps, payment, request, rest, refuse);
-    case 'refund-from-treasury':
-      // Runs of the legacy payment code return a payin from the treasury when the payout reverted.
-      expect(rest.join(':') === payment.id && request.from === 'treasury', 'intent');
-      expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
-      expect(request.amountUnits !== null && BigInt(request.amountUnits) <= BigInt(payment.source_amount_units), 'amount');
-      expect((await listPayins({ knex: deps.knex, paymentId: payment.id })).some((p) => p.status === 'confirmed' && same(p.sender_address, request.recipient ?? '')), 'destination');
-      return;
     default:
       throw refuse('unknown intent');
   }
@@ -115,7 +108,7 @@ async function assertRefundOfPayin(
   key: string[],
   refuse: (reason: string) => TransferRefused,
 ): Promise<void> {
-  // `refund:<chainId>:<txHash>:<logIndex>` (legacy runs: `refund:<paymentId>:<txHash>:<logIndex>`).
+  // `refund:<chainId>:<txHash>:<logIndex>` (`intentKeys.refund(payinId(payin))`).
   const [txHash, logIndex] = key.slice(-2);
   const payin = txHash && logIndex ? await findPayin({ knex: deps.knex, chainId: request.chainId, txHash, logIndex: Number(logIndex) }) : undefined;
   if (!payin || payin.payment_id !== payment.id) throw refuse('no such payin of this payment');

@@ -29,7 +29,7 @@ import type { CreatedOrderPayment } from '../workflows/types';
 import { orderWorkflowId } from '../workflows/ids';
 import { preparePayment, type PaymentDraft } from './payments';
 import { resolvePayCurrency, servedPayCurrencies, type ServedPayCurrency } from './pay-currencies';
-import { ensureOrderWorkflow, orderWorkflowHandle, paymentWorkflowMemo, startOrderWithPayment } from './workflows';
+import { ensureOrderWorkflow, orderWorkflowHandle, paymentWorkflowInput, paymentWorkflowMemo, startOrderWithPayment } from './workflows';
 
 export interface OrderServiceDeps {
   knex: Knex;
@@ -271,7 +271,7 @@ async function loadOrder(knex: Knex, orderId: string): Promise<OrderRow> {
 }
 
 const createdPayment = (row: PaymentRow, order: OrderRow, payCurrency: string): CreatedOrderPayment => ({
-  paymentId: row.id,
+  ...paymentWorkflowInput(row),
   searchAttributes: { merchantAppId: row.app_id, sourceChainId: String(row.source_chain_id), orderId: order.merchant_order_id },
   memo: { ...paymentWorkflowMemo(row), legacyOrder: orderWorkflowId(order.id), payCurrency },
 });

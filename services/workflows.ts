@@ -2,11 +2,11 @@
  * How payments, orders and late payins become workflows: one place that knows their ids, inputs, search attributes
  * and memos. Used by the API (create), the reconciler (orphans) and the chain watcher (payins).
  */
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { DetectedPayin } from '../domain/payins';
 import { formatUnits, parseUnits } from '../domain/money';
-import { findOrderByPaymentId, markOrderWorkflowStarted } from '../db/queries/orders';
+import { markOrderWorkflowStarted } from '../db/queries/orders';
 import { markPaymentWorkflowsStarted } from '../db/queries/payments';
 import type { OrderRow, PaymentRow } from '../db/tables';
 import type { latePayinWorkflow, orderWorkflow, paymentWorkflow } from '../workflows';
@@ -14,12 +14,10 @@ import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../work
 
 /** The payment's workflow id, for links to it (the dashboard's Temporal UI link). */
 export { paymentWorkflowId };
-import { chooseCurrencyUpdate, payinDetectedSignal, paymentUpdatedSignal } from '../workflows/messages';
+import { chooseCurrencyUpdate, payinDetectedSignal } from '../workflows/messages';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
 import type { OrderWorkflowInput, PaymentWorkflowInput } from '../workflows/types';
 import type { OrderPaymentRef } from '../domain/orders';
-import type { PaymentStatus } from '../domain/payment';
-import type { Logger } from '../lib/logger';
 
 export interface WorkflowStarterDeps {
   knex: Knex;
@@ -47,12 +45,15 @@ export function paymentSearchAttributes(row: Pick<PaymentRow, 'status' | 'app_id
   ];
 }
 
-/** Start options of a payment's workflow: the payment and its expiry are the input; its terms are read from the database. */
+/** A payment workflow's input: the payment and its expiry. Its terms are read from the database. */
+export const paymentWorkflowInput = (row: Pick<PaymentRow, 'id' | 'expires_at'>): PaymentWorkflowInput => ({ paymentId: row.id, expiresAt: row.expires_at.toISOString() });
+
+/** Start options of a payment's workflow. */
 function paymentStartOptions(row: PaymentRow, taskQueue: string) {
   return {
     workflowId: paymentWorkflowId(row.id),
     taskQueue,
-    args: [{ paymentId: row.id, lean: { expiresAt: row.expires_at.toISOString(), timedFromFirstTask: true, localWaits: true, combinedSteps: true } }] as [PaymentWorkflowInput],
+    args: [paymentWorkflowInput(row)] as [PaymentWorkflowInput],
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // A payment runs once: its closed run is never started again.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
@@ -223,19 +224,3 @@ export async function startOrderWithPayment(deps: WorkflowStarterDeps, row: Orde
 /** The order's running workflow, for its hosted-page updates. */
 export const orderWorkflowHandle = (deps: WorkflowStarterDeps, orderId: string): WorkflowHandle<typeof orderWorkflow> =>
   deps.temporal.client.workflow.getHandle(orderWorkflowId(orderId));
-
-/**
- * Tells the legacy order owning this payment (if any) that the payment moved: for runs of the legacy payment code,
- * which left this to their read-model writes (newer runs signal their parent order themselves). An order that has
- * finished no longer listens; that is not an error.
- */
-export async function notifyOrderOfPayment(deps: WorkflowStarterDeps & { log: Logger }, update: { paymentId: string; status: PaymentStatus }): Promise<void> {
-  const order = await findOrderByPaymentId({ knex: deps.knex, paymentId: update.paymentId });
-  if (!order) return;
-  try {
-    await orderWorkflowHandle(deps, order.id).signal(paymentUpdatedSignal, { paymentId: update.paymentId, status: update.status });
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    deps.log.info({ orderId: order.id, paymentId: update.paymentId, status: update.status }, 'order workflow closed; payment update not delivered');
-  }
-}

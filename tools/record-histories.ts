@@ -1,18 +1,17 @@
 /**
- * Records the workflow histories replayed by test/replay/replay.test.ts, from the scenarios of current code in
- * test/replay/scenarios.ts (legacy histories were made by frozen code and cannot be recorded again).
+ * Records the workflow histories replayed by test/replay/replay.test.ts: one per scenario of
+ * test/replay/scenarios.ts, each written to test/replay/histories/<scenario>.json.
  *
- *   npx tsx tools/record-histories.ts                          # every scenario of current code
- *   npx tsx tools/record-histories.ts payment-expired order-expired   # only those (and their recording's others)
+ *   npx tsx tools/record-histories.ts                                  # every scenario (and no other file)
+ *   npx tsx tools/record-histories.ts payment-expired order-expired    # only those (and their recording's others)
  *
- * Runs on the time-skipping test server with the fake activities of test/workflows/harness and writes
- * test/replay/histories/<scenario>.json. Record new scenarios freely; re-record an existing one only when its
- * change is deliberately not replay-compatible and no run of the old code can still be open (replay.test.ts).
+ * Runs on the time-skipping test server with the fake activities of test/workflows/harness. A new scenario is
+ * recorded when it is added; the whole set is recorded again with each release (docs/workflow-versioning.md).
  */
-import { writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFromJSON, historyToJSON } from '../test/replay/history-json';
-import { LEGACY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
+import { HISTORY_SCENARIOS, RECORDINGS } from '../test/replay/scenarios';
 import { activitiesCalled } from '../test/support/history';
 import { getTestEnv, getWorkflowBundle, stopTestEnv } from '../test/support/temporal';
 
@@ -20,8 +19,6 @@ const HISTORIES_DIR = path.resolve(__dirname, '../test/replay/histories');
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const legacy = only.filter((name) => LEGACY_SCENARIOS.some((s) => s.name === name));
-  if (legacy.length > 0) throw new Error(`legacy histories cannot be recorded again: ${legacy.join(', ')}`);
   const unknown = only.filter((name) => !RECORDINGS.some((r) => r.scenarios.some((s) => s.name === name)));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
   const recordings = RECORDINGS.filter((r) => only.length === 0 || r.scenarios.some((s) => only.includes(s.name)));
@@ -40,6 +37,14 @@ async function main(): Promise<void> {
     }
   } finally {
     await stopTestEnv();
+  }
+  if (only.length > 0) return;
+  // A full recording leaves no history of a scenario that is gone.
+  const kept = new Set(HISTORY_SCENARIOS.map((s) => `${s.name}.json`));
+  for (const file of (await readdir(HISTORIES_DIR)).filter((f) => f.endsWith('.json') && !kept.has(f))) {
+    await rm(path.join(HISTORIES_DIR, file));
+    process.stdout.write(`${file}: removed (no such scenario)
+`);
   }
 }
 

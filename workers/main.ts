@@ -105,6 +105,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     taskQueue: config.temporal.taskQueue,
     deps,
     shutdownGraceSeconds: config.worker.shutdownGraceSeconds,
+    deployment: config.worker.deployment,
   });
   await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry);
   const running = Promise.all(workers.map((w) => w.run()));

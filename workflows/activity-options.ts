@@ -31,7 +31,7 @@ export const chainWaitOptions: ActivityOptions = {
 };
 
 /**
- * A chain wait run inside the payment's own workflow task (PaymentWorkflowInput.lean.localWaits). Most waits end
+ * A chain wait run inside the payment's own workflow task (workflows/chain-steps.ts). Most waits end
  * within a few blocks; as activity tasks each cost a task-queue round trip and two workflow tasks. A wait not done
  * within this (a stalled chain, a transaction being replaced), or failing once, is handed to a chain-waits activity
  * task, which heartbeats and shows in the Temporal UI as the run's pending activity.

@@ -1,5 +1,24 @@
-export { paymentWorkflow } from './payment';
-export { latePayinWorkflow } from './late-payin';
-export { chainWatcherWorkflow } from './chain-watcher';
-export { paymentReconcilerWorkflow } from './reconciler';
-export { orderWorkflow } from './order';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import type { VersioningBehavior } from '@temporalio/common';
+import { chainWatcherWorkflow } from './chain-watcher';
+import { latePayinWorkflow } from './late-payin';
+import { orderWorkflow } from './order';
+import { paymentWorkflow } from './payment';
+import { paymentReconcilerWorkflow } from './reconciler';
+
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow };
+
+/**
+ * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
+ * pinned: they finish on the build they started on. The long-running singletons continue as new and hold no business
+ * state: they move to the current build. Declared only when the worker runs versioned (its deployment has a name);
+ * an unversioned worker (the dev stack, the tests) may declare none.
+ */
+function versioning(workflow: (...args: never[]) => Promise<unknown>, behaviour: VersioningBehavior): void {
+  setWorkflowOptions(() => ({ versioningBehavior: workflowInfo().currentDeploymentVersion?.deploymentName ? behaviour : undefined }), workflow);
+}
+versioning(paymentWorkflow, 'PINNED');
+versioning(latePayinWorkflow, 'PINNED');
+versioning(orderWorkflow, 'PINNED');
+versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
+versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');

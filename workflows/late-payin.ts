@@ -1,9 +1,8 @@
-import { ApplicationFailure, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChainWaitActivities, PaymentActivities } from '../activities';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId } from '../domain/payins';
 import { LATE_PAYIN_SEQUENCE_BASE, type PaymentStatus } from '../domain/payment';
-import { PATCHES } from './patches';
 import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions } from './activity-options';
 import type { LatePayinOutcome, LatePayinWorkflowInput } from './types';
 
@@ -29,7 +28,7 @@ export async function latePayinWorkflow(input: LatePayinWorkflowInput): Promise<
   // The database decides: a payin its payment counted is never refunded, whatever started this run.
   if (!(await readModel.claimPayinRefund({ paymentId, payin, sequence: ++sequence }))) return 'counted_by_payment';
   // Dust is held at the deposit address (recorded on the payin), never refunded at a loss.
-  if (patched(PATCHES.adversarialMoneyPath) && (await readModel.holdDust({ paymentId, payin, amountUnits: payin.amountUnits })).held) return 'held';
+  if ((await readModel.holdDust({ paymentId, payin, amountUnits: payin.amountUnits })).held) return 'held';
 
   const { status } = await readModel.loadPaymentTerms({ paymentId });
   const transition = (next: PaymentStatus) => readModel.recordPaymentTransition({ paymentId, status: next, sequence: ++sequence });

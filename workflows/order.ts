@@ -7,7 +7,6 @@ import {
   proxyActivities,
   setHandler,
   sleep,
-  patched,
   startChild,
   type ChildWorkflowHandle,
   upsertSearchAttributes,
@@ -21,7 +20,6 @@ import { SETTLED_STATUSES, type PaymentStatus } from '../domain/payment';
 import { readModelOptions } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { cancelOrderUpdate, chooseCurrencyUpdate, orderStateQuery, paymentUpdatedSignal } from './messages';
-import { PATCHES } from './patches';
 import { paymentWorkflow } from './payment';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from './search-attributes';
 import type { OrderWorkflowInput } from './types';
@@ -113,7 +111,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         try {
           paymentRun = await startChild(paymentWorkflow, {
             workflowId: paymentWorkflowId(created.paymentId),
-            args: [{ paymentId: created.paymentId }],
+            args: [{ paymentId: created.paymentId, expiresAt: created.expiresAt }],
             // The payment outlives the order: it keeps refunding late payins to its deposit address.
             parentClosePolicy: ParentClosePolicy.ABANDON,
             typedSearchAttributes: [
@@ -207,6 +205,6 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   await receipt;
   await condition(allHandlersFinished);
   // The order's run ends once its payment's run has ended (moments after the payment settled), never before it.
-  if (paymentRun && patched(PATCHES.orderRunEndsAfterItsPayment)) await paymentRun.result().catch(() => undefined);
+  if (paymentRun) await paymentRun.result().catch(() => undefined);
   return status;
 }

@@ -39,10 +39,6 @@ export async function findOrderByMerchantOrderId(options: { knex: Knex; appId: s
   return options.knex<OrderRow>('orders').where({ app_id: options.appId, merchant_order_id: options.merchantOrderId }).first();
 }
 
-export async function findOrderByPaymentId(options: { knex: Knex; paymentId: string }): Promise<Pick<OrderRow, 'id'> | undefined> {
-  return options.knex<OrderRow>('orders').select('id').where({ payment_id: options.paymentId }).first();
-}
-
 /** The order row, locked until the transaction ends: serialises creating its payment. */
 export async function lockOrder(options: { trx: Knex.Transaction; id: string }): Promise<OrderRow | undefined> {
   return options.trx<OrderRow>('orders').where({ id: options.id }).forUpdate().first();

@@ -16,8 +16,8 @@ function payinRow(paymentId: string, payin: DetectedPayin) {
 }
 
 /**
- * Records what a run made of one transfer into a deposit address; retries converge on the same row. With a
- * sequence, a write older than the stored one changes nothing. A disposition, once set, is never taken back.
+ * Records what a run made of one transfer into a deposit address; retries converge on the same row. A write not
+ * newer than the stored sequence changes nothing. A disposition, once set, is never taken back.
  */
 export async function upsertPayin(options: {
   knex: Knex;
@@ -25,10 +25,10 @@ export async function upsertPayin(options: {
   payin: DetectedPayin;
   status: PayinStatus;
   disposition?: PayinDisposition;
-  sequence?: number;
+  sequence: number;
 }): Promise<void> {
   const { knex, paymentId, payin, status, disposition, sequence } = options;
-  const row = { ...payinRow(paymentId, payin), status, disposition: disposition ?? null, sequence: sequence ?? 0 };
+  const row = { ...payinRow(paymentId, payin), status, disposition: disposition ?? null, sequence };
   const merge = knex<PayinRow>('payins')
     .insert(row)
     .onConflict(['chain_id', 'tx_hash', 'log_index'])
@@ -36,11 +36,10 @@ export async function upsertPayin(options: {
       block_number: row.block_number,
       status,
       ...(disposition ? { disposition: knex.raw('coalesce(payins.disposition, ?)', [disposition]) as unknown as PayinDisposition } : {}),
-      ...(sequence !== undefined ? { sequence } : {}),
+      sequence,
       updated_at: knex.fn.now() as unknown as Date,
     });
-  if (sequence !== undefined) merge.where('payins.sequence', '<', sequence);
-  await merge;
+  await merge.where('payins.sequence', '<', sequence);
 }
 
 /**

@@ -101,8 +101,7 @@ export async function listPaymentsWithoutWorkflow(options: {
  */
 export async function applyPaymentTransition(options: { knex: Knex; transition: PaymentTransition }): Promise<void> {
   const { knex, transition } = options;
-  const patch: Partial<Record<keyof PaymentRow, unknown>> = { status: transition.status };
-  if (transition.sequence !== undefined) patch.status_sequence = transition.sequence;
+  const patch: Partial<Record<keyof PaymentRow, unknown>> = { status: transition.status, status_sequence: transition.sequence };
   if (transition.payin) {
     patch.sender_address = transition.payin.senderAddress;
     patch.payin_tx_hash = transition.payin.txHash;
@@ -114,13 +113,12 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
   const sets = Object.entries(patch);
-  const newerOnly = transition.sequence === undefined ? '' : 'and payments.status_sequence < ?';
   // The timeline (the dashboard's): every status the payment entered, when it entered it.
   await knex.raw(
     `with applied as (
        update payments set ${sets.map(() => '?? = ?').join(', ')}, updated_at = now()
        from (select status from payments where id = ? for update) as replaced
-       where payments.id = ? ${newerOnly}
+       where payments.id = ? and payments.status_sequence < ?
        returning replaced.status as replaced_status
      )
      insert into payment_status_events (payment_id, status)
@@ -129,7 +127,7 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
       ...sets.flat(),
       transition.paymentId,
       transition.paymentId,
-      ...(transition.sequence === undefined ? [] : [transition.sequence]),
+      transition.sequence,
       transition.paymentId,
       transition.status,
       transition.status,

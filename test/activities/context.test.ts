@@ -95,7 +95,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
   it('awaitPayinConfirmation answers dropped for a payin at another log index of the same transaction (a different payin)', async () => {
     const payin = await realPayin();
     const waits = createChainWaitActivities(deps);
-    const result = await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: { ...payin, logIndex: payin.logIndex + 1 } }));
+    const result = await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: { ...payin, logIndex: payin.logIndex + 1 }, depth: 'confirmations' }));
     assert.equal(result.outcome, 'dropped');
   });
 
@@ -104,7 +104,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const provider = providerFor(stack.info, 8453);
     const headBefore = await provider.getBlockNumber();
     const waits = createChainWaitActivities(deps);
-    assert.equal((await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: ghost }))).outcome, 'dropped');
+    assert.equal((await inContext(new MockActivityEnvironment(), () => waits.awaitPayinConfirmation({ paymentId: randomUUID(), payin: ghost, depth: 'confirmations' }))).outcome, 'dropped');
     // Three checks, each at a newer head than the one before: not taken as dropped at the first miss.
     assert.ok((await provider.getBlockNumber()) - headBefore >= 2, 'it looked again at newer blocks before answering');
   });

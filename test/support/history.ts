@@ -2,7 +2,6 @@ import { temporal } from '@temporalio/proto';
 
 const { EventType } = temporal.api.enums.v1;
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
-const PATCH_MARKER = 'core_patch';
 
 /**
  * The activity types a run called, in the order of their first call: its activity tasks and its local activities
@@ -17,15 +16,6 @@ export function activitiesCalled(history: temporal.api.history.v1.IHistory): str
     if (type && !called.includes(type)) called.push(type);
   }
   return called;
-}
-
-/** The `patched()` ids a run recorded, in order (Core names each patch marker `core_patch`). */
-export function patchMarkers(history: temporal.api.history.v1.IHistory): string[] {
-  return (history.events ?? []).flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    const id = marker?.markerName === PATCH_MARKER ? marker.details?.['patch-data']?.payloads?.[0]?.data : undefined;
-    return id ? [(JSON.parse(Buffer.from(id).toString()) as { id: string }).id] : [];
-  });
 }
 
 /** The events a workflow task's commands write (those a payment run's commands can be). */

@@ -122,7 +122,7 @@ export const txHashOf = (intentKey: string): string => hash(`tx:${intentKey}`);
 type Activities = AllActivities;
 type Input<K extends keyof Activities> = Parameters<Activities[K]>[0];
 export type ActivityCall = { [K in keyof Activities]: { name: K; input: Input<K> } }[keyof Activities];
-export const CHAIN_WRITES = ['sweepDeposit', 'transferFromTreasury', 'approveBridge', 'startBridge', 'finishBridge'] as const;
+export const CHAIN_WRITES = ['sweepDeposit', 'payOutFromTreasury', 'approveBridge', 'startBridge', 'finishBridge'] as const;
 export type ChainWriteName = (typeof CHAIN_WRITES)[number];
 
 class Gate {
@@ -147,7 +147,7 @@ export class FakeActivities {
   readonly terms = new Map<string, PaymentTerms>();
   /** Intent keys whose transaction the fake chain mines as reverted. */
   readonly reverted = new Set<string>();
-  /** The next N `reservePayoutFunds` calls find the treasury short. */
+  /** The next N `payOutFromTreasury` calls find the treasury short. */
   treasuryShortFor = 0;
   /** Amounts (base units) below this are dust: `holdDust` holds them. */
   dustUnits = 0n;
@@ -165,8 +165,8 @@ export class FakeActivities {
   readonly countedByPayment = new Set<string>();
   /** What `scanChain` answers, in order (then "caught up, nothing found"); an Error is thrown. */
   readonly scans: Array<{ caughtUp: boolean; payins: number } | Error> = [];
-  /** What `createOrderPayment` answers for each order. */
-  orderPayment?: (input: { orderId: string; payCurrency: string }) => CreatedOrderPayment;
+  /** What `createOrderPayment` answers for each order (the payment's expiry is its terms'). */
+  orderPayment?: (input: { orderId: string; payCurrency: string }) => Omit<CreatedOrderPayment, 'expiresAt'>;
   /** createOrderPayment calls still to fail (as for a route the merchant cannot be paid through). */
   failOrderPayments = 0;
 
@@ -203,7 +203,7 @@ export class FakeActivities {
     return this.callsOf('deliverWebhook').map((c) => c.eventType);
   }
 
-  /** Resolves once `recordPaymentTransition` was called with this status. */
+  /** Resolves once the run recorded this status. */
   reached(status: PaymentStatus): Promise<void> {
     if (this.statuses().includes(status)) return Promise.resolve();
     return new Promise((resolve) => this.statusWaiters.push({ status, resolve }));
@@ -303,12 +303,6 @@ export class FakeActivities {
       if (input.intentKey.startsWith(intentKeys.refund('')) && this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(input.intentKey);
       return this.submitted(input.intentKey);
     },
-    transferFromTreasury: async (input) => {
-      this.record({ name: 'transferFromTreasury', input });
-      await Promise.resolve();
-      if (this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
-      return this.submitted(input.intentKey);
-    },
     quoteBridge: async (input) => {
       this.record({ name: 'quoteBridge', input });
       await Promise.resolve();
@@ -335,17 +329,12 @@ export class FakeActivities {
       await Promise.resolve();
       return this.submitted(intentKeys.bridgeMint(input.paymentId));
     },
-    reservePayoutFunds: async (input) => {
-      this.record({ name: 'reservePayoutFunds', input });
-      await Promise.resolve();
-      const reserved = this.treasuryShortFor <= 0;
-      this.treasuryShortFor--;
-      return { reserved, availableUnits: reserved ? '1000000000000' : '0' };
-    },
     payOutFromTreasury: async (input) => {
       this.record({ name: 'payOutFromTreasury', input });
-      const funds = await this.activities.reservePayoutFunds({ paymentId: input.paymentId });
-      return { ...funds, payout: funds.reserved ? await this.activities.transferFromTreasury(input) : null };
+      await Promise.resolve();
+      const reserved = this.treasuryShortFor-- <= 0;
+      if (reserved && this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
+      return { reserved, availableUnits: reserved ? '1000000000000' : '0', payout: reserved ? this.submitted(input.intentKey) : null };
     },
     deliverWebhook: async (input) => {
       this.record({ name: 'deliverWebhook', input });
@@ -389,7 +378,10 @@ export class FakeActivities {
       await Promise.resolve();
       if (this.failOrderPayments-- > 0) throw ApplicationFailure.nonRetryable('pay_currency: USDC cannot be bridged', 'invalid_request');
       if (!this.orderPayment) throw ApplicationFailure.nonRetryable('no order payment scripted', 'UnexpectedActivity');
-      return this.orderPayment(input);
+      const created = this.orderPayment(input);
+      const terms = this.terms.get(created.paymentId);
+      if (!terms) throw ApplicationFailure.nonRetryable(`payment ${created.paymentId} has no terms`, 'not_found');
+      return { ...created, expiresAt: terms.expiresAt };
     },
     recordOrderTransition: async (input) => {
       this.record({ name: 'recordOrderTransition', input });

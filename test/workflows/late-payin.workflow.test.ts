@@ -59,7 +59,7 @@ describe('late-payin workflow (mocked activities, time-skipping server)', functi
     const { result, fakes } = await late(payin, 'payment_expired');
     assert.equal(result, 'refunded');
     assert.deepEqual(fakes.statuses(), ['payment_bounced', 'payment_refunded']);
-    for (const t of fakes.transitions()) assert.ok(t.sequence! > LATE_PAYIN_SEQUENCE_BASE);
+    for (const t of fakes.transitions()) assert.ok(t.sequence > LATE_PAYIN_SEQUENCE_BASE);
   });
 
   it('refunds a payin in another token in that token', async () => {

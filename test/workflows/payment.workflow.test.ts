@@ -13,7 +13,7 @@ import type { PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
-import { firstTaskCommands, patchMarkers } from '../support/history';
+import { firstTaskCommands } from '../support/history';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import {
@@ -61,15 +61,13 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   /**
    * Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes.
    * `startDelayed`: started as the API starts it, delayed until its expiry (`drive` wakes it with `signalWithStart`).
-   * Started with the input every start gives (local chain waits), or as runs started before local waits
-   * (`activityWaits`: every chain wait an activity task, every step alone).
    */
   async function pay(
-    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true; activityWaits?: true },
+    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true },
     drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities, signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>,
     prepare?: (fakes: FakeActivities) => void,
   ) {
-    const { startDelayed, activityWaits, ...termsOptions } = options;
+    const { startDelayed, ...termsOptions } = options;
     const paymentId = `pay_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
     const now = await env.currentTimeMs();
@@ -82,7 +80,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, ...(activityWaits ? {} : { localWaits: true as const, combinedSteps: true as const }) } }],
+      args: [{ paymentId, expiresAt: terms.expiresAt }],
       startDelayMs: startDelayed ? Date.parse(terms.expiresAt) - now : undefined,
       body: async (handle, signalWithStart) => {
         await drive(handle, fakes, (payin) => signalWithStart(payinDetectedSignal, payin));
@@ -94,7 +92,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   }
 
   const sequences = (fakes: FakeActivities) =>
-    [...fakes.callsOf('recordPaymentTransition'), ...fakes.callsOf('recordPayin')].map((c) => c.sequence!).sort((a, b) => a - b);
+    [...fakes.callsOf('recordPaymentTransition'), ...fakes.callsOf('recordPayin')].map((c) => c.sequence).sort((a, b) => a - b);
 
   it('same chain: pays out from the treasury, sweeps exactly the amount, and the run ends Completed with the payment', async () => {
     const payin = detectedPayin({ tx: 'same-a' });
@@ -112,12 +110,11 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes.chainWrites().map((w) => [w.name, w.input.intentKey, w.input.amountUnits]),
       [
         ['sweepDeposit', intentKeys.sweep(paymentId), REQUIRED_UNITS],
-        ['transferFromTreasury', intentKeys.payout(paymentId), PAYOUT_UNITS],
+        ['payOutFromTreasury', intentKeys.payout(paymentId), PAYOUT_UNITS],
       ],
     );
-    const payout = fakes.callsOf('transferFromTreasury')[0]!;
+    const payout = fakes.callsOf('payOutFromTreasury')[0]!;
     assert.deepEqual([payout.chainId, payout.tokenAddress, payout.to], [SOURCE_CHAIN_ID, SOURCE_TOKEN, MERCHANT_ADDRESS]);
-    assert.deepEqual(fakes.callsOf('reservePayoutFunds'), [{ paymentId }], 'the payout is reserved before it is signed');
     const completed = fakes.transitions().find((t) => t.status === 'payment_payin_completed')!;
     assert.deepEqual(completed.payin, { senderAddress: CUSTOMER_ADDRESS, txHash: payin.txHash, amountReceivedUnits: REQUIRED_UNITS, confirmedAt: CONFIRMED_AT });
     assert.deepEqual(fakes.transitions().find((t) => t.status === 'payment_payout_completed')!.payout, {
@@ -152,7 +149,9 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   it('loads its terms from the database once, when its first payin arrives: the input is only the payment id and its expiry', async () => {
     const { fakes, paymentId, handle } = await pay({}, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'terms-a' })));
     assert.deepEqual(fakes.callsOf('loadPaymentTerms'), [{ paymentId }]);
-    assert.deepEqual(patchMarkers(await handle.fetchHistory()), [], 'a run started with its expiry has every patch without recording one');
+    const [started] = (await handle.fetchHistory()).events ?? [];
+    const input = started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    assert.deepEqual(JSON.parse(Buffer.from(input!).toString()), { paymentId, expiresAt: fakes.terms.get(paymentId)!.expiresAt });
   });
 
   it('a new run’s first task only starts its expiry timer; the terms are read when the expiry needs them', async () => {
@@ -203,7 +202,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.ok(tasks <= 3, `the payment took ${tasks} workflow tasks (its first, and the payin's)`);
     // Combined steps: terms, 5 writes (each with the status it brings), 5 waits, sweep, payout; the watch rides on the final status.
     const steps = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED).length;
-    assert.equal(steps, 13, 'one local activity per step: 18 before steps were combined');
+    assert.equal(steps, 13, 'one local activity per step, consecutive writes in one');
     assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: fakes.callsOf('loadPaymentTerms')[0]!.paymentId }], 'kept watched once, with the final status');
   });
 
@@ -231,13 +230,6 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation'], 'only the wait that timed out became an activity task');
   });
 
-  it('a run started before local chain waits waits in chain-waits activity tasks, as it did', async () => {
-    const { result, fakes, handle } = await pay({ webhooks: false, activityWaits: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'activity-waits' })));
-    assert.equal(result, 'payment_completed');
-    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
-    assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation', 'awaitPayinConfirmation', 'awaitChainTx', 'awaitChainTx', 'awaitChainTx']);
-  });
-
   it('cross chain: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
     const { result, fakes, paymentId } = await pay({ crossChain: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-a' })));
     assert.equal(result, 'payment_completed');
@@ -255,7 +247,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     ]);
     assert.deepEqual(
       fakes.chainWrites().map((w) => w.name),
-      ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'transferFromTreasury'],
+      ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
     );
     // Each bridge step waits for the one before it: approval mined, burn mined, attestation, mint mined.
     const order = (name: string, intentKey?: string) =>
@@ -269,20 +261,20 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       order('awaitBridgeArrival'),
       order('finishBridge'),
       order('awaitChainTx', intentKeys.bridgeMint(paymentId)),
-      order('transferFromTreasury'),
+      order('payOutFromTreasury'),
     ];
     assert.ok(steps.every((s) => s >= 0), `every step ran: ${steps.join(', ')}`);
     assert.deepEqual(steps, [...steps].sort((a, b) => a - b), 'the bridge steps ran in order');
     assert.equal(fakes.callsOf('awaitBridgeArrival')[0]!.startTxHash, txHashOf(intentKeys.bridgeBurn(paymentId)));
-    assert.equal(fakes.callsOf('transferFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
+    assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
   });
 
   it('a native coin is kept by the treasury: swept, never bridged, the merchant paid in the payout token', async () => {
     const native = detectedPayin({ tx: 'native-a', tokenAddress: '0x0000000000000000000000000000000000000000', amountUnits: '10000000000000000', logIndex: -1 });
     const { result, fakes } = await pay({ native: true }, (h) => h.signal(payinDetectedSignal, native));
     assert.equal(result, 'payment_completed');
-    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['sweepDeposit', 'transferFromTreasury']);
-    assert.equal(fakes.callsOf('transferFromTreasury')[0]!.chainId, DESTINATION_CHAIN_ID);
+    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['sweepDeposit', 'payOutFromTreasury']);
+    assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.chainId, DESTINATION_CHAIN_ID);
   });
 
   it('expires at the real default payment TTL (30 minutes) when nothing arrives; the run ends Completed', async () => {
@@ -360,7 +352,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_bounced', 'payment_refunded']);
     assert.deepEqual([...fakes.refunds()], [[intentKeys.refund(payinId(short)), '7500000']]);
     assert.equal(fakes.callsOf('sweepDeposit')[0]!.recipient.kind, 'address');
-    assert.equal(fakes.callsOf('transferFromTreasury').length, 0, 'nothing is paid out');
+    assert.equal(fakes.callsOf('payOutFromTreasury').length, 0, 'nothing is paid out');
   });
 
   it('a payin in another token is refunded in that token and never decides the payment: the real payin still pays', async () => {
@@ -430,7 +422,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     );
     assert.equal(result, 'payment_completed');
     assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_payin_completed', 'payment_unpaid', 'payment_started', 'payment_payin_completed', 'payment_payout_started', 'payment_payout_completed', 'payment_completed']);
-    assert.equal(fakes.callsOf('transferFromTreasury').length, 1, 'one payout, for the payin that stayed');
+    assert.equal(fakes.callsOf('payOutFromTreasury').length, 1, 'one payout, for the payin that stayed');
   });
 
   it('honours a payin detected before expiry even if it confirms after', async () => {
@@ -500,13 +492,13 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       fakes,
       workflowType: 'paymentWorkflow',
       workflowId: paymentWorkflowId(paymentId),
-      args: [{ paymentId, lean: { expiresAt: terms.expiresAt, timedFromFirstTask: true, localWaits: true, combinedSteps: true } }],
+      args: [{ paymentId, expiresAt: terms.expiresAt }],
       body: async (h) => {
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'revert-a' }));
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
       },
     });
-    assert.equal(fakes.callsOf('transferFromTreasury').length, 0);
+    assert.equal(fakes.callsOf('payOutFromTreasury').length, 0);
   });
 
   it('waits in payment_payout_started while the treasury is short, then pays once it is funded', async () => {
@@ -516,9 +508,9 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       (f) => (f.treasuryShortFor = 3),
     );
     assert.equal(result, 'payment_completed');
-    assert.equal(fakes.callsOf('reservePayoutFunds').length, 4);
+    assert.equal(fakes.callsOf('payOutFromTreasury').length, 4, 'three looks at a short treasury, then the payout');
     const started = fakes.calls.findIndex((c) => c.name === 'recordPaymentTransition' && c.input.status === 'payment_payout_started');
-    const firstLook = fakes.calls.findIndex((c) => c.name === 'reservePayoutFunds');
+    const firstLook = fakes.calls.findIndex((c) => c.name === 'payOutFromTreasury');
     assert.ok(started < firstLook, 'the payment waits visibly in payment_payout_started');
   });
 
@@ -530,7 +522,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-other', tokenAddress: OTHER_TOKEN }));
         await eventually('the refund to wait for an operator', 10_000, async () => ((await awaitingOperator(h)) === 'chain_step_reverts' ? true : undefined));
         await h.signal(payinDetectedSignal, detectedPayin({ tx: 'waits-paid' }));
-        await eventually('the payout to find the treasury short', 10_000, () => Promise.resolve(fakes.callsOf('reservePayoutFunds').length > 0 ? true : undefined));
+        await eventually('the payout to find the treasury short', 10_000, () => Promise.resolve(fakes.callsOf('payOutFromTreasury').length > 0 ? true : undefined));
         assert.equal(await awaitingOperator(h), 'chain_step_reverts');
         await h.signal(retryChainStepSignal);
         // The refund's wait ends; the payout still waits for funds, and says so.

@@ -1,0 +1,113 @@
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, log, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { ChainWaitActivities } from '../activities';
+import { chainWaitsTaskQueue, chainWaitOptions, localChainWaitOptions } from './activity-options';
+import { AwaitingOperatorKey } from './search-attributes';
+
+const localWaits = proxyLocalActivities<ChainWaitActivities>(localChainWaitOptions);
+
+/** What a run can wait for an operator for: the values of its `AwaitingOperator` search attribute. */
+export type OperatorWait = 'chain_step_reverts' | 'treasury_short';
+
+/**
+ * How a payment run's steps on the chain run (workflows/payment.ts): writes whose call would revert wait for an
+ * operator, waits run in the run's own workflow task first, and a transaction that reverted fails the run.
+ */
+export class ChainSteps {
+  /** Chain waits as activity tasks on the chain-waits queue: the waits handed over, and the bridge's long wait. */
+  readonly waits = proxyActivities<ChainWaitActivities>({ ...chainWaitOptions, taskQueue: chainWaitsTaskQueue(workflowInfo().taskQueue) });
+  /** `retryChainStep` signals received: each lets the steps waiting for an operator try again. */
+  private operatorRetries = 0;
+  /** The operator waits open, oldest first. */
+  private readonly operatorWaits: OperatorWait[] = [];
+  /** A command that must reach the server before a local wait holds the task open was scheduled (`sendBeforeNextWait`). */
+  private unsent = false;
+  /** Resolves once the workflow task that scheduled the latest such commands has completed. */
+  private sent: Promise<void> = Promise.resolve();
+
+  constructor(private readonly paymentId: string) {}
+
+  /** An operator fixed what made a step's call revert (`retryChainStep`): the steps waiting for one try again. */
+  operatorRetried(): void {
+    this.operatorRetries++;
+  }
+
+  /**
+   * Runs a chain write. A call that would revert (`EstimateReverted`) is not retried blindly: the run says so
+   * (`AwaitingOperator=chain_step_reverts`, an error log) and waits for an operator's `retryChainStep`.
+   */
+  async untilOperatorFixes<T>(step: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await step();
+      } catch (err) {
+        // An activity task's failure wraps the activity's error; a local activity's may arrive as that error itself.
+        const cause = err instanceof ActivityFailure ? err.cause : err;
+        if (!(cause instanceof ApplicationFailure && cause.type === 'EstimateReverted')) throw err;
+        const seen = this.operatorRetries;
+        log.error('a chain step would revert; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, error: cause.message });
+        const waitEnded = this.beginOperatorWait('chain_step_reverts');
+        await condition(() => this.operatorRetries > seen);
+        waitEnded();
+      }
+    }
+  }
+
+  /**
+   * Shows in `AwaitingOperator` that the run waits for an operator; the returned function ends that wait. With
+   * several waits open (a refund's reverting call beside a payout's short treasury), it shows the oldest until the
+   * last one ends.
+   */
+  beginOperatorWait(reason: OperatorWait): () => void {
+    const show = () => {
+      const oldest = this.operatorWaits[0] ?? null;
+      // The run's search attributes follow its own upserts: only a change is upserted.
+      if (oldest !== (workflowInfo().typedSearchAttributes.get(AwaitingOperatorKey) ?? null)) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: oldest }]);
+    };
+    this.operatorWaits.push(reason);
+    show();
+    return () => {
+      this.operatorWaits.splice(this.operatorWaits.indexOf(reason), 1);
+      show();
+    };
+  }
+
+  /**
+   * The run scheduled a command that must not wait for the next chain wait (a webhook delivery): a local wait holds
+   * the workflow task open, and the task's commands reach the server only when it completes.
+   */
+  sendBeforeNextWait(): void {
+    this.unsent = true;
+  }
+
+  /**
+   * A wait on the chain, in the run's own workflow task first (a local activity: no task-queue round trip, no
+   * workflow task of its own). One that fails or outlasts `localChainWaitOptions` is handed to a chain-waits activity
+   * task, which heartbeats and shows in the Temporal UI. Both are idempotent (reads, and re-broadcasts of the
+   * intent's one signed transaction), so the handover repeats nothing that matters.
+   */
+  async wait<T>(wait: (waits: ChainWaitActivities) => Promise<T>): Promise<T> {
+    if (this.unsent) {
+      // A 1 ms timer completes the task first, sending what it scheduled.
+      this.unsent = false;
+      this.sent = sleep(1);
+    }
+    await this.sent;
+    try {
+      return await wait(localWaits);
+    } catch (err) {
+      if (!(err instanceof TemporalFailure) || isCancellation(err)) throw err;
+      log.info('a chain wait did not end in the workflow task; handed to an activity task', { paymentId: this.paymentId, error: err.message });
+      return wait(this.waits);
+    }
+  }
+
+  /**
+   * Waits for an intent's transaction. A revert here (sweep, bridge, refund, payout) breaks an invariant no retry can
+   * mend, so the run fails visibly for an operator, naming the transaction.
+   */
+  async landed(tx: { intentKey: string }, depth: 'confirmations' | 'finality' = 'confirmations') {
+    const result = await this.wait((waits) => waits.awaitChainTx({ intentKey: tx.intentKey, depth }));
+    if (!result.succeeded) throw ApplicationFailure.nonRetryable(`chain transaction ${tx.intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
+    return result;
+  }
+}
