@@ -9,7 +9,7 @@ export interface MailMessage {
 /** The mail server refused every recipient for good (a 5xx to `RCPT TO`): the address cannot get mail from us. */
 export class RecipientRefused extends Error {}
 
-/** Payrail's one way out for e-mail (login codes now, receipts later): plain UTF-8 text over SMTP. */
+/** Payrail's one way out for e-mail (login codes and receipts): plain UTF-8 text over SMTP. */
 export class Mailer {
   private readonly transport: ReturnType<typeof nodemailer.createTransport>;
 

@@ -34,7 +34,7 @@ const canonical = (text: string): string => {
 const rejects = (text: string, decimals: number) =>
   assert.throws(() => parseUnits(text, decimals), AmountError, `parseUnits(${JSON.stringify(text)}, ${decimals}) should be rejected`);
 
-describe('lib/money', () => {
+describe('domain/money', () => {
   describe('parseUnits', () => {
     it('parses examples into base units', () => {
       assert.equal(parseUnits('0', 6), 0n);
