@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { formatUnits } from 'ethers';
 import { createKnex } from '../db/connection';
 import { isNativeToken } from '../domain/payment';
@@ -23,14 +24,16 @@ function describe(chains: ChainAdapters, report: BookReport): { line: string; ok
 /**
  * `npm run reconcile`: sums the conservation ledger per chain and token, compares what the deposit addresses hold
  * on chain with it, prints `payins = payouts + fees + refunds + held + in flight` per book, and exits non-zero on
- * any difference. Reads DATABASE_URL and PAYRAIL_CHAINS_FILE like the worker.
+ * any difference. Reads DATABASE_URL and PAYRAIL_CHAINS_FILE like the worker. `-- --app <appId>` reconciles the
+ * payments of one merchant app.
  */
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { app: { type: 'string' } } });
   const config = loadConfig();
   const knex = createKnex(config.databaseUrl, { max: 2 });
   const chains = loadChains(config, 'deposits');
   try {
-    const lines = (await reconcileLedger({ knex, chains })).map((r) => describe(chains, r));
+    const lines = (await reconcileLedger({ knex, chains }, { appId: values.app })).map((r) => describe(chains, r));
     for (const { line } of lines) console.log(line);
     if (lines.length === 0) console.log('the ledger is empty');
     if (lines.some((l) => !l.ok)) process.exitCode = 1;

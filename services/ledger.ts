@@ -119,12 +119,15 @@ export interface BookReport extends Conservation {
   depositsInLedger: bigint;
 }
 
-/** Every book's conservation figures, and its deposit addresses' balances read from the chain. */
-export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters }): Promise<BookReport[]> {
+/**
+ * Every book's conservation figures, and its deposit addresses' balances read from the chain; with `appId`, of that
+ * merchant app's payments only (each payment's entries balance on their own).
+ */
+export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters }, scope: { appId?: string } = {}): Promise<BookReport[]> {
   const reports: BookReport[] = [];
-  for (const book of await ledgerBooks({ knex: deps.knex })) {
+  for (const book of await ledgerBooks({ knex: deps.knex, appId: scope.appId })) {
     const adapter = deps.chains.adapter(book.chainId);
-    const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress });
+    const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress, appId: scope.appId });
     // The ledger keys books by the lowercased address; base58 mints are case-sensitive, so read with the configured spelling.
     const tokenAddress = deps.chains.registry.tokenByAddress(book.chainId, book.tokenAddress)?.address ?? book.tokenAddress;
     const balances = await Promise.all(addresses.map((a) => adapter.balanceOf(a, tokenAddress)));

@@ -26,18 +26,24 @@ export interface LedgerBook {
   balances: Partial<Record<LedgerAccount, bigint>>;
 }
 
-/** Every book's sums by kind and balances by account, computed in PostgreSQL. */
-export async function ledgerBooks(options: { knex: Knex }): Promise<LedgerBook[]> {
-  const { knex } = options;
-  const kinds = await knex('ledger_entries')
+/** The entries of one merchant app's payments (`appId`), or every entry. */
+function entriesOf(knex: Knex, appId: string | undefined) {
+  const entries = knex('ledger_entries');
+  return appId === undefined ? entries : entries.whereIn('payment_id', knex('payments').select('id').where({ app_id: appId }));
+}
+
+/** Every book's sums by kind and balances by account, computed in PostgreSQL; of one app's payments with `appId`. */
+export async function ledgerBooks(options: { knex: Knex; appId?: string }): Promise<LedgerBook[]> {
+  const { knex, appId } = options;
+  const kinds = await entriesOf(knex, appId)
     .select('chain_id', 'token_address', 'kind')
     .sum<{ chain_id: number; token_address: string; kind: LedgerKind; sum: string }[]>('amount_units as sum')
     .groupBy('chain_id', 'token_address', 'kind');
   const flows = await knex
     .from(
-      knex('ledger_entries')
+      entriesOf(knex, appId)
         .select('chain_id', 'token_address', { account: 'debit_account' }, { amount: 'amount_units' })
-        .unionAll(knex('ledger_entries').select('chain_id', 'token_address', { account: 'credit_account' }, knex.raw('-amount_units as amount')))
+        .unionAll(entriesOf(knex, appId).select('chain_id', 'token_address', { account: 'credit_account' }, knex.raw('-amount_units as amount')))
         .as('flows'),
     )
     .select('chain_id', 'token_address', 'account')
@@ -59,12 +65,13 @@ export async function ledgerBooks(options: { knex: Knex }): Promise<LedgerBook[]
   return [...books.values()].sort((a, b) => a.chainId - b.chainId || a.tokenAddress.localeCompare(b.tokenAddress));
 }
 
-/** Deposit addresses that hold (or held) funds of the book, by the ledger: where the chain is to be read. */
-export async function bookDepositAddresses(options: { knex: Knex; chainId: number; tokenAddress: string }): Promise<string[]> {
+/** Deposit addresses that hold (or held) funds of the book, by the ledger: where the chain is to be read; of one app's payments with `appId`. */
+export async function bookDepositAddresses(options: { knex: Knex; chainId: number; tokenAddress: string; appId?: string }): Promise<string[]> {
   return options
     .knex('ledger_entries as l')
     .join('payments as p', 'p.id', 'l.payment_id')
     .where({ 'l.chain_id': options.chainId, 'l.token_address': options.tokenAddress.toLowerCase() })
+    .where(options.appId === undefined ? {} : { 'p.app_id': options.appId })
     .whereIn('l.debit_account', ['deposit', 'held'])
     .distinct()
     .pluck<string[]>('p.deposit_address');

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
+import type { Knex } from 'knex';
 import type { Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { request, type HttpResult } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, countPayments, createMerchant, listWorkflows, uniqueOrderId, type TestMerchant } from './helpers';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { assertErrorEnvelope, countPayments, listWorkflows, uniqueOrderId } from './helpers';
 
 /**
  * Every endpoint of the payment service (spec 4.1) fed bad input: each row must get its documented 4xx (never a
@@ -19,13 +20,14 @@ interface Ctx {
   api: string;
   /** The API origin, without the payment-api prefix. */
   origin: string;
-  demo: TestMerchant;
+  merchant: TestMerchant;
   other: TestMerchant;
+  revoked: TestMerchant;
   revokedKey: string;
-  /** An order of `other`: exists, but must stay invisible to the demo merchant's keys. */
+  /** An order of `other`: exists, but must stay invisible to `merchant`'s keys. */
   otherOrderId: string;
-  /** An order of the demo merchant: must stay invisible to `other`'s keys. */
-  demoOrderId: string;
+  /** An order of `merchant`: must stay invisible to `other`'s keys. */
+  merchantOrderId: string;
 }
 
 interface RequestSpec {
@@ -195,7 +197,7 @@ const validUuid = '3f2b8c1e-9d4a-4c6b-8e2f-1a2b3c4d5e6f';
 
 function rows(): Row[] {
   const out: Row[] = [];
-  const keyed = (c: Ctx, key = c.demo.ordersKey) => ({ 'x-api-key': key });
+  const keyed = (c: Ctx, key = c.merchant.ordersKey) => ({ 'x-api-key': key });
 
   // ---- POST {api} (X-API-Key) ----
   const postKey = 'POST {api}';
@@ -204,12 +206,12 @@ function rows(): Row[] {
     { name: `${postKey}: empty X-API-Key`, request: (c) => ({ url: c.api, headers: { 'x-api-key': '' }, body: baseBody() }), status: 401, error: 'missing_api_key' },
     {
       name: `${postKey}: key sent as a Bearer token instead of X-API-Key`,
-      request: (c) => ({ url: c.api, headers: { authorization: `Bearer ${c.demo.ordersKey}` }, body: baseBody() }),
+      request: (c) => ({ url: c.api, headers: { authorization: `Bearer ${c.merchant.ordersKey}` }, body: baseBody() }),
       status: 401,
       error: 'missing_api_key',
     },
     { name: `${postKey}: unknown key`, request: (c) => ({ url: c.api, headers: { 'x-api-key': 'pr_live_notakey' }, body: baseBody() }), status: 401, error: 'invalid_api_key' },
-    { name: `${postKey}: key with a typo`, request: (c) => ({ url: c.api, headers: { 'x-api-key': `${c.demo.ordersKey}x` }, body: baseBody() }), status: 401, error: 'invalid_api_key' },
+    { name: `${postKey}: key with a typo`, request: (c) => ({ url: c.api, headers: { 'x-api-key': `${c.merchant.ordersKey}x` }, body: baseBody() }), status: 401, error: 'invalid_api_key' },
     { name: `${postKey}: revoked key`, request: (c) => ({ url: c.api, headers: { 'x-api-key': c.revokedKey }, body: baseBody() }), status: 401, error: 'invalid_api_key' },
     { name: `${postKey}: no key and a bad body`, request: (c) => ({ url: c.api, body: { nonsense: true } }), status: 401, error: 'missing_api_key' },
   );
@@ -240,7 +242,7 @@ function rows(): Row[] {
       { name: `${label}: {}`, request: (c) => ({ ...extra(c), body: {} }), status: 400, error: 'invalid_request', field: 'display' },
       {
         name: `${label}: huge body (100 KB)`,
-        request: (c) => ({ ...extra(c), body: { ...baseBody(), appId: 'merchant_demo', padding: long(100_000) } }),
+        request: (c) => ({ ...extra(c), body: { ...baseBody(), appId: c.merchant.appId, padding: long(100_000) } }),
         status: 413,
         error: 'payload_too_large',
       },
@@ -269,7 +271,7 @@ function rows(): Row[] {
     });
     out.push({
       name: `POST {api}/payments: ${bc.name}`,
-      request: (c) => ({ url: `${c.api}/payments`, body: { ...bodyWith(bc.path, bc.value), appId: c.demo.appId } }),
+      request: (c) => ({ url: `${c.api}/payments`, body: { ...bodyWith(bc.path, bc.value), appId: c.merchant.appId } }),
       status: 400,
       error: 'invalid_request',
       field: bc.field,
@@ -327,45 +329,45 @@ function rows(): Row[] {
   const getOrder = 'GET {api}/payments/order/:appId/:orderId';
   const orderUrl = (c: Ctx, appId: string, orderId: string) => `${c.api}/payments/order/${appId}/${orderId}`;
   out.push(
-    { name: `${getOrder}: no X-API-Key`, request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId) }), status: 401, error: 'missing_api_key' },
+    { name: `${getOrder}: no X-API-Key`, request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.merchantOrderId) }), status: 401, error: 'missing_api_key' },
     {
       name: `${getOrder}: unknown key`,
-      request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId), headers: { 'x-api-key': 'pr_live_notakey' } }),
+      request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.merchantOrderId), headers: { 'x-api-key': 'pr_live_notakey' } }),
       status: 401,
       error: 'invalid_api_key',
     },
     {
       name: `${getOrder}: revoked key`,
-      request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId), headers: { 'x-api-key': c.revokedKey } }),
+      request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.merchantOrderId), headers: { 'x-api-key': c.revokedKey } }),
       status: 401,
       error: 'invalid_api_key',
     },
     { name: `${getOrder}: malformed appId`, request: (c) => ({ url: orderUrl(c, 'Merchant%20Demo', 'x'), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'appId' },
-    { name: `${getOrder}: orderId 129 characters`, request: (c) => ({ url: orderUrl(c, c.demo.appId, long(129)), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
-    { name: `${getOrder}: orderId with a space`, request: (c) => ({ url: orderUrl(c, c.demo.appId, 'a%20b'), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
-    { name: `${getOrder}: orderId non-ASCII`, request: (c) => ({ url: orderUrl(c, c.demo.appId, '%C3%A9'), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
-    { name: `${getOrder}: unknown orderId`, request: (c) => ({ url: orderUrl(c, c.demo.appId, uniqueOrderId('nope')), headers: keyed(c) }), status: 404, error: 'not_found' },
+    { name: `${getOrder}: orderId 129 characters`, request: (c) => ({ url: orderUrl(c, c.merchant.appId, long(129)), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
+    { name: `${getOrder}: orderId with a space`, request: (c) => ({ url: orderUrl(c, c.merchant.appId, 'a%20b'), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
+    { name: `${getOrder}: orderId non-ASCII`, request: (c) => ({ url: orderUrl(c, c.merchant.appId, '%C3%A9'), headers: keyed(c) }), status: 400, error: 'invalid_request', param: 'orderId' },
+    { name: `${getOrder}: unknown orderId`, request: (c) => ({ url: orderUrl(c, c.merchant.appId, uniqueOrderId('nope')), headers: keyed(c) }), status: 404, error: 'not_found' },
     {
-      name: `${getOrder}: another app's order, asked with the demo key`,
+      name: `${getOrder}: another app's order, asked with the merchant's key`,
       request: (c) => ({ url: orderUrl(c, c.other.appId, c.otherOrderId), headers: keyed(c) }),
       status: 404,
       error: 'not_found',
     },
     {
-      name: `${getOrder}: another app's order, asked with the demo Admin key`,
-      request: (c) => ({ url: orderUrl(c, c.other.appId, c.otherOrderId), headers: keyed(c, c.demo.adminKey) }),
+      name: `${getOrder}: another app's order, asked with the merchant's Admin key`,
+      request: (c) => ({ url: orderUrl(c, c.other.appId, c.otherOrderId), headers: keyed(c, c.merchant.adminKey) }),
       status: 404,
       error: 'not_found',
     },
     {
-      name: `${getOrder}: the demo app's order, asked with another app's key`,
-      request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId), headers: keyed(c, c.other.ordersKey) }),
+      name: `${getOrder}: the merchant's order, asked with another app's key`,
+      request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.merchantOrderId), headers: keyed(c, c.other.ordersKey) }),
       status: 404,
       error: 'not_found',
     },
     {
-      name: `${getOrder}: the other app's orderId under the demo appId`,
-      request: (c) => ({ url: orderUrl(c, c.demo.appId, c.otherOrderId), headers: keyed(c) }),
+      name: `${getOrder}: the other app's orderId under the merchant's appId`,
+      request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.otherOrderId), headers: keyed(c) }),
       status: 404,
       error: 'not_found',
     },
@@ -377,7 +379,7 @@ function rows(): Row[] {
     { name: 'GET {api}/unknown', request: (c) => ({ url: `${c.api}/unknown` }), status: 404, error: 'not_found' },
     { name: 'GET {origin}/v2/payment-api', request: (c) => ({ url: `${c.origin}/v2/payment-api` }), status: 404, error: 'not_found' },
     { name: 'POST {origin}/unknown', request: (c) => ({ url: `${c.origin}/unknown`, body: baseBody() }), status: 404, error: 'not_found' },
-    { name: 'GET {api}/payments/order/:appId (no orderId)', request: (c) => ({ url: `${c.api}/payments/order/${c.demo.appId}`, headers: keyed(c) }), status: 404, error: 'not_found' },
+    { name: 'GET {api}/payments/order/:appId (no orderId)', request: (c) => ({ url: `${c.api}/payments/order/${c.merchant.appId}`, headers: keyed(c) }), status: 404, error: 'not_found' },
     { name: 'GET {api}/payments/:id/extra', request: (c) => ({ url: `${c.api}/payments/${validUuid}/extra` }), status: 404, error: 'not_found' },
     { name: 'GET {api} (create is POST)', request: (c) => ({ url: c.api, headers: keyed(c) }), status: 405, error: 'method_not_allowed', allow: 'POST' },
     { name: 'GET {api}/payments (create is POST)', request: (c) => ({ url: `${c.api}/payments` }), status: 405, error: 'method_not_allowed', allow: 'POST' },
@@ -387,7 +389,7 @@ function rows(): Row[] {
     { name: 'POST {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET' },
     {
       name: 'DELETE {api}/payments/order/:appId/:orderId',
-      request: (c) => ({ url: orderUrl(c, c.demo.appId, c.demoOrderId), method: 'DELETE', headers: keyed(c) }),
+      request: (c) => ({ url: orderUrl(c, c.merchant.appId, c.merchantOrderId), method: 'DELETE', headers: keyed(c) }),
       status: 405,
       error: 'method_not_allowed',
       allow: 'HEAD, GET',
@@ -414,6 +416,8 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
   let rowsBefore: number;
   let idsBefore: Set<string>;
   let tableStartedAt: Date;
+  /** The payments of this file's apps: whatever a request of the table could have created. */
+  const ofTheApps: Knex.QueryCallback = (payments) => void payments.whereIn('app_id', [ctx.merchant.appId, ctx.other.appId, ctx.revoked.appId]);
 
   before(async function () {
     this.timeout(300_000);
@@ -421,26 +425,25 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
     services = await connectServices(stack);
     ctx.api = stack.info.paymentApiUrl;
     ctx.origin = new URL(stack.info.paymentApiUrl).origin;
-    ctx.demo = stack.info.demoMerchant;
-    const merchantOptions = { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: stack.info.demoMerchant.payout.address };
-    ctx.other = await createMerchant(services.knex, merchantOptions);
+    ctx.merchant = await newMerchant(stack, services.knex, { keylessPayments: true });
+    ctx.other = await newMerchant(stack, services.knex);
     // A key that worked once and was revoked.
-    const revoked = await createMerchant(services.knex, merchantOptions);
-    await services.knex('api_keys').where({ app_id: revoked.appId }).update({ revoked_at: services.knex.fn.now() });
-    ctx.revokedKey = revoked.ordersKey;
+    ctx.revoked = await newMerchant(stack, services.knex);
+    await services.knex('api_keys').where({ app_id: ctx.revoked.appId }).update({ revoked_at: services.knex.fn.now() });
+    ctx.revokedKey = ctx.revoked.ordersKey;
     // One real order per app, so "exists but belongs to someone else" is tested, not just "does not exist".
     ctx.otherOrderId = uniqueOrderId('other-app-order');
-    ctx.demoOrderId = uniqueOrderId('demo-app-order');
+    ctx.merchantOrderId = uniqueOrderId('merchant-app-order');
     for (const [key, orderId] of [
       [ctx.other.ordersKey, ctx.otherOrderId],
-      [ctx.demo.ordersKey, ctx.demoOrderId],
+      [ctx.merchant.ordersKey, ctx.merchantOrderId],
     ] as const) {
       const res = await request(ctx.api, { headers: { 'x-api-key': key }, body: { ...baseBody(), orderId } });
       assert.equal(res.status, 201, res.text);
     }
 
-    rowsBefore = await countPayments(services.knex);
-    idsBefore = new Set((await services.knex('payments').select('id')).map((r: { id: string }) => r.id));
+    rowsBefore = await countPayments(services.knex, ofTheApps);
+    idsBefore = new Set((await services.knex('payments').where(ofTheApps).select('id')).map((r: { id: string }) => r.id));
     tableStartedAt = new Date(Date.now() - 1000);
   });
   after(async () => services?.close());
@@ -483,23 +486,21 @@ describe('payment service: bad input is refused with a 4xx and creates nothing',
   }
 
   it('created no payment row and started no payment workflow for any of the rows above', async () => {
-    assert.equal(await countPayments(services.knex), rowsBefore, 'payments rows changed');
-    // Visibility is eventually consistent: give a wrongly started workflow time to show up before looking.
-    await delay(1000);
-    const query = `WorkflowType = "paymentWorkflow" AND StartTime >= "${tableStartedAt.toISOString()}"`;
-    const started = await listWorkflows(services.client, query);
-    // The reconciler may legitimately start the workflow of a row that existed before the table (another test's
-    // orphan); anything else was started by a bad request.
-    const strays = started.filter((wf) => !idsBefore.has(wf.workflowId.replace(/^payment-/, '')));
-    assert.deepEqual(strays.map((wf) => wf.workflowId), [], 'payment workflows started by bad input');
-
-    // Positive control: the same checks do see one valid payment.
-    const res = await request(ctx.api, { headers: { 'x-api-key': ctx.demo.ordersKey }, body: baseBody() });
+    assert.equal(await countPayments(services.knex, ofTheApps), rowsBefore, 'payments rows changed');
+    // Positive control, created after every row above: the same checks see it. Visibility is eventually consistent,
+    // so the workflows are listed once the control's is visible: one a bad request started earlier is visible by then.
+    const res = await request(ctx.api, { headers: { 'x-api-key': ctx.merchant.ordersKey }, body: baseBody() });
     assert.equal(res.status, 201, res.text);
-    const id = (res.body as { id: string }).id;
-    assert.equal(await countPayments(services.knex), rowsBefore + 1);
-    await eventually('the control payment workflow to be visible to the same query', 10_000, async () =>
-      (await listWorkflows(services.client, query)).some((wf) => wf.workflowId === paymentWorkflowId(id)) ? true : undefined,
-    );
+    const control = paymentWorkflowId((res.body as { id: string }).id);
+    assert.equal(await countPayments(services.knex, ofTheApps), rowsBefore + 1);
+    const apps = [ctx.merchant, ctx.other, ctx.revoked].map((app) => `"${app.appId}"`).join(', ');
+    const query = `WorkflowType = "paymentWorkflow" AND MerchantAppId IN (${apps}) AND StartTime >= "${tableStartedAt.toISOString()}"`;
+    const started = await eventually('the control payment workflow to be visible to the query', 10_000, async () => {
+      const found = await listWorkflows(services.client, query);
+      return found.some((wf) => wf.workflowId === control) ? found : undefined;
+    });
+    // Rows created before the table may have started just inside its window; anything else was a bad request's.
+    const strays = started.filter((wf) => wf.workflowId !== control && !idsBefore.has(wf.workflowId.replace(/^payment-/, '')));
+    assert.deepEqual(strays.map((wf) => wf.workflowId), [], 'payment workflows started by bad input');
   });
 });

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { insertApiKey, upsertMerchantApp } from '../../db/queries/merchants';
-import type { ApiKeyScope } from '../../db/tables';
-import { generateApiKey } from '../../lib/api-keys';
 import type { HttpResult } from '../support/http';
 
 export interface ErrorBody {
@@ -34,38 +31,7 @@ export function assertErrorEnvelope(res: HttpResult, label = ''): ErrorBody {
   return body as unknown as ErrorBody;
 }
 
-/** A merchant app with a live Orders and Admin key, written straight to the database. */
-export interface TestMerchant {
-  appId: string;
-  ordersKey: string;
-  adminKey: string;
-}
-
-export async function createMerchant(
-  knex: Knex,
-  options: { apiKeyPrefix: string; payoutAddress: string; payoutChainId?: number; payoutTokenSymbol?: string; webhookUrl?: string | null; name?: string },
-): Promise<TestMerchant> {
-  const appId = `merchant_test-${randomBytes(5).toString('hex')}`;
-  await upsertMerchantApp({
-    knex,
-    app: {
-      app_id: appId,
-      name: options.name ?? `Test merchant ${appId}`,
-      payout_chain_id: options.payoutChainId ?? 8453,
-      payout_token_symbol: options.payoutTokenSymbol ?? 'USDC',
-      payout_address: options.payoutAddress,
-      webhook_url: options.webhookUrl ?? null,
-    },
-  });
-  const key = async (scope: ApiKeyScope) => {
-    const { key: raw, keyHash, keyHint } = generateApiKey(options.apiKeyPrefix);
-    await insertApiKey({ knex, key: { id: randomUUID(), app_id: appId, scope, key_hash: keyHash, key_hint: keyHint, name: `test ${scope}` } });
-    return raw;
-  };
-  return { appId, ordersKey: await key('Orders'), adminKey: await key('Admin') };
-}
-
-export async function countPayments(knex: Knex, where: Record<string, unknown> = {}): Promise<number> {
+export async function countPayments(knex: Knex, where: Record<string, unknown> | Knex.QueryCallback = {}): Promise<number> {
   const [row] = await knex('payments').where(where).count<Array<{ count: string }>>({ count: '*' });
   return Number(row?.count ?? 0);
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { insertPayment, findPaymentById } from '../../db/queries/payments';
@@ -13,7 +12,8 @@ import { request, type HttpResult } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, countPayments, createMerchant, listWorkflows, uniqueOrderId } from './helpers';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { assertErrorEnvelope, countPayments, listWorkflows, uniqueOrderId } from './helpers';
 
 const CONCURRENCY = 50;
 
@@ -28,7 +28,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
   let stack: Stack;
   let services: StackServices;
   let api: string;
-  let demo: Stack['info']['demoMerchant'];
+  let merchant: TestMerchant;
   let orphan: { id: string; orderId: string; insertedAt: number };
 
   before(async function () {
@@ -36,7 +36,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    demo = stack.info.demoMerchant;
+    merchant = await newMerchant(stack, services.knex, { keylessPayments: true });
     orphan = await insertOrphanPayment();
   });
   after(async () => services?.close());
@@ -59,7 +59,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
       watchUntil: new Date(expiresAt.getTime() + stack.config.latePayinWindowSeconds * 1000),
       payment: {
         id,
-        app_id: demo.appId,
+        app_id: merchant.appId,
         order_id: orderId,
         keyless: false,
         type: 'exactIn',
@@ -76,7 +76,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
         destination_token_symbol: 'USDC',
         destination_token_address: destination.address,
         destination_decimals: destination.decimals,
-        destination_address: demo.payout.address,
+        destination_address: merchant.payout.address,
         destination_amount_units: (amount - fee).toString(),
         webhook_url: null,
         expires_at: expiresAt,
@@ -110,16 +110,17 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const description = await services.client.workflow.getHandle(paymentWorkflowId(id)).describe();
     assert.equal(description.type, 'paymentWorkflow');
     assert.equal(description.status.name, 'RUNNING');
+    // Read from the run itself, not the eventually consistent visibility store: the API starts a payment's run with
+    // REJECT_DUPLICATE, so a running run that is the first of its chain is the only run its workflow id ever had.
+    assert.equal(description.raw.workflowExecutionInfo?.firstRunId, description.runId, `${paymentWorkflowId(id)} has had no other run`);
 
-    // Visibility is eventually consistent: wait until the order shows up, then make sure this payment's shows up once.
+    // Visibility is eventually consistent: wait until the order shows up, on this payment's one run.
     const query = `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`;
     const byOrder = await eventually('the OrderId search attribute to be visible', 15_000, async () => {
       const found = (await listWorkflows(services.client, query)).filter((wf) => wf.workflowId === paymentWorkflowId(id));
       return found.length > 0 ? found : undefined;
     });
-    await delay(300);
-    const again = (await listWorkflows(services.client, query)).filter((wf) => wf.workflowId === paymentWorkflowId(id));
-    assert.equal(again.length, 1, 'exactly one run of the payment carries this (MerchantAppId, OrderId)');
+    assert.deepEqual(byOrder.map((wf) => wf.runId), [description.runId], 'exactly one run of the payment carries this (MerchantAppId, OrderId)');
     const wf = byOrder[0]!;
     assert.equal(wf.type, 'paymentWorkflow');
     assert.equal(wf.typedSearchAttributes.get(OrderIdKey), orderId);
@@ -148,22 +149,22 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const orderId = uniqueOrderId('idem-key');
     const body = paymentBody({ orderId, amount: '12.5' });
     const results = await Promise.all(
-      Array.from({ length: CONCURRENCY }, () => request(api, { headers: { 'x-api-key': demo.ordersKey }, body })),
+      Array.from({ length: CONCURRENCY }, () => request(api, { headers: { 'x-api-key': merchant.ordersKey }, body })),
     );
     const payment = assertOneCreated(results);
     assert.equal(payment.orderId, orderId);
-    assert.equal(payment.appId, demo.appId);
-    await assertExactlyOne(demo.appId, orderId, payment.id);
+    assert.equal(payment.appId, merchant.appId);
+    await assertExactlyOne(merchant.appId, orderId, payment.id);
   });
 
   it(`${CONCURRENCY} concurrent POST {api}/payments (appId in the body) with one orderId: one 201, one row, one workflow`, async () => {
     const orderId = uniqueOrderId('idem-appid');
-    const body = { ...paymentBody({ orderId, amount: '7.25' }), appId: demo.appId };
+    const body = { ...paymentBody({ orderId, amount: '7.25' }), appId: merchant.appId };
     const results = await Promise.all(Array.from({ length: CONCURRENCY }, () => request(`${api}/payments`, { body })));
     const payment = assertOneCreated(results);
     assert.equal(payment.orderId, orderId);
     assert.equal(payment.keyless, true);
-    await assertExactlyOne(demo.appId, orderId, payment.id, true);
+    await assertExactlyOne(merchant.appId, orderId, payment.id, true);
   });
 
   it('both create forms and both key scopes, concurrently, with one orderId: one keyed and one keyless payment, never mixed', async () => {
@@ -172,8 +173,8 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const keyless = (i: number) => i % 3 === 0;
     const results = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, i) => {
-        if (keyless(i)) return request(`${api}/payments`, { body: { ...body, appId: demo.appId } });
-        return request(api, { headers: { 'x-api-key': i % 3 === 1 ? demo.ordersKey : demo.adminKey }, body });
+        if (keyless(i)) return request(`${api}/payments`, { body: { ...body, appId: merchant.appId } });
+        return request(api, { headers: { 'x-api-key': i % 3 === 1 ? merchant.ordersKey : merchant.adminKey }, body });
       }),
     );
     const keyed = assertOneCreated(results.filter((_, i) => !keyless(i)));
@@ -182,15 +183,15 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     assert.equal(unkeyed.keyless, true);
     assert.notEqual(keyed.id, unkeyed.id);
     assert.notEqual(keyed.source.receiverAddress, unkeyed.source.receiverAddress);
-    await assertExactlyOne(demo.appId, orderId, keyed.id);
-    await assertExactlyOne(demo.appId, orderId, unkeyed.id, true);
+    await assertExactlyOne(merchant.appId, orderId, keyed.id);
+    await assertExactlyOne(merchant.appId, orderId, unkeyed.id, true);
   });
 
   it(`${CONCURRENCY} concurrent keyed creates of one orderId with two different amounts: one 201, the same terms 200, the others 409`, async () => {
     const orderId = uniqueOrderId('idem-race');
     const bodies = [paymentBody({ orderId, amount: '11' }), paymentBody({ orderId, amount: '12' })];
     const results = await Promise.all(
-      Array.from({ length: CONCURRENCY }, (_, i) => request(api, { headers: { 'x-api-key': demo.ordersKey }, body: bodies[i % 2] })),
+      Array.from({ length: CONCURRENCY }, (_, i) => request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: bodies[i % 2] })),
     );
     const created = results.filter((r) => r.status === 201);
     assert.equal(created.length, 1, `one 201 among ${results.map((r) => r.status).join(',')}`);
@@ -206,23 +207,22 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
         assert.equal(assertErrorEnvelope(r).error, 'idempotency_conflict');
       }
     }
-    await assertExactlyOne(demo.appId, orderId, winner.id);
+    await assertExactlyOne(merchant.appId, orderId, winner.id);
   });
 
   it('a re-send later returns 200 with the same payment, whatever the form, and creates nothing', async () => {
     const orderId = uniqueOrderId('idem-later');
     const body = paymentBody({ orderId, amount: '42' });
-    const first = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body });
+    const first = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body });
     assert.equal(first.status, 201, first.text);
     const created = first.body as PaymentResource;
-    await assertExactlyOne(demo.appId, orderId, created.id);
-    const rowsBefore = await countPayments(services.knex);
+    await assertExactlyOne(merchant.appId, orderId, created.id);
+    const rowsBefore = await countPayments(services.knex, { app_id: merchant.appId });
 
-    await delay(500);
-    const viaKey = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body });
-    const viaAdminKey = await request(api, { headers: { 'x-api-key': demo.adminKey }, body });
+    const viaKey = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body });
+    const viaAdminKey = await request(api, { headers: { 'x-api-key': merchant.adminKey }, body });
     // The same amount spelt otherwise, and the token symbol in lower case, are the same terms.
-    const respelt = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ orderId, amount: '42.000', tokenSymbol: 'usdc' }) });
+    const respelt = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ orderId, amount: '42.000', tokenSymbol: 'usdc' }) });
     for (const res of [viaKey, viaAdminKey, respelt]) {
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, created);
@@ -235,34 +235,34 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
       ['display', { ...body, display: { ...body.display, name: 'Another order' } }, 'display'],
       ['metadata', { ...body, metadata: { cart: 'other' } }, 'metadata'],
     ] as const) {
-      const res = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: changed });
+      const res = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: changed });
       assert.equal(res.status, 409, `${label}: ${res.text}`);
       const error = assertErrorEnvelope(res, label);
       assert.equal(error.error, 'idempotency_conflict', label);
       assert.match(error.message, new RegExp(field.replace('.', '\\.')), `${label}: the message names ${field}`);
     }
-    assert.equal(await countPayments(services.knex), rowsBefore, 'no new payments row');
-    assert.deepEqual(await getPayment(api, created.id, demo.ordersKey), created, 'the payment is unchanged');
-    await assertExactlyOne(demo.appId, orderId, created.id);
+    assert.equal(await countPayments(services.knex, { app_id: merchant.appId }), rowsBefore, 'no new payments row');
+    assert.deepEqual(await getPayment(api, created.id, merchant.ordersKey), created, 'the payment is unchanged');
+    await assertExactlyOne(merchant.appId, orderId, created.id);
   });
 
   it('metadata is compared as JSON: the same object with its keys in another order is the same request', async () => {
     const orderId = uniqueOrderId('idem-metadata');
-    const first = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [1, 2], d: null } } } });
+    const first = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [1, 2], d: null } } } });
     assert.equal(first.status, 201, first.text);
-    const again = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { b: { d: null, c: [1, 2] }, a: 1 } } });
+    const again = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { b: { d: null, c: [1, 2] }, a: 1 } } });
     assert.equal(again.status, 200, again.text);
     assert.equal((again.body as PaymentResource).id, (first.body as PaymentResource).id);
-    const reordered = await request(api, { headers: { 'x-api-key': demo.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [2, 1], d: null } } } });
+    const reordered = await request(api, { headers: { 'x-api-key': merchant.ordersKey }, body: { ...paymentBody({ orderId }), metadata: { a: 1, b: { c: [2, 1], d: null } } } });
     assert.equal(reordered.status, 409, 'array order is part of the value');
   });
 
   it('the same orderId in two merchant apps is two payments (uniqueness is per app)', async () => {
-    const other = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: demo.payout.address });
+    const other = await newMerchant(stack, services.knex);
     const orderId = uniqueOrderId('idem-two-apps');
     const body = paymentBody({ orderId });
     const [a, b] = await Promise.all([
-      request(api, { headers: { 'x-api-key': demo.ordersKey }, body }),
+      request(api, { headers: { 'x-api-key': merchant.ordersKey }, body }),
       request(api, { headers: { 'x-api-key': other.ordersKey }, body }),
     ]);
     assert.equal(a.status, 201, a.text);
@@ -270,16 +270,16 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     const pa = a.body as PaymentResource;
     const pb = b.body as PaymentResource;
     assert.notEqual(pa.id, pb.id);
-    assert.equal(pa.appId, demo.appId);
+    assert.equal(pa.appId, merchant.appId);
     assert.equal(pb.appId, other.appId);
     assert.notEqual(pa.source.receiverAddress, pb.source.receiverAddress, 'deposit addresses are never shared');
-    await assertExactlyOne(demo.appId, orderId, pa.id);
+    await assertExactlyOne(merchant.appId, orderId, pa.id);
     await assertExactlyOne(other.appId, orderId, pb.id);
   });
 
   it('payments without orderId are never merged', async () => {
     const body = paymentBody({ amount: '1' });
-    const results = await Promise.all(Array.from({ length: 5 }, () => request(api, { headers: { 'x-api-key': demo.ordersKey }, body })));
+    const results = await Promise.all(Array.from({ length: 5 }, () => request(api, { headers: { 'x-api-key': merchant.ordersKey }, body })));
     assert.deepEqual(results.map((r) => r.status), [201, 201, 201, 201, 201]);
     const ids = results.map((r) => (r.body as PaymentResource).id);
     assert.equal(new Set(ids).size, 5);
@@ -301,18 +301,18 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     assert.equal(description.type, 'paymentWorkflow');
     assert.equal(description.status.name, 'RUNNING');
     assert.equal(description.taskQueue, stack.config.temporal.taskQueue);
-    await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
+    await assertExactlyOne(merchant.appId, orphan.orderId, orphan.id);
 
     // The API serves it like any other payment, and a re-send of its order finds it instead of creating one.
     const read = await request(`${api}/payments/${orphan.id}`);
     assert.equal(read.status, 200, read.text);
     assert.equal((read.body as PaymentResource).status, 'payment_unpaid');
     const resend = await request(api, {
-      headers: { 'x-api-key': demo.ordersKey },
+      headers: { 'x-api-key': merchant.ordersKey },
       body: { ...paymentBody({ orderId: orphan.orderId, amount: '25' }), display: { title: 'Orphaned payment', name: 'Orphaned payment', currency: 'USD' } },
     });
     assert.equal(resend.status, 200, resend.text);
     assert.equal((resend.body as PaymentResource).id, orphan.id);
-    await assertExactlyOne(demo.appId, orphan.orderId, orphan.id);
+    await assertExactlyOne(merchant.appId, orphan.orderId, orphan.id);
   });
 });

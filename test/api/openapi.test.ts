@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { newMerchant } from '../support/merchant';
+import { connectServices } from '../support/services';
 import { getStack } from '../support/stack';
 
 describe('OpenAPI document and reference page', function () {
@@ -40,9 +42,11 @@ describe('OpenAPI document and reference page', function () {
     for (const link of links) assert.ok(pathOf.has(link.operationId), `link to an operation the document lacks: ${link.operationId}`);
 
     const stack = await getStack();
+    const services = await connectServices(stack);
+    const merchant = await newMerchant(stack, services.knex).finally(() => services.close());
     const created = await fetch(stack.info.paymentApiUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': stack.info.demoMerchant.ordersKey },
+      headers: { 'content-type': 'application/json', 'x-api-key': merchant.ordersKey },
       body: JSON.stringify({ orderId: `openapi-link-${Date.now()}`, display: { name: 'link' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '5' } }),
     });
     assert.equal(created.status, 201);

@@ -7,7 +7,8 @@ import { evmChain } from '../support/chain';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { assertErrorEnvelope, createMerchant, uniqueOrderId, type TestMerchant } from './helpers';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { assertErrorEnvelope, uniqueOrderId } from './helpers';
 
 /** FEE_BPS of the test stack (test/support/stack.ts). */
 const FEE_BPS = 50n;
@@ -46,7 +47,7 @@ describe('payment service: reading payments', function () {
   let stack: Stack;
   let services: StackServices;
   let api: string;
-  let demo: Stack['info']['demoMerchant'];
+  let merchant: TestMerchant;
   let other: TestMerchant;
 
   before(async function () {
@@ -54,13 +55,8 @@ describe('payment service: reading payments', function () {
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    demo = stack.info.demoMerchant;
-    other = await createMerchant(services.knex, {
-      apiKeyPrefix: stack.config.apiKeyPrefix,
-      payoutAddress: demo.payout.address,
-      webhookUrl: 'https://merchant.example/webhooks/payrail',
-      name: 'Other Test Merchant',
-    });
+    merchant = await newMerchant(stack, services.knex);
+    other = await newMerchant(stack, services.knex, { webhookUrl: 'https://merchant.example/webhooks/payrail', name: 'Other Test Merchant' });
   });
   after(async () => services?.close());
 
@@ -136,19 +132,19 @@ describe('payment service: reading payments', function () {
   it('GET /payments/:id returns the full schema with every field; unknown ones are null', async () => {
     const orderId = uniqueOrderId('read-full');
     const metadata = { cart: 'c-1', items: [{ sku: 'A', qty: 2 }], nested: { gift: true, note: null } };
-    const created = await create(demo.ordersKey, {
+    const created = await create(merchant.ordersKey, {
       type: 'exactIn',
       orderId,
       display: { title: 'Blue mug', name: 'Blue mug (large)', description: 'Two mugs', currency: 'EUR' },
       source: { chainId: '42161', tokenSymbol: 'usdc', amount: '12.345678' },
       metadata,
     });
-    const p = await readById(created.id, demo.ordersKey);
+    const p = await readById(created.id, merchant.ordersKey);
     assertSchema(p);
     assert.deepEqual(p, created, 'the create response is the read');
     assert.equal(p.keyless, false);
 
-    assert.equal(p.appId, demo.appId);
+    assert.equal(p.appId, merchant.appId);
     assert.equal(p.orderId, orderId);
     assert.equal(p.status, 'payment_unpaid');
     const ttlMs = Date.parse(p.expiresAt) - Date.parse(p.createdAt);
@@ -167,7 +163,7 @@ describe('payment service: reading payments', function () {
     assert.equal(p.source.confirmedAt, null);
 
     assert.equal(p.destination.chainId, '8453');
-    assert.equal(p.destination.receiverAddress, getAddress(demo.payout.address));
+    assert.equal(p.destination.receiverAddress, getAddress(merchant.payout.address));
     assert.equal(p.destination.receiverMemo, null);
     assert.equal(p.destination.tokenSymbol, 'USDC');
     assert.equal(p.destination.tokenAddress, tokenAddress(8453, 'USDC'));
@@ -179,12 +175,12 @@ describe('payment service: reading payments', function () {
     assert.deepEqual(p.metadata, metadata);
     assert.equal(p.webhookUrl, null);
     assert.equal(p.webhookSecretSource, null);
-    assert.deepEqual(p.merchant, { appId: demo.appId, name: 'Demo Merchant' });
+    assert.deepEqual(p.merchant, { appId: merchant.appId, name: merchant.name });
   });
 
   it('a minimal create (name only, no orderId, no metadata) still reads with every field, nulls included', async () => {
-    const created = await create(demo.ordersKey, { display: { name: 'Minimal' }, source: { chainId: '8453', tokenSymbol: 'USDT', amount: '5' } });
-    const p = await readById(created.id, demo.ordersKey);
+    const created = await create(merchant.ordersKey, { display: { name: 'Minimal' }, source: { chainId: '8453', tokenSymbol: 'USDT', amount: '5' } });
+    const p = await readById(created.id, merchant.ordersKey);
     assertSchema(p);
     assert.equal(p.type, 'exactIn', 'type defaults to exactIn');
     assert.equal(p.orderId, null);
@@ -203,10 +199,10 @@ describe('payment service: reading payments', function () {
     const amounts = ['10', '1', '1.000001', '1.000199', '1.0002', '1234.5678', '999.999999', '10.500000', '1000000'];
     for (const chainId of ['42161', '8453']) {
       const created = await Promise.all(
-        amounts.map((amount) => create(demo.ordersKey, { display: { title: `fee ${amount}` }, source: { chainId, tokenSymbol: 'USDC', amount } })),
+        amounts.map((amount) => create(merchant.ordersKey, { display: { title: `fee ${amount}` }, source: { chainId, tokenSymbol: 'USDC', amount } })),
       );
       for (const [i, c] of created.entries()) {
-        const p = await readById(c.id, demo.ordersKey);
+        const p = await readById(c.id, merchant.ordersKey);
         assertSchema(p);
         assertFee(p);
         assert.equal(parseUnits(p.source.amount, 6), parseUnits(amounts[i]!, 6), 'the amount read is the amount sent');
@@ -225,10 +221,10 @@ describe('payment service: reading payments', function () {
 
   it('GET /payments/order/:appId/:orderId works with an Orders key and with an Admin key', async () => {
     const orderId = uniqueOrderId('read-by-order');
-    const created = await create(demo.adminKey, { orderId, display: { name: 'By order' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '3.5' } });
-    const byId = await readById(created.id, demo.ordersKey);
-    for (const key of [demo.ordersKey, demo.adminKey]) {
-      const res = await readByOrder(key, demo.appId, orderId);
+    const created = await create(merchant.adminKey, { orderId, display: { name: 'By order' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '3.5' } });
+    const byId = await readById(created.id, merchant.ordersKey);
+    for (const key of [merchant.ordersKey, merchant.adminKey]) {
+      const res = await readByOrder(key, merchant.appId, orderId);
       assert.equal(res.status, 200, res.text);
       assert.match(res.contentType ?? '', /^application\/json\b/);
       const p = res.body as PaymentResource;
@@ -240,11 +236,11 @@ describe('payment service: reading payments', function () {
 
   it("another app's key gets 404 for the order, also when it has an order with the same id", async () => {
     const orderId = uniqueOrderId('read-isolation');
-    const mine = await create(demo.ordersKey, { orderId, display: { name: 'Mine' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '1' } });
+    const mine = await create(merchant.ordersKey, { orderId, display: { name: 'Mine' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '1' } });
 
     for (const key of [other.ordersKey, other.adminKey]) {
-      // Asking for the demo app's order by its appId…
-      const res = await readByOrder(key, demo.appId, orderId);
+      // Asking for the first app's order by its appId…
+      const res = await readByOrder(key, merchant.appId, orderId);
       assert.equal(res.status, 404, res.text);
       assert.equal(assertErrorEnvelope(res).error, 'not_found');
       assert.ok(!res.text.includes(mine.id), 'the 404 leaks nothing about the payment');
@@ -257,22 +253,22 @@ describe('payment service: reading payments', function () {
     // Once the other app creates the same orderId, each key sees its own payment only.
     const theirs = await create(other.ordersKey, { orderId, display: { name: 'Theirs' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '2' } });
     assert.notEqual(theirs.id, mine.id);
-    const a = await readByOrder(demo.ordersKey, demo.appId, orderId);
+    const a = await readByOrder(merchant.ordersKey, merchant.appId, orderId);
     const b = await readByOrder(other.ordersKey, other.appId, orderId);
     assert.equal(a.status, 200, a.text);
     assert.equal(b.status, 200, b.text);
     assert.equal((a.body as PaymentResource).id, mine.id);
     assert.equal((b.body as PaymentResource).id, theirs.id);
-    const cross = await readByOrder(demo.ordersKey, other.appId, orderId);
+    const cross = await readByOrder(merchant.ordersKey, other.appId, orderId);
     assert.equal(cross.status, 404, cross.text);
   });
 
   it('order ids with URL-special characters round trip through GET by order', async () => {
     for (const special of ['a/b', '100%', 'q+1', 'a?b#c', 'x..y', '~!@$&*()=:;,', '"quoted"']) {
       const orderId = `${uniqueOrderId('url')}-${special}`;
-      const created = await create(demo.ordersKey, { orderId, display: { name: 'Special' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '1' } });
+      const created = await create(merchant.ordersKey, { orderId, display: { name: 'Special' }, source: { chainId: '42161', tokenSymbol: 'USDC', amount: '1' } });
       assert.equal(created.orderId, orderId);
-      const res = await readByOrder(demo.ordersKey, demo.appId, orderId);
+      const res = await readByOrder(merchant.ordersKey, merchant.appId, orderId);
       assert.equal(res.status, 200, `${orderId}: ${res.text}`);
       assert.equal((res.body as PaymentResource).id, created.id);
       assert.equal((res.body as PaymentResource).orderId, orderId);

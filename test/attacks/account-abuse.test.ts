@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Stack } from '../../tools/stack/stack';
-import { assertErrorEnvelope, createMerchant, uniqueOrderId } from '../api/helpers';
+import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, registerBody, requestLoginCode, uniqueClientIp, uniqueEmail } from '../merchant/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
-import { eventually } from '../support/poll';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { awayFromWindowEnd, eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
@@ -31,11 +31,13 @@ describe('attack: account abuse', function () {
   let stack: Stack;
   let services: StackServices;
   let api: ExtraApi;
+  let merchant: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex);
     api = await startExtraApi(stack, services, {
       trustedProxyHops: 1,
       rateLimits: {
@@ -59,7 +61,6 @@ describe('attack: account abuse', function () {
 
   it("bad keys from the merchant's own address (a shared proxy) never lock out its valid key or token", async () => {
     const shared = uniqueClientIp();
-    const demo = stack.info.demoMerchant;
     for (let i = 0; i < AUTH_FAILURES; i++) {
       const res = await request(api.paymentApiUrl, { headers: from(shared, { 'x-api-key': `pr_live_guess${i}` }), body: paymentBody() });
       assert.equal(res.status, 401, res.text);
@@ -68,9 +69,9 @@ describe('attack: account abuse', function () {
     // The legacy `token` header is throttled like X-API-Key.
     assertRateLimited(await request(`${api.origin}/v1/orders`, { headers: from(shared, { token: 'pr_live_guess' }), body: { price_amount: 5 } }), 'a bad legacy token');
 
-    const good = await request(api.paymentApiUrl, { headers: from(shared, { 'x-api-key': demo.ordersKey }), body: paymentBody({ orderId: uniqueOrderId('lockout') }) });
+    const good = await request(api.paymentApiUrl, { headers: from(shared, { 'x-api-key': merchant.ordersKey }), body: paymentBody({ orderId: uniqueOrderId('lockout') }) });
     assert.equal(good.status, 201, `the merchant's key still works: ${good.text}`);
-    const legacy = await request(`${api.origin}/v1/orders`, { headers: from(shared, { token: demo.ordersKey }), body: { price_amount: 5 } });
+    const legacy = await request(`${api.origin}/v1/orders`, { headers: from(shared, { token: merchant.ordersKey }), body: { price_amount: 5 } });
     assert.equal(legacy.status, 201, `the merchant's legacy token still works: ${legacy.text}`);
   });
 
@@ -91,9 +92,8 @@ describe('attack: account abuse', function () {
     const victim = await requestLoginCode(api.merchantApiUrl, sink, email);
     // Asking for another code (as an attacker may) does not void the victim's.
     const second = await requestLoginCode(api.merchantApiUrl, sink, email);
-    // Start right after a failure window begins, so the burst below is counted in one window.
-    const windowMs = LOGIN_WINDOW_SECONDS * 1000;
-    await delay(windowMs - (Date.now() % windowMs) + 50);
+    // Start with half a failure window left, so the burst below is counted in one window.
+    await awayFromWindowEnd(LOGIN_WINDOW_SECONDS * 1000, (LOGIN_WINDOW_SECONDS * 1000) / 2);
     const exchange = (code: string) => request(`${api.merchantApiUrl}/auth/token`, { headers: from(uniqueClientIp()), body: { email, code } });
 
     // The attacker guesses from a fresh address each time; the test gives it no lucky guess.
@@ -132,8 +132,7 @@ describe('attack: account abuse', function () {
   });
 
   it("a keyless flood against a merchant's app never blocks the merchant's keyed creates", async () => {
-    const shop = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: stack.info.demoMerchant.payout.address });
-    await services.knex('merchant_apps').where({ app_id: shop.appId }).update({ keyless_payments: true });
+    const shop = await newMerchant(stack, services.knex, { keylessPayments: true });
     const flooder = uniqueClientIp();
     const keyless = (ip: string) => request(`${api.paymentApiUrl}/payments`, { headers: from(ip), body: { ...paymentBody({ orderId: uniqueOrderId('flood') }), appId: shop.appId } });
 

@@ -7,8 +7,8 @@ import { uniqueOrderId } from '../api/helpers';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
-import { createWebhookMerchant, type WebhookMerchant } from '../webhooks/support';
 
 /** The worker's bound on one callback exchange (activities/orders.ts). */
 const CALLBACK_BOUND_MS = 10_000;
@@ -64,7 +64,7 @@ describe('attack: a legacy callback receiver that drips bytes forever', function
   let stack: Stack;
   let services: StackServices;
   let drip: Awaited<ReturnType<typeof startDrippingServer>>;
-  let merchant: WebhookMerchant;
+  let merchant: TestMerchant;
   let shortOrders: ExtraApi;
   let production: ExtraApi;
 
@@ -73,7 +73,7 @@ describe('attack: a legacy callback receiver that drips bytes forever', function
     stack = await getStack();
     services = await connectServices(stack);
     drip = await startDrippingServer();
-    merchant = await createWebhookMerchant(stack, services.knex, 'https://127.0.0.1:9443/payrail');
+    merchant = await newMerchant(stack, services.knex, { webhookUrl: 'https://127.0.0.1:9443/payrail' });
     // Orders that expire 2 s after creation, so their expiry callback goes out at once (on the stack's worker).
     shortOrders = await startExtraApi(stack, services, { orderTtlSeconds: 2 });
     production = await startExtraApi(stack, services, { webhookAllowPrivateNetworks: false });
@@ -113,7 +113,7 @@ describe('attack: a legacy callback receiver that drips bytes forever', function
       rawBody: first.rawBody,
       timestampHeader: first.headers['x-service-timestamp'],
       signatureHeader: first.headers['x-service-signature'],
-      secret: merchant.secret,
+      secret: merchant.webhookSecret!,
     });
     assert.deepEqual(verified, { ok: true });
     const body = JSON.parse(first.rawBody.toString('utf8')) as { id: string; status: string; merchant_token: string };

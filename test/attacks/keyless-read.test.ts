@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { Stack } from '../../tools/stack/stack';
-import { createMerchant, type TestMerchant } from '../api/helpers';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 const MERCHANT_FIELDS = ['metadata', 'webhookUrl', 'webhookSecretSource', 'merchant'] as const;
@@ -23,9 +23,8 @@ describe('attack: reading a payment through its public link', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    const payoutAddress = stack.info.demoMerchant.payout.address;
-    shop = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress, webhookUrl: 'https://shop.example/private-hooks?token=s3cr3t', name: 'Private Shop' });
-    stranger = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress });
+    shop = await newMerchant(stack, services.knex, { webhookUrl: 'https://shop.example/private-hooks?token=s3cr3t', name: 'Private Shop' });
+    stranger = await newMerchant(stack, services.knex);
   });
   after(async () => services?.close());
 

@@ -25,6 +25,7 @@ import { request } from '../support/http';
 import { customerTransfer, deployFakeStablecoin, providerFor, signCustomerTransfer, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 const CHAIN = 8453;
@@ -37,6 +38,7 @@ describe('attacks on the money path', function () {
   let stack: Stack;
   let services: StackServices;
   let api: string;
+  let shop: TestMerchant;
   let key: string;
   let merchant: string;
   let rpcUrl: string;
@@ -47,8 +49,9 @@ describe('attacks on the money path', function () {
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    key = stack.info.demoMerchant.ordersKey;
-    merchant = stack.info.demoMerchant.payout.address;
+    shop = await newMerchant(stack, services.knex);
+    key = shop.ordersKey;
+    merchant = shop.payout.address;
     rpcUrl = stack.info.chains.find((c) => c.chainId === CHAIN)!.rpcUrl;
     treasury = new Wallet(stack.env.TREASURY_PRIVATE_KEY!, providerFor(stack.info, CHAIN));
   });
@@ -110,9 +113,9 @@ describe('attacks on the money path', function () {
     assert.equal(fakeAtDeposit, units('12'), 'no treasury gas spent returning it');
 
     // The merchant sees them on the payment's dashboard page.
-    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!, stack.info.demoMerchant.developerEmail);
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!, shop.developerEmail);
     const page = await request<{ quarantined: Array<{ tokenAddress: string; amountUnits: string; txHash: string }> }>(
-      `${stack.info.merchantApiUrl}/apps/${stack.info.demoMerchant.appId}/payments/${payment.id}`,
+      `${stack.info.merchantApiUrl}/apps/${shop.appId}/payments/${payment.id}`,
       { headers: bearer(session.token) },
     );
     assert.equal(page.status, 200, page.text);
@@ -318,8 +321,8 @@ describe('attacks on the money path', function () {
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
   });
 
-  it('after the attacks, `npm run reconcile` finds every unit paid in accounted for, in the ledger and on chain', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/reconcile.ts'], { env: { ...process.env, ...stack.env } });
+  it('after the attacks, `npm run reconcile` of the merchant\'s app finds every unit paid in accounted for, in the ledger and on chain', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['tsx', 'scripts/reconcile.ts', '--app', shop.appId], { env: { ...process.env, ...stack.env } });
     console.log(stdout);
     assert.match(stdout, /chain 8453 USDC: payins .* — ok/);
     // The fake token's book: its transfers on record as quarantined, never payins.

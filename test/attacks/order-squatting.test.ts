@@ -6,6 +6,7 @@ import { bearer, createKey, login, register, registerBody } from '../merchant/he
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 /**
@@ -30,18 +31,18 @@ describe('attack: orderId squatting through the keyless create', function () {
   const keyed = (key: string, orderId: string, amount: string) => request(api, { headers: { 'x-api-key': key }, body: paymentBody({ orderId, amount }) });
 
   it("a keyless create of order X at a low price never answers the merchant's keyed create of X at 25.00", async () => {
-    const demo = stack.info.demoMerchant;
+    const shop = await newMerchant(stack, services.knex, { keylessPayments: true });
     const orderId = uniqueOrderId('squat');
     // The attacker's cheapest try is below the minimum payment, and refused outright.
-    const dust = await keyless(demo.appId, orderId, '0.01');
+    const dust = await keyless(shop.appId, orderId, '0.01');
     assert.equal(dust.status, 400, dust.text);
     // At the minimum it is a payment, marked keyless, in the keyless namespace.
-    const squat = await keyless(demo.appId, orderId, '1');
+    const squat = await keyless(shop.appId, orderId, '1');
     assert.equal(squat.status, 201, squat.text);
     const squatted = squat.body as PaymentResource;
     assert.equal(squatted.keyless, true);
 
-    const merchant = await keyed(demo.ordersKey, orderId, '25.00');
+    const merchant = await keyed(shop.ordersKey, orderId, '25.00');
     assert.equal(merchant.status, 201, `the merchant's create makes its own payment: ${merchant.text}`);
     const own = merchant.body as PaymentResource;
     assert.notEqual(own.id, squatted.id);
@@ -50,18 +51,18 @@ describe('attack: orderId squatting through the keyless create', function () {
     assert.notEqual(own.source.receiverAddress, squatted.source.receiverAddress);
 
     // The merchant's re-send and its read by order find its own payment, never the squatter's.
-    const again = await keyed(demo.ordersKey, orderId, '25');
+    const again = await keyed(shop.ordersKey, orderId, '25');
     assert.equal(again.status, 200, again.text);
     assert.equal((again.body as PaymentResource).id, own.id);
-    const byOrder = await request(`${api}/payments/order/${demo.appId}/${orderId}`, { headers: { 'x-api-key': demo.ordersKey } });
+    const byOrder = await request(`${api}/payments/order/${shop.appId}/${orderId}`, { headers: { 'x-api-key': shop.ordersKey } });
     assert.equal(byOrder.status, 200, byOrder.text);
     assert.equal((byOrder.body as PaymentResource).id, own.id);
 
     // The squatter can't change the merchant's payment either: a keyless re-send with other terms is a conflict.
-    const retry = await keyless(demo.appId, orderId, '25');
+    const retry = await keyless(shop.appId, orderId, '25');
     assert.equal(retry.status, 409, retry.text);
     assert.equal(assertErrorEnvelope(retry).error, 'idempotency_conflict');
-    assert.equal(await countPayments(services.knex, { app_id: demo.appId, order_id: orderId }), 2);
+    assert.equal(await countPayments(services.knex, { app_id: shop.appId, order_id: orderId }), 2);
   });
 
   it('a new app takes no keyless creates until its developer switches them on, and off again', async () => {

@@ -6,6 +6,7 @@ import { assertErrorEnvelope, countPayments } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 /**
@@ -18,11 +19,13 @@ describe('attack: dust payments paid for by the treasury', function () {
   let stack: Stack;
   let services: StackServices;
   let priced: ExtraApi;
+  let merchant: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex, { keylessPayments: true });
     priced = await startExtraApi(stack, services, {
       pricing: {
         fixedFees: [{ chainId: null, symbol: 'USDC', amount: '0.1' }, { chainId: 8453, symbol: 'USDC', amount: '0.05' }],
@@ -36,11 +39,10 @@ describe('attack: dust payments paid for by the treasury', function () {
   });
 
   it('a 0.000001 USDC create is refused with 400 naming the minimum, and creates nothing', async () => {
-    const demo = stack.info.demoMerchant;
-    const before = await countPayments(services.knex, { app_id: demo.appId });
+    const before = await countPayments(services.knex, { app_id: merchant.appId });
     for (const [label, res] of [
-      ['keyed', await request(stack.info.paymentApiUrl, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ amount: '0.000001' }) })],
-      ['keyless', await request(`${stack.info.paymentApiUrl}/payments`, { body: { ...paymentBody({ amount: '0.000001' }), appId: demo.appId } })],
+      ['keyed', await request(stack.info.paymentApiUrl, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ amount: '0.000001' }) })],
+      ['keyless', await request(`${stack.info.paymentApiUrl}/payments`, { body: { ...paymentBody({ amount: '0.000001' }), appId: merchant.appId } })],
     ] as const) {
       assert.equal(res.status, 400, `${label}: ${res.text}`);
       const error = assertErrorEnvelope(res, label);
@@ -48,12 +50,12 @@ describe('attack: dust payments paid for by the treasury', function () {
       assert.equal(error.details?.[0]?.path, 'source.amount');
       assert.match(error.details?.[0]?.message ?? '', /at least 1 USDC on chain 42161/);
     }
-    assert.equal(await countPayments(services.knex, { app_id: demo.appId }), before);
+    assert.equal(await countPayments(services.knex, { app_id: merchant.appId }), before);
   });
 
   it('a legacy order priced below the minimum is refused with 400 naming the minimum', async () => {
     const res = await request(`${stack.info.legacyApiUrl}/v1/orders`, {
-      headers: { token: stack.info.demoMerchant.ordersKey },
+      headers: { token: merchant.ordersKey },
       body: { price_amount: '0.000001', price_currency: 'USD', pay_currency: 'USDC_BASE' },
     });
     assert.equal(res.status, 400, res.text);
@@ -61,9 +63,8 @@ describe('attack: dust payments paid for by the treasury', function () {
   });
 
   it('the fee is max(basis points, the fixed fee of the chain and token); the minimum follows the chain', async () => {
-    const demo = stack.info.demoMerchant;
     const create = async (chainId: string, amount: string) => {
-      const res = await request(priced.paymentApiUrl, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ chainId, amount }) });
+      const res = await request(priced.paymentApiUrl, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ chainId, amount }) });
       assert.equal(res.status, 201, res.text);
       return res.body as PaymentResource;
     };
@@ -75,7 +76,7 @@ describe('attack: dust payments paid for by the treasury', function () {
     const base = await create('8453', '2');
     assert.equal(fee(base), '0.05');
     assert.equal(parseUnits(base.destination.amount, 6) + parseUnits(base.source.fee, 6), parseUnits('2', 6), 'payout + fee = amount');
-    const below = await request(priced.paymentApiUrl, { headers: { 'x-api-key': demo.ordersKey }, body: paymentBody({ chainId: '8453', amount: '1.5' }) });
+    const below = await request(priced.paymentApiUrl, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ chainId: '8453', amount: '1.5' }) });
     assert.equal(below.status, 400, below.text);
     assert.match(assertErrorEnvelope(below).details?.[0]?.message ?? '', /at least 2 USDC on chain 8453/);
   });

@@ -21,7 +21,8 @@ import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
-import { rotateWebhookSecret, setWebhookUrl, startTestReceiver, type TestReceiver } from '../webhooks/support';
+import { rotateWebhookSecret } from '../support/merchant';
+import { setWebhookUrl, startTestReceiver, type TestReceiver } from '../webhooks/support';
 
 const STREAM_MS = 60_000;
 const WORKER_KILL_EVERY_MS = 4_000;

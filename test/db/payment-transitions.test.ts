@@ -1,26 +1,41 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
 import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { eventually } from '../support/poll';
 import { getStack } from '../support/stack';
 
 describe('applyPaymentTransition (one statement per lifecycle step)', function () {
   this.timeout(120_000);
   let stack: Stack;
   let services: StackServices;
+  let merchant: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex);
   });
   after(async () => services?.close());
 
-  const newPayment = async () => (await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }))).id;
+  const newPayment = async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }))).id;
+  /** Sessions waiting for a lock `pid` holds, directly or behind another such session (PostgreSQL queues them in order). */
+  const sessionsQueuedBehind = async (pid: number): Promise<number> => {
+    const { rows } = await services.knex.raw<{ rows: Array<{ count: number }> }>(
+      `with recursive queued(pid) as (
+         select pid from pg_stat_activity where ? = any(pg_blocking_pids(pid))
+         union
+         select a.pid from pg_stat_activity a join queued q on q.pid = any(pg_blocking_pids(a.pid))
+       ) select count(*)::int as count from queued`,
+      [pid],
+    );
+    return rows[0]!.count;
+  };
   const timeline = async (paymentId: string) => (await listPaymentStatusEvents({ knex: services.knex, paymentId })).map((event) => event.status);
 
   it('writes the status with its payin and payout fields, ignores an older step, and adds an event only when the status changes', async () => {
@@ -67,10 +82,13 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
     // Another writer holds the row while two steps queue behind it, the first before the second.
     const trx = await services.knex.transaction();
     await trx('payments').where({ id: paymentId }).forUpdate().first();
+    const holder = (await trx.raw<{ rows: Array<{ pid: number }> }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const queued = (count: number) =>
+      eventually(`${count} step(s) queued behind the lock`, 10_000, async () => ((await sessionsQueuedBehind(holder)) === count ? true : undefined), 20);
     const first = apply('payment_started', 1);
-    await delay(200);
+    await queued(1);
     const second = apply('payment_started', 2);
-    await delay(200);
+    await queued(2);
     await trx.commit();
     await Promise.all([first, second]);
     assert.equal(Number((await findPaymentById({ knex: services.knex, id: paymentId }))!.status_sequence), 2);

@@ -6,6 +6,7 @@ import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
 
@@ -20,12 +21,14 @@ describe('log lines about a payment name it and its workflow (worker)', function
   this.timeout(240_000);
   let stack: Stack;
   let services: StackServices;
+  let merchant: TestMerchant;
   let worker: ChildProcess | undefined;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex);
   });
   after(async () => {
     worker?.kill('SIGKILL');
@@ -40,7 +43,7 @@ describe('log lines about a payment name it and its workflow (worker)', function
     try {
       worker = spawnWorker(stack, taskQueue, { LOG_LEVEL: 'debug' }, 'pipe');
       createInterface({ input: worker.stdout! }).on('line', (line) => line.startsWith('{') && lines.push(JSON.parse(line) as LogLine));
-      const created = await createPayment(api.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: `logs-${randomUUID()}`, chainId: '8453', amount: '3' }));
+      const created = await createPayment(api.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `logs-${randomUUID()}`, chainId: '8453', amount: '3' }));
       await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '3');
       await waitForStatus(api.paymentApiUrl, created.id, 'payment_completed', 120_000);
       worker.kill('SIGTERM');

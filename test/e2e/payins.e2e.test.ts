@@ -17,6 +17,7 @@ import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 const units = (amount: string) => parseUnits(amount, 6);
@@ -36,8 +37,9 @@ describe('payins end to end: multisend and a watcher terminated mid-stream', fun
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    key = stack.info.demoMerchant.ordersKey;
-    merchant = stack.info.demoMerchant.payout.address;
+    const shop = await newMerchant(stack, services.knex);
+    key = shop.ordersKey;
+    merchant = shop.payout.address;
   });
   after(async () => services?.close());
 

@@ -9,8 +9,8 @@ import { connectServices, startExtraApi, type StackServices } from '../support/s
 import { solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';
 import { eventually } from '../support/poll';
 import { request } from '../support/http';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
-import { createMerchant, type TestMerchant } from '../api/helpers';
 
 /** FEE_BPS=50 in the test stack. */
 const payoutOf = (amount: bigint) => amount - (amount * 50n) / 10_000n;
@@ -28,6 +28,8 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
   /** Paid out in USDC on Solana. */
   let solanaMerchant: TestMerchant;
   let solanaPayout: string;
+  /** Paid out in USDC on Base. */
+  let baseMerchant: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
@@ -37,12 +39,8 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
     chainId = String(stackChain(stack.info, 'solana').chainId);
     customer = stack.info.customer.solana.address;
     solanaPayout = (await generateKeyPairSigner()).address;
-    solanaMerchant = await createMerchant(services.knex, {
-      apiKeyPrefix: stack.config.apiKeyPrefix,
-      payoutAddress: solanaPayout,
-      payoutChainId: Number(chainId),
-      payoutTokenSymbol: 'USDC',
-    });
+    solanaMerchant = await newMerchant(stack, services.knex, { payout: { chainId: Number(chainId), tokenSymbol: 'USDC', address: solanaPayout } });
+    baseMerchant = await newMerchant(stack, services.knex);
   });
   after(async () => {
     if (timings.length > 0) console.log(`      payin → payment_completed: ${timings.join(', ')}`);
@@ -76,7 +74,7 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
 
   it('USDC on Solana for a merchant paid out on Base is refused at create: no bridge carries it yet', async () => {
     const res = await request(api, {
-      headers: { 'x-api-key': stack.info.demoMerchant.ordersKey },
+      headers: { 'x-api-key': baseMerchant.ordersKey },
       body: paymentBody({ orderId: `sol-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }),
     });
     assert.equal(res.status, 400, res.text);

@@ -11,12 +11,13 @@ import { Address, WalletContractV5R1, beginCell, toNano } from '@ton/ton';
 import type { PaymentResource } from '../../api/serializers/payment';
 import { listPayins } from '../../db/queries/payins';
 import { stackChain, type Stack, type StackChain } from '../../tools/stack/stack';
-import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
+import { uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { payJetton, payTon, tonPayer, type TonPayer } from '../support/ton';
 
@@ -34,6 +35,8 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
   let customer: TonPayer;
   let tonMerchant: TestMerchant & { wallet: string };
   let usdtMerchant: TestMerchant & { wallet: string };
+  /** Paid out in USDC on Base. */
+  let baseMerchant: TestMerchant;
   const timings: string[] = [];
 
   before(async function () {
@@ -44,11 +47,12 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const merchant = async (tokenSymbol: 'TON' | 'USDT') => {
       const wallet = freshWallet();
-      const app = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: Address.parse(wallet).toRawString(), payoutChainId: ton.chainId, payoutTokenSymbol: tokenSymbol });
+      const app = await newMerchant(stack, services.knex, { payout: { chainId: ton.chainId, tokenSymbol, address: Address.parse(wallet).toRawString() } });
       return { ...app, wallet };
     };
     tonMerchant = await merchant('TON');
     usdtMerchant = await merchant('USDT');
+    baseMerchant = await newMerchant(stack, services.knex);
   });
   after(async () => {
     if (timings.length) console.log(`      payin → payment_completed: ${timings.join(', ')}`);
@@ -91,7 +95,7 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
 
   it('USDT on TON for a merchant paid out on Base is refused at create: no bridge carries it', async () => {
     const res = await request(stack.info.paymentApiUrl, {
-      headers: { 'x-api-key': stack.info.demoMerchant.ordersKey },
+      headers: { 'x-api-key': baseMerchant.ordersKey },
       body: paymentBody({ orderId: `ton-${randomUUID()}`, chainId: String(ton.chainId), tokenSymbol: 'USDT', amount: '3' }),
     });
     assert.equal(res.status, 400, res.text);
@@ -142,20 +146,27 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
 describe('a TON legacy order on the hosted page in Chromium', function () {
   this.timeout(300_000);
   let stack: Stack;
+  let services: StackServices;
+  let shop: TestMerchant;
   let chromium: TestBrowser;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
+    services = await connectServices(stack);
+    shop = await newMerchant(stack, services.knex);
     chromium = await launchChromium();
   });
-  after(async () => chromium?.close());
+  after(async () => {
+    await chromium?.close();
+    await services?.close();
+  });
 
   it('the customer chooses TON, gets a ton://transfer link and QR code, pays 2 TON for 10 USD, and sees it paid', async () => {
     const ton = stackChain(stack.info, 'ton');
     const customer = await tonPayer(ton.rpcUrl, stack.info.customer.ton.mnemonic);
     const res = await request(`${stack.info.legacyApiUrl}/v1/orders`, {
-      headers: { token: stack.info.demoMerchant.ordersKey },
+      headers: { token: shop.ordersKey },
       body: { merchant_order_id: uniqueOrderId('ton-page'), price_amount: 10, title: 'TON sticker pack' },
     });
     assert.equal(res.status, 201, res.text);

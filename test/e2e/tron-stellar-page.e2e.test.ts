@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { stackChain, type Stack } from '../../tools/stack/stack';
-import { createMerchant, uniqueOrderId } from '../api/helpers';
+import { uniqueOrderId } from '../api/helpers';
 import { launchChromium, type TestBrowser } from '../support/browser';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { newStellarUsdcAccount, stellarCustomerPayment } from '../support/stellar';
 import { newTronAddress, tronCustomerTransfer } from '../support/tron';
@@ -30,7 +31,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
 
   /** A legacy order of a merchant paid out on the given chain, opened on its hosted page with the currency chosen. */
   async function openOrder(payout: { chainId: number; tokenSymbol: string; address: string }, currency: RegExp): Promise<{ page: Page; errors: string[] }> {
-    const merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: payout.address, payoutChainId: payout.chainId, payoutTokenSymbol: payout.tokenSymbol });
+    const merchant = await newMerchant(stack, services.knex, { payout });
     const res = await request(`${stack.info.legacyApiUrl}/v1/orders`, { headers: { token: merchant.ordersKey }, body: { merchant_order_id: uniqueOrderId('page'), price_amount: 7.5, title: 'Tea sampler' } });
     assert.equal(res.status, 201, res.text);
     const page = await chromium.browser.newPage();

@@ -8,10 +8,10 @@ import { createPayment, getPayment, paymentBody, waitForStatus } from '../suppor
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination, stellarUsdcBalance } from '../support/stellar';
 import { newTronAddress, tronCustomerTransfer, tronUsdtBalance } from '../support/tron';
-import { createMerchant, type TestMerchant } from '../api/helpers';
 
 /** FEE_BPS=50 in the test stack. */
 const payoutOf = (amount: bigint) => amount - (amount * 50n) / 10_000n;
@@ -67,6 +67,8 @@ for (const family of FAMILIES) {
     let chainId: string;
     let merchant: TestMerchant;
     let payout: string;
+    /** Paid out in USDC on Base. */
+    let baseMerchant: TestMerchant;
 
     before(async function () {
       this.timeout(300_000);
@@ -75,7 +77,8 @@ for (const family of FAMILIES) {
       api = stack.info.paymentApiUrl;
       chainId = String(family.chainId(stack.info));
       payout = await family.newPayoutWallet(stack.info);
-      merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: payout, payoutChainId: Number(chainId), payoutTokenSymbol: family.symbol });
+      merchant = await newMerchant(stack, services.knex, { payout: { chainId: Number(chainId), tokenSymbol: family.symbol, address: payout } });
+      baseMerchant = await newMerchant(stack, services.knex);
     });
     after(async () => {
       if (timings.length > 0) console.log(`      payin → payment_completed: ${timings.splice(0).join(', ')}`);
@@ -103,7 +106,7 @@ for (const family of FAMILIES) {
 
     it(`${family.symbol} on ${family.name.split(' on ')[1]} for a merchant paid out on Base is refused at create: no bridge carries it`, async () => {
       const res = await request(api, {
-        headers: { 'x-api-key': stack.info.demoMerchant.ordersKey },
+        headers: { 'x-api-key': baseMerchant.ordersKey },
         body: paymentBody({ orderId: `${chainId}-${randomUUID()}`, chainId, tokenSymbol: family.symbol, amount: '3' }),
       });
       assert.equal(res.status, 400, res.text);
@@ -147,8 +150,8 @@ describe('Stellar payments without the right memo', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    const payoutAddress = await newStellarUsdcAccount(stack.info);
-    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress, payoutChainId: stackChain(stack.info, 'stellar').chainId, payoutTokenSymbol: 'USDC' });
+    const address = await newStellarUsdcAccount(stack.info);
+    merchant = await newMerchant(stack, services.knex, { payout: { chainId: stackChain(stack.info, 'stellar').chainId, tokenSymbol: 'USDC', address } });
   });
   after(() => services?.close());
 
@@ -189,7 +192,7 @@ describe('the Tron sweep top-up on the payment’s terms', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: newTronAddress(), payoutChainId: stackChain(stack.info, 'tron').chainId, payoutTokenSymbol: 'USDT' });
+    merchant = await newMerchant(stack, services.knex, { payout: { chainId: stackChain(stack.info, 'tron').chainId, tokenSymbol: 'USDT', address: newTronAddress() } });
   });
   after(() => services?.close());
 

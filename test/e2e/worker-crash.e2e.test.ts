@@ -7,6 +7,7 @@ import type { Stack } from '../../tools/stack/stack';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
 
@@ -14,12 +15,14 @@ describe('a worker killed while a payout is in flight', function () {
   this.timeout(240_000);
   let stack: Stack;
   let services: StackServices;
+  let merchant: TestMerchant;
   const children: ChildProcess[] = [];
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex);
   });
   after(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -34,7 +37,7 @@ describe('a worker killed while a payout is in flight', function () {
       const doomed = spawnWorker(stack, taskQueue, { PAYRAIL_FAULT_CRASH_AFTER_BROADCAST: 'payout to merchant' });
       children.push(doomed);
       const amount = '11';
-      const created = await createPayment(api.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: `crash-${randomUUID()}`, chainId: '8453', amount }));
+      const created = await createPayment(api.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `crash-${randomUUID()}`, chainId: '8453', amount }));
       const startBlock = await providerFor(stack.info, 8453).getBlockNumber();
       await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
 
@@ -53,7 +56,7 @@ describe('a worker killed while a payout is in flight', function () {
         address: tokenAddress(stack.info, 8453, 'USDC'),
         fromBlock: startBlock,
         toBlock: 'latest',
-        topics: [topicOf('Transfer(address,address,uint256)'), null, zeroPadValue(stack.info.demoMerchant.payout.address, 32)],
+        topics: [topicOf('Transfer(address,address,uint256)'), null, zeroPadValue(merchant.payout.address, 32)],
       });
       assert.deepEqual(transfers.map((t) => t.transactionHash), [payment.destination.txHash], 'exactly one payout transfer on chain');
     } finally {

@@ -3,10 +3,11 @@ import type { OrderRow } from '../../db/tables';
 import { PAY_CURRENCY_CODES } from '../../domain/pay-currencies';
 import type { Stack } from '../../tools/stack/stack';
 import type { PageState } from '../../services/pay-page';
-import { createMerchant, uniqueOrderId, type TestMerchant } from '../api/helpers';
+import { uniqueOrderId } from '../api/helpers';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { assertLegacyError, type OrderCreated } from './helpers';
 
@@ -81,6 +82,7 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
   let stack: Stack;
   let services: StackServices;
   let origin: string;
+  let shop: TestMerchant;
   let key: string;
   let other: TestMerchant;
 
@@ -89,14 +91,15 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     stack = await getStack();
     services = await connectServices(stack);
     origin = stack.info.legacyApiUrl;
-    key = stack.info.demoMerchant.ordersKey;
-    other = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: stack.info.demoMerchant.payout.address });
+    shop = await newMerchant(stack, services.knex);
+    key = shop.ordersKey;
+    other = await newMerchant(stack, services.knex);
   });
   after(async () => services?.close());
 
   const valid = () => ({ price_amount: 12.5, title: 'Validation test', merchant_order_id: uniqueOrderId('legacy-valid') });
   const post = (body: unknown, headers: Record<string, string> = { token: key }) => request(`${origin}/v1/orders`, { headers, body });
-  const orderCount = async () => Number((await services.knex('orders').count<Array<{ count: string }>>({ count: '*' }))[0]?.count ?? 0);
+  const orderCount = async () => Number((await services.knex('orders').where({ app_id: shop.appId }).count<Array<{ count: string }>>({ count: '*' }))[0]?.count ?? 0);
 
   describe('validation: each rule answers 400 naming the field, and creates nothing', () => {
     for (const rule of RULES) {
@@ -169,14 +172,14 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
     });
 
     it('a revoked key: 401 invalid_api_key, at once', async () => {
-      const merchant = await createMerchant(services.knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: stack.info.demoMerchant.payout.address });
+      const merchant = await newMerchant(stack, services.knex);
       assert.equal((await post(valid(), { token: merchant.ordersKey })).status, 201);
       await services.knex('api_keys').where({ app_id: merchant.appId, scope: 'Orders' }).update({ revoked_at: services.knex.fn.now() });
       assertLegacyError(await post(valid(), { token: merchant.ordersKey }), 401, 'invalid_api_key');
     });
 
     it('an Admin key works too', async () => {
-      assert.equal((await post(valid(), { token: stack.info.demoMerchant.adminKey })).status, 201);
+      assert.equal((await post(valid(), { token: shop.adminKey })).status, 201);
     });
   });
 

@@ -9,7 +9,7 @@ import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { PageState } from '../../services/pay-page';
 import { startWorker, type RunningWorker } from '../../workers/main';
 import { orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { createMerchant, listWorkflows, uniqueOrderId } from '../api/helpers';
+import { listWorkflows, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { launchChromium, type TestBrowser } from '../support/browser';
@@ -18,6 +18,7 @@ import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer } from '../support/solana';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { startShop, type OrderCreated, type ShopServer } from './helpers';
 
@@ -46,6 +47,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   let chromium: TestBrowser;
   let browser: BrowserContext;
   let origin: string;
+  let merchant: TestMerchant;
   let key: string;
   const extraApis: ExtraApi[] = [];
 
@@ -61,7 +63,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     stack = await getStack();
     services = await connectServices(stack);
     origin = stack.info.legacyApiUrl;
-    key = stack.info.demoMerchant.ordersKey;
+    merchant = await newMerchant(stack, services.knex);
+    key = merchant.ordersKey;
     shop = await startShop();
     const taskQueue = `legacy-e2e-${randomUUID()}`;
     worker = await startWorker({ ...stack.config, temporal: { ...stack.config.temporal, taskQueue } });
@@ -196,11 +199,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
 
   it('the customer chooses USDC on Solana: a base58 deposit address, its QR code and solana: link; paid with @solana/kit', async () => {
     // USDC on Solana is offered to merchants paid out on Solana (no bridge carries it to their EVM payout yet).
-    const solanaMerchant = await createMerchant(services.knex, {
-      apiKeyPrefix: stack.config.apiKeyPrefix,
-      payoutAddress: (await generateKeyPairSigner()).address,
-      payoutChainId: stackChain(stack.info, 'solana').chainId,
-      payoutTokenSymbol: 'USDC',
+    const solanaMerchant = await newMerchant(stack, services.knex, {
+      payout: { chainId: stackChain(stack.info, 'solana').chainId, tokenSymbol: 'USDC', address: (await generateKeyPairSigner()).address },
     });
     const merchantOrderId = uniqueOrderId('legacy-e2e-sol');
     const created = await createOrder({
@@ -279,8 +279,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
   });
 
   it('an order paid in native ETH on Base: priced by the feed, detected without a log, the merchant paid in USDC', async () => {
-    const merchant = stack.info.demoMerchant.payout.address;
-    const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
+    const payout = merchant.payout.address;
+    const before = await tokenBalance(stack.info, 8453, 'USDC', payout);
     const created = await createOrder({ merchant_order_id: uniqueOrderId('legacy-eth'), price_amount: 30, pay_currency: 'ETH_BASE', callback_url: `${shop.url}/callbacks/eth`, merchant_token: 'mt-eth' });
     assert.equal(created.order.status, 'pending');
     assert.equal(created.order.pay_amount, '0.01');
@@ -306,7 +306,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.ok(!seen.includes('payment_bridging'), `no bridge for a coin the treasury keeps: ${seen.join(' → ')}`);
     assert.equal(payment.source.tokenAddress, '0x0000000000000000000000000000000000000000');
     // 30 USD at the stored rate, minus the 0.5 % fee.
-    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - before, parseUnits('29.85', 6));
+    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', payout)) - before, parseUnits('29.85', 6));
     assert.equal(await providerFor(stack.info, 8453).getBalance(deposit), 0n, 'the deposit address was swept');
     const [payin] = await services.knex<PayinRow>('payins').where({ payment_id: order.payment_id! });
     assert.equal(payin?.token_address, '0x0000000000000000000000000000000000000000');

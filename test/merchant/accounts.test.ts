@@ -10,6 +10,7 @@ import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { paymentBody } from '../support/api';
 import { request } from '../support/http';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { newTronAddress } from '../support/tron';
 import { bearer, createKey, login, register, registerBody, type RegisteredApp, type Session } from './helpers';
@@ -143,13 +144,13 @@ describe('merchant service: registration, API keys and webhook settings', functi
     const orderId = uniqueOrderId('mine');
     assert.equal((await createPayment(key.key, orderId)).status, 201);
 
-    const demo = stack.info.demoMerchant;
-    const crossRead = await request(`${paymentApi}/payments/order/${app.appId}/${orderId}`, { headers: { 'x-api-key': demo.ordersKey } });
-    assert.equal(crossRead.status, 404, "the demo app's key cannot read the new app's order");
-    const demoOrderId = uniqueOrderId('demo');
-    assert.equal((await createPayment(demo.ordersKey, demoOrderId)).status, 201);
-    const reverse = await request(`${paymentApi}/payments/order/${demo.appId}/${demoOrderId}`, { headers: { 'x-api-key': key.key } });
-    assert.equal(reverse.status, 404, "the new key cannot read the demo app's order");
+    const other = await newMerchant(stack, services.knex);
+    const crossRead = await request(`${paymentApi}/payments/order/${app.appId}/${orderId}`, { headers: { 'x-api-key': other.ordersKey } });
+    assert.equal(crossRead.status, 404, "another app's key cannot read the new app's order");
+    const otherOrderId = uniqueOrderId('other');
+    assert.equal((await createPayment(other.ordersKey, otherOrderId)).status, 201);
+    const reverse = await request(`${paymentApi}/payments/order/${other.appId}/${otherOrderId}`, { headers: { 'x-api-key': key.key } });
+    assert.equal(reverse.status, 404, "the new key cannot read the other app's order");
 
     const foreign: Array<[string, string, unknown?]> = [
       ['GET', `/apps/${app.appId}/keys`],
@@ -157,7 +158,7 @@ describe('merchant service: registration, API keys and webhook settings', functi
       ['DELETE', `/apps/${app.appId}/keys/${key.id}`],
       ['PUT', `/apps/${app.appId}/webhook`, { webhookUrl: 'https://127.0.0.1:9443/bob' }],
       ['POST', `/apps/${app.appId}/webhook/rotate`],
-      ['GET', `/apps/${demo.appId}/keys`],
+      ['GET', `/apps/${other.appId}/keys`],
       ['GET', `/apps/merchant_does-not-exist/keys`],
     ];
     for (const [method, path, body] of foreign) {

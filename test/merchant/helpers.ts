@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { SinkMessage } from '../../tools/stack/mail-sink';
 import { assertErrorEnvelope } from '../api/helpers';
 import { request, type HttpResult } from '../support/http';
 import { sinkMessages } from '../support/mail';
-import { eventually } from '../support/poll';
+import { awayFromWindowEnd, eventually } from '../support/poll';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -84,6 +83,5 @@ export function assertRateLimited(res: HttpResult, label: string): void {
  * counting again halfway. Waits that moment out.
  */
 export async function awayFromDayBoundary(): Promise<void> {
-  const untilMidnight = 86_400_000 - (Date.now() % 86_400_000);
-  if (untilMidnight < 30_000) await delay(untilMidnight + 1000);
+  await awayFromWindowEnd(86_400_000, 30_000);
 }

@@ -9,6 +9,7 @@ import { request } from '../support/http';
 import { sinkMessages } from '../support/mail';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { assertRateLimited, awayFromDayBoundary, bearer, createKey, login, register, registerBody, uniqueClientIp, uniqueEmail } from './helpers';
 
@@ -25,11 +26,13 @@ describe('merchant service: rate limits shared by API processes', function () {
   let services: StackServices;
   let a: ExtraApi;
   let b: ExtraApi;
+  let merchant: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    merchant = await newMerchant(stack, services.knex);
     const overrides = {
       trustedProxyHops: 1,
       rateLimits: {
@@ -52,7 +55,6 @@ describe('merchant service: rate limits shared by API processes', function () {
   it('counts failed API keys, legacy tokens, JWTs and login codes per client on every process; then refuses failures, never a good key', async () => {
     const ip = uniqueClientIp();
     const from = (headers: Record<string, string> = {}) => ({ ...headers, 'x-forwarded-for': `203.0.113.9, ${ip}` });
-    const demoKey = stack.info.demoMerchant.adminKey;
     const failures = [
       () => request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': 'pr_live_wrong' }) }),
       () => request(`${b.merchantApiUrl}/apps`, { headers: from(bearer('not.a.token')) }),
@@ -71,7 +73,7 @@ describe('merchant service: rate limits shared by API processes', function () {
     assert.match((blocked.body as { message: string }).message, /failed authentication/);
     assert.ok(Number(blocked.headers.get('retry-after')) <= DAY);
     // A key that verifies is never refused for the failures of others at the same address.
-    const good = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': demoKey }) });
+    const good = await request(`${a.merchantApiUrl}/me/stats?period=today`, { headers: from({ 'x-api-key': merchant.adminKey }) });
     assert.equal(good.status, 200, good.text);
 
     // Other clients are unaffected, and a spoofed left-most X-Forwarded-For entry does not pick the bucket.
@@ -120,8 +122,8 @@ describe('merchant service: rate limits shared by API processes', function () {
     assert.match(assertErrorEnvelope(refusedKeyed).message, /payments created for this app/);
     assert.equal(await services.knex('payments').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), 2 * LIMIT);
 
-    const demo = await request(a.paymentApiUrl, { headers: { 'x-api-key': stack.info.demoMerchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
-    assert.equal(demo.status, 201, 'another app is unaffected');
+    const other = await request(a.paymentApiUrl, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
+    assert.equal(other.status, 201, 'another app is unaffected');
   });
 
   it('housekeeping drops windows that started over a day ago and codes that expired over a day ago', async () => {

@@ -7,6 +7,8 @@ import { assertErrorEnvelope, uniqueOrderId } from '../api/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { request } from '../support/http';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { createKey, login, register, registerBody } from './helpers';
 
@@ -30,10 +32,15 @@ describe('merchant service: GET /me/stats', function () {
   let adminKey: string;
   let ordersKey: string;
   let settled: PaymentResource[];
+  let services: StackServices;
+  /** Another app, whose payment counts in its own stats only. */
+  let other: TestMerchant;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
+    services = await connectServices(stack);
+    other = await newMerchant(stack, services.knex);
     api = stack.info.merchantApiUrl;
     const session = await login(api, stack.info.mailSinkUrl!);
     const app = await register(api, session.token, registerBody({ payout: { chainId: '8453', tokenSymbol: 'USDC', address: Wallet.createRandom().address } }));
@@ -41,6 +48,7 @@ describe('merchant service: GET /me/stats', function () {
     adminKey = (await createKey(api, session.token, appId, { scope: 'Admin' })).key;
     ordersKey = (await createKey(api, session.token, appId)).key;
   });
+  after(async () => services?.close());
 
   const stats = (period: string, key = adminKey) => request(`${api}/me/stats?period=${period}`, { headers: { 'x-api-key': key } });
 
@@ -59,7 +67,7 @@ describe('merchant service: GET /me/stats', function () {
     const paid = await Promise.all(amounts.map((amount) => createPayment(paymentApi, ordersKey, paymentBody({ orderId: uniqueOrderId('stats'), chainId: '8453', amount }))));
     // Neither an unpaid payment nor another app's payment counts.
     await createPayment(paymentApi, ordersKey, paymentBody({ orderId: uniqueOrderId('unpaid'), chainId: '8453', amount: '99' }));
-    await createPayment(paymentApi, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: uniqueOrderId('other'), chainId: '8453', amount: '50' }));
+    await createPayment(paymentApi, other.ordersKey, paymentBody({ orderId: uniqueOrderId('other'), chainId: '8453', amount: '50' }));
     for (const [i, p] of paid.entries()) await customerTransfer(stack.info, 8453, 'USDC', p.source.receiverAddress, amounts[i]!);
     settled = await Promise.all(paid.map(async (p) => (await waitForStatus(paymentApi, p.id, 'payment_completed', 120_000)).payment));
 

@@ -1,5 +1,14 @@
+import { createRequire } from 'node:module';
+import { ensureDashboardBuilt } from '../../tools/build-dashboard';
 import { stopStack } from '../support/stack';
 import { quietSdkLogs, stopTestEnv } from '../support/temporal';
+
+/**
+ * `npm test` runs mocha with `--parallel`: each worker process runs one test file after another, and root hooks run
+ * around each file rather than once. A worker's stack is shared by the files it runs, so it stops when the worker
+ * ends; the time-skipping server is each file's own, so no file's leftover runs can hold another file's clock.
+ */
+const PARALLEL_WORKER = process.env.MOCHA_WORKER_ID !== undefined;
 
 export const mochaHooks = {
   /** The SDK runtime is process-wide: set it up quiet before any suite's worker starts it with its defaults. */
@@ -8,6 +17,32 @@ export const mochaHooks = {
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(60_000);
-    await Promise.all([stopStack(), stopTestEnv()]);
+    await Promise.all([PARALLEL_WORKER ? undefined : stopStack(), stopTestEnv()]);
   },
 };
+
+/**
+ * Runs once in the main mocha process, before any worker starts: the stacks of the parallel workers serve the
+ * dashboard's build, which must not be made twice at the same time.
+ */
+export async function mochaGlobalSetup(): Promise<void> {
+  await ensureDashboardBuilt();
+}
+
+if (PARALLEL_WORKER) stopStackWhenWorkerEnds();
+
+/**
+ * The worker pool ends a worker by a message, then by SIGTERM a second later: the stack (PostgreSQL, Temporal, the
+ * devnets) is stopped in order before the worker exits either way. (Its parts would not outlive the worker anyway:
+ * each dies with its parent; this leaves no data behind.)
+ */
+function stopStackWhenWorkerEnds(): void {
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= Promise.all([stopStack(), stopTestEnv()]).then(() => undefined, (err: unknown) => console.error('stopping the test stack failed', err)));
+  // mocha's own workerpool, which runs this process: its onTerminate is awaited before the worker exits.
+  const workerpool = createRequire(require.resolve('mocha'))('workerpool') as {
+    worker(methods: Record<string, never>, options: { onTerminate: () => Promise<void> }): void;
+  };
+  workerpool.worker({}, { onTerminate: stop });
+  process.once('SIGTERM', () => void stop().finally(() => process.exit(0)));
+}

@@ -21,3 +21,13 @@ export async function eventually<T>(what: string | (() => string), timeoutMs: nu
     await delay(intervalMs);
   }
 }
+
+/**
+ * Waits, polling the clock, until the current window of `windowMs` (fixed windows aligned on the epoch, as rate
+ * limits and UTC days are) has at least `neededMs` left, so that what happens in the next `neededMs` is counted in one
+ * window.
+ */
+export async function awayFromWindowEnd(windowMs: number, neededMs: number): Promise<void> {
+  await eventually(`${neededMs} ms left in the current ${windowMs} ms window`, neededMs + 1_000, () =>
+    Promise.resolve(windowMs - (Date.now() % windowMs) >= neededMs ? true : undefined), 50);
+}

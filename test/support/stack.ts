@@ -21,8 +21,10 @@ export const TEST_STACK_ENV = {
 } as const;
 
 /**
- * The one real stack of the test run (PostgreSQL, Temporal, two hardhat chains, worker, API), started on
- * free ports the first time a test asks for it and stopped by the root hook.
+ * The one real stack of this mocha process (PostgreSQL, Temporal, two hardhat chains, worker, API; each worker of a
+ * parallel run has its own), started on free ports the first time a test asks for it and stopped when the process's
+ * last file is done (test/setup/root-hooks.ts). Files share it: each pays through merchants of its own
+ * (test/support/merchant.ts).
  */
 export function getStack(): Promise<Stack> {
   running ??= startThrowawayStack({ name: 'test', blockTimeMs: 500, env: TEST_STACK_ENV });

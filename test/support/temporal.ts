@@ -1,7 +1,8 @@
 /**
- * The one Temporal test server of a mocha run: Temporal's time-skipping test server (so a workflow's hour-long
- * expiry or week-long window passes in moments), with Payrail's search attributes registered, shared by every
- * workflow test and stopped by the root hook. The workflow bundle is built once too.
+ * The Temporal test server of a test file: Temporal's time-skipping test server (so a workflow's hour-long expiry or
+ * week-long window passes in moments), with Payrail's search attributes registered, shared by the file's workflow
+ * tests and stopped by the root hook after it (in a parallel run; once at the end of a serial one), so no file's
+ * leftover runs can hold another's clock. The workflow bundle is built once per process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';

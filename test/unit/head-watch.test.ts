@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { HeadWatch } from '../../chains/head-watch';
+import { eventually } from '../support/poll';
 
 /** A node whose head the test moves, counting how often it is read. */
 function node(head: number) {
@@ -12,7 +13,22 @@ function node(head: number) {
 }
 
 const INTERVAL_MS = 20;
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `node` has been read `count` times in all. */
+const readsReach = (state: { reads: number }, count: number) =>
+  eventually(`${count} head reads`, 5_000, () => Promise.resolve(state.reads >= count ? true : undefined), 5);
+
+/**
+ * Resolves once `intervals` intervals have passed, as another watch counts them: its reads of a head that never
+ * passes its waiter's block, one per interval.
+ */
+async function intervalsPass(intervals: number): Promise<void> {
+  const clock = node(0);
+  const ticking = new HeadWatch(clock.read, INTERVAL_MS).after(0, 5_000);
+  await readsReach(clock.state, 1 + intervals);
+  clock.state.head = 1;
+  await ticking;
+}
 
 describe('HeadWatch: every waiter of a process woken by one head read per interval', () => {
   it('answers at once when the head is already past the block', async () => {
@@ -26,18 +42,22 @@ describe('HeadWatch: every waiter of a process woken by one head read per interv
     const watch = new HeadWatch(read, INTERVAL_MS);
     const early = Array.from({ length: 100 }, () => watch.after(10, 5_000));
     const late = watch.after(11, 5_000);
-    await wait(INTERVAL_MS * 3);
-    const readsWhileWaiting = state.reads;
+    let lateAnswered = false;
+    void late.then(() => (lateAnswered = true));
     // 100 + 1 first looks, then one read per interval for all of them.
+    await readsReach(state, 101 + 3);
+    const readsWhileWaiting = state.reads;
     assert.ok(readsWhileWaiting <= 101 + 4, `reads: ${readsWhileWaiting}`);
     state.head = 11;
     assert.deepEqual(new Set(await Promise.all(early)), new Set([11]));
-    assert.equal(await Promise.race([late, wait(INTERVAL_MS * 3).then(() => 'waiting')]), 'waiting');
+    // Two more reads of head 11 leave the waiter for block 11 waiting.
+    await readsReach(state, state.reads + 2);
+    assert.equal(lateAnswered, false, 'the waiter for block 11 still waits');
     state.head = 12;
     assert.equal(await late, 12);
     // Nobody waits: the loop stops reading.
     const readsWhenDone = state.reads;
-    await wait(INTERVAL_MS * 3);
+    await intervalsPass(3);
     assert.equal(state.reads, readsWhenDone);
   });
 

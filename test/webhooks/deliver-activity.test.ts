@@ -17,8 +17,9 @@ import { postJson, responsePreview } from '../../lib/http-client';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
-import { createWebhookMerchant, deliveriesOf, setWebhookUrl, startTestReceiver, type TestReceiver } from './support';
+import { deliveriesOf, setWebhookUrl, startTestReceiver, type TestReceiver } from './support';
 
 const PAYIN: WebhookEventType = 'payment_payin_completed';
 
@@ -52,7 +53,7 @@ describe('deliverWebhook (activity), called directly', function () {
   /** A payment of a new app whose webhook URL points at the receiver, created through the API. */
   async function newPayment(tag: string) {
     const url = receiver.url('ok', `${tag}-${randomUUID()}`);
-    const merchant = await createWebhookMerchant(stack, services.knex, url);
+    const merchant = await newMerchant(stack, services.knex, { webhookUrl: url });
     const payment = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
     return { url, merchant, payment };
   }

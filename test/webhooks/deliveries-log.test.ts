@@ -11,8 +11,9 @@ import type { WebhookDeliveryRow, WebhookEventType } from '../../db/tables';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
-import { createWebhookMerchant, developerToken, type WebhookMerchant } from './support';
+import { developerToken } from './support';
 
 const EVENTS: WebhookEventType[] = ['payment_payin_completed', 'payment_payout_completed'];
 
@@ -20,8 +21,8 @@ describe('webhook delivery log', function () {
   this.timeout(60_000);
   let stack: Stack;
   let services: StackServices;
-  let merchant: WebhookMerchant;
-  let other: WebhookMerchant;
+  let merchant: TestMerchant;
+  let other: TestMerchant;
   /** Delivery ids of `merchant`, newest first. */
   const newestFirst: string[] = [];
   /** The merchant service of the test stack, with a dashboard session per developer. */
@@ -29,7 +30,7 @@ describe('webhook delivery log', function () {
   const bearer = async (developerId: string) => `Bearer ${await developerToken(stack, developerId)}`;
 
   /** A finished delivery of each event for a new payment of `m`, created `ageSeconds` ago (payin 1 s older). */
-  async function deliveries(m: WebhookMerchant, ageSeconds: number, status: 'delivered' | 'exhausted' = 'delivered'): Promise<string[]> {
+  async function deliveries(m: TestMerchant, ageSeconds: number, status: 'delivered' | 'exhausted' = 'delivered'): Promise<string[]> {
     const payment = await createPayment(stack.info.paymentApiUrl, m.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
     const ids: string[] = [];
     for (const [i, eventType] of EVENTS.entries()) {
@@ -51,8 +52,8 @@ describe('webhook delivery log', function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
-    merchant = await createWebhookMerchant(stack, services.knex, 'https://merchant.example/hook');
-    other = await createWebhookMerchant(stack, services.knex, 'https://other.example/hook');
+    merchant = await newMerchant(stack, services.knex, { webhookUrl: 'https://merchant.example/hook' });
+    other = await newMerchant(stack, services.knex, { webhookUrl: 'https://other.example/hook' });
     // 11 payments → 22 finished deliveries, so the default limit (20) cuts the list.
     for (let age = 0; age < 11; age++) newestFirst.push(...(await deliveries(merchant, age * 10, age % 2 ? 'exhausted' : 'delivered')));
     await deliveries(other, 0);

@@ -17,20 +17,18 @@ import { createPayment, getPayment, paymentBody, waitForStatus } from '../suppor
 import { customerTransfer } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { newMerchant, rotateWebhookSecret, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
 import {
   FAIL_RESPONSE,
   OK_RESPONSE,
-  createWebhookMerchant,
   deliveriesOf,
   developerToken,
-  rotateWebhookSecret,
   setWebhookUrl,
   startTestReceiver,
   type ReceivedRequest,
   type TestReceiver,
-  type WebhookMerchant,
 } from './support';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -72,7 +70,7 @@ async function webhookRig(stack: Stack, services: StackServices, workerEnv: Reco
     workers,
     /** Another worker on the queue, e.g. after one crashed. */
     startWorker: () => workers.push(spawnWorker(stack, taskQueue, env)),
-    create: (merchant: WebhookMerchant) => createPayment(api.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '5' })),
+    create: (merchant: TestMerchant) => createPayment(api.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '5' })),
     payIn: (payment: PaymentResource) => customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '5'),
     async close() {
       for (const worker of workers) worker.kill('SIGKILL');
@@ -111,7 +109,7 @@ describe('webhook delivery end to end', function () {
     });
   }
 
-  async function createAndPay(merchant: WebhookMerchant) {
+  async function createAndPay(merchant: TestMerchant) {
     const payment = await rig.create(merchant);
     await rig.payIn(payment);
     return payment;
@@ -119,7 +117,7 @@ describe('webhook delivery end to end', function () {
 
   it('delivers both events, signed and with the full payment schema, and logs them as delivered', async () => {
     const url = receiver.url('ok', `happy-${randomUUID()}`);
-    const merchant = await createWebhookMerchant(stack, services.knex, url);
+    const merchant = await newMerchant(stack, services.knex, { webhookUrl: url });
     const payment = await createAndPay(merchant);
     const rows = await settled(payment);
     const final = await getPayment(rig.api.paymentApiUrl, payment.id, merchant.ordersKey);
@@ -135,7 +133,7 @@ describe('webhook delivery end to end', function () {
         rawBody: r.rawBody,
         timestampHeader: r.headers['x-service-timestamp'],
         signatureHeader: r.headers['x-service-signature'],
-        secret: merchant.secret,
+        secret: merchant.webhookSecret!,
       });
       assert.deepEqual(verified, { ok: true });
     }
@@ -188,8 +186,8 @@ describe('webhook delivery end to end', function () {
   it('makes one attempt to an endpoint that answers 500 or hangs past the timeout, logs it exhausted, never retries', async () => {
     const failUrl = receiver.url('fail', randomUUID());
     const hangUrl = receiver.url('hang', randomUUID());
-    const failing = await createAndPay(await createWebhookMerchant(stack, services.knex, failUrl));
-    const hanging = await createAndPay(await createWebhookMerchant(stack, services.knex, hangUrl));
+    const failing = await createAndPay(await newMerchant(stack, services.knex, { webhookUrl: failUrl }));
+    const hanging = await createAndPay(await newMerchant(stack, services.knex, { webhookUrl: hangUrl }));
     const [failed, hung] = await Promise.all([settled(failing), settled(hanging)]);
 
     for (const row of Object.values(failed)) {
@@ -209,7 +207,7 @@ describe('webhook delivery end to end', function () {
 
   it('signs with the app’s current secret: after a rotation only the new secret verifies', async () => {
     const url = receiver.url('ok', `rotated-${randomUUID()}`);
-    const merchant = await createWebhookMerchant(stack, services.knex, url);
+    const merchant = await newMerchant(stack, services.knex, { webhookUrl: url });
     // Created before the rotation, paid after it.
     const payment = await rig.create(merchant);
     const rotated = await rotateWebhookSecret(stack, services.knex, merchant.appId);
@@ -222,14 +220,14 @@ describe('webhook delivery end to end', function () {
       const verify = (secret: string) =>
         verifyWebhook({ rawBody: r.rawBody, timestampHeader: r.headers['x-service-timestamp'], signatureHeader: r.headers['x-service-signature'], secret });
       assert.deepEqual(verify(rotated), { ok: true });
-      assert.deepEqual(verify(merchant.secret), { ok: false, error: 'invalid_signature' });
+      assert.deepEqual(verify(merchant.webhookSecret!), { ok: false, error: 'invalid_signature' });
     }
   });
 
   it('applies a webhook URL change to payments created after it; earlier ones keep their URL', async () => {
     const oldUrl = receiver.url('ok', `old-${randomUUID()}`);
     const newUrl = receiver.url('ok', `new-${randomUUID()}`);
-    const merchant = await createWebhookMerchant(stack, services.knex, oldUrl);
+    const merchant = await newMerchant(stack, services.knex, { webhookUrl: oldUrl });
     const before = await rig.create(merchant);
     await setWebhookUrl(services.knex, merchant.appId, newUrl);
     const after = await rig.create(merchant);
@@ -246,7 +244,7 @@ describe('webhook delivery end to end', function () {
   it('does not follow a redirect: the 3xx is the one attempt, logged exhausted', async () => {
     const url = receiver.url('redirect', randomUUID());
     const target = url.replace('/redirect/', '/ok/redirected/');
-    const rows = await settled(await createAndPay(await createWebhookMerchant(stack, services.knex, url)));
+    const rows = await settled(await createAndPay(await newMerchant(stack, services.knex, { webhookUrl: url })));
     assert.deepEqual(Object.values(rows).map((r) => [r.status, r.status_code]), [['exhausted', 302], ['exhausted', 302]]);
     assert.equal(receiver.received(url).length, 2);
     assert.equal(receiver.received(target).length, 0, 'the redirect target never got a request');
@@ -272,7 +270,7 @@ describe('webhook delivery when the worker dies between claim and POST', functio
 
   it('never sends the claimed event after the restart; its delivery is logged exhausted', async () => {
     const url = rig.receiver.url('ok', `crash-${randomUUID()}`);
-    const merchant = await createWebhookMerchant(stack, services.knex, url);
+    const merchant = await newMerchant(stack, services.knex, { webhookUrl: url });
     const payment = await rig.create(merchant);
     await rig.payIn(payment);
 

@@ -1,8 +1,7 @@
 /**
- * Webhook test fixtures: a local HTTPS receiver with its own CA, and merchant apps with a webhook URL and a
- * sealed secret written straight to the database (the account endpoints that do this are built elsewhere).
+ * Webhook test fixtures: a local HTTPS receiver with its own CA, and the webhook settings of test merchants
+ * (test/support/merchant.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -13,9 +12,7 @@ import type { Knex } from 'knex';
 import { generate } from 'selfsigned';
 import type { MerchantAppRow, WebhookDeliveryRow } from '../../db/tables';
 import { issueDeveloperToken } from '../../lib/developer-tokens';
-import { SecretBox, generateWebhookSecret, webhookSecretFingerprint } from '../../lib/secrets';
 import type { Stack } from '../../tools/stack/stack';
-import { createMerchant, type TestMerchant } from '../api/helpers';
 
 export interface ReceivedRequest {
   method: string;
@@ -103,33 +100,6 @@ export async function startTestReceiver(): Promise<TestReceiver> {
       await closed;
     },
   };
-}
-
-export interface WebhookMerchant extends TestMerchant {
-  developerId: string;
-  secret: string;
-}
-
-/** A merchant app owned by a new developer, with `webhookUrl` and a fresh sealed secret. */
-export async function createWebhookMerchant(stack: Stack, knex: Knex, webhookUrl: string): Promise<WebhookMerchant> {
-  const merchant = await createMerchant(knex, { apiKeyPrefix: stack.config.apiKeyPrefix, payoutAddress: stack.info.demoMerchant.payout.address, webhookUrl });
-  const developerId = randomUUID();
-  await knex('developers').insert({ id: developerId, email: `${developerId}@example.test` });
-  await knex<MerchantAppRow>('merchant_apps').where({ app_id: merchant.appId }).update({ developer_id: developerId });
-  return { ...merchant, developerId, secret: await rotateWebhookSecret(stack, knex, merchant.appId) };
-}
-
-/** Replaces the app's webhook secret, as a rotation does; returns the new raw secret. */
-export async function rotateWebhookSecret(stack: Stack, knex: Knex, appId: string): Promise<string> {
-  const secret = generateWebhookSecret();
-  await knex<MerchantAppRow>('merchant_apps')
-    .where({ app_id: appId })
-    .update({
-      webhook_secret_ciphertext: new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!).seal(secret),
-      webhook_secret_fingerprint: webhookSecretFingerprint(secret),
-      webhook_secret_rotated_at: new Date(),
-    });
-  return secret;
 }
 
 export async function setWebhookUrl(knex: Knex, appId: string, webhookUrl: string | null): Promise<void> {
