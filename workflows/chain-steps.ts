@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition, isCancellation, log, proxyActivities, proxyLocalActivities, sleep, TemporalFailure, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ChainWaitActivities } from '../activities';
 import { chainWaitsTaskQueue, chainWaitOptions, localChainWaitOptions } from './activity-options';
+import type { Duration } from '@temporalio/common';
 import { AwaitingOperatorKey } from './search-attributes';
 
 const localWaits = proxyLocalActivities<ChainWaitActivities>(localChainWaitOptions);
@@ -29,6 +30,12 @@ export class ChainSteps {
   /** An operator fixed what made a step's call revert (`retryChainStep`): the steps waiting for one try again. */
   operatorRetried(): void {
     this.operatorRetries++;
+  }
+
+  /** Waits `recheck`, or less when an operator signals `retryChainStep` (a treasury they have just funded). */
+  async recheckAfter(recheck: Duration): Promise<void> {
+    const seen = this.operatorRetries;
+    await condition(() => this.operatorRetries > seen, recheck);
   }
 
   /**

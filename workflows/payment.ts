@@ -19,7 +19,7 @@ const readModel = proxyLocalActivities<PaymentActivities>(readModelOptions);
 const chainWrites = proxyLocalActivities<PaymentActivities>(chainWriteOptions);
 const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
 
-/** How long a payout waits before it looks at the treasury again when the treasury is short. */
+/** How long a payout waits before it looks at the treasury again when the treasury is short (sooner on `retryChainStep`). */
 const LIQUIDITY_RECHECK = '1 minute';
 
 /**
@@ -220,7 +220,7 @@ class PaymentRun {
     while (!(payout = (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout)) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
       treasuryWaitEnded ??= this.chain.beginOperatorWait('treasury_short');
-      await sleep(LIQUIDITY_RECHECK);
+      await this.chain.recheckAfter(LIQUIDITY_RECHECK);
     }
     treasuryWaitEnded?.();
     const paid = await this.chain.landed(payout);

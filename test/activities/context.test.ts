@@ -23,6 +23,7 @@ import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor, tokenAddress } from '../support/chain';
 import { eventually } from '../support/poll';
 import { activityDeps, connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { findPaymentById } from '../../db/queries/payments';
 import { findChainTx } from '../../db/queries/chain-txs';
@@ -38,12 +39,14 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
   this.timeout(120_000);
   let stack: Stack;
   let services: StackServices;
+  let shop: TestMerchant;
   let deps: ActivityDeps;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    shop = await newMerchant(stack, services.knex);
     deps = activityDeps(stack, services, 60_000);
   });
   after(async () => services?.close());
@@ -116,7 +119,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     // The intent does not exist: the activity fails at once rather than waiting (nothing was ever signed for it).
     await assert.rejects(waiting, /no chain transaction stored/);
     // A transfer is signed only on the payment's terms: the payment's own sweep, once its payin is in.
-    const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '2' }));
+    const payment = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '2' }));
     await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '2');
     const writes = createActivities(deps);
     const tx = await inContext(new MockActivityEnvironment(), () =>
@@ -151,7 +154,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
   });
 
   it('a CCTP transfer step by step: awaitBridgeArrival heartbeats while Iris is away, returns the attestation once it is back, and the mint lands', async () => {
-    const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '42161', amount: '2' }));
+    const payment = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '42161', amount: '2' }));
     const writes = createActivities(deps);
     const waits = createChainWaitActivities(deps);
     const step = <R>(work: () => Promise<R>) => inContext(new MockActivityEnvironment(), work);
@@ -244,7 +247,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
         .knex<OrderRow>('orders')
         .insert({
           id: randomUUID(),
-          app_id: stack.info.demoMerchant.appId,
+          app_id: shop.appId,
           price_amount: '5',
           price_currency: 'USD',
           currency_options: ['USDC_BASE'],

@@ -9,25 +9,28 @@ import type { PaymentProgress } from '../../domain/payment';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { activityDeps, connectServices, type StackServices } from '../support/services';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
 describe('recordPaymentProgress (real database)', function () {
   this.timeout(120_000);
   let stack: Stack;
   let services: StackServices;
+  let shop: TestMerchant;
   let deps: ActivityDeps;
 
   before(async function () {
     this.timeout(300_000);
     stack = await getStack();
     services = await connectServices(stack);
+    shop = await newMerchant(stack, services.knex);
     deps = activityDeps(stack, services, 3_600_000);
   });
   after(async () => services?.close());
 
   it('applies a payin and the status it brings in order, once however often the step is retried, and keeps the deposit watched', async () => {
     // Never paid: its run sleeps until its expiry, and these writes' sequences are above any it would make first.
-    const payment = await createPayment(stack.info.paymentApiUrl, stack.info.demoMerchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '3' }));
+    const payment = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '3' }));
     const payin = {
       chainId: 8453,
       txHash: `0x${randomUUID().replaceAll('-', '').padEnd(64, 'c')}`,

@@ -17,7 +17,7 @@ import type { DetectedPayin } from '../../domain/payins';
 import type { Stack } from '../../tools/stack/stack';
 import { listQuarantinedTransfers } from '../../services/ledger';
 import { latePayinWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { payinDetectedSignal } from '../../workflows/messages';
+import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { bearer, login } from '../merchant/helpers';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
@@ -229,6 +229,8 @@ describe('attacks on the money path', function () {
 
       await ((await treasury.sendTransaction({ to: vault.address, value: parseUnits('1', 18) })).wait());
       await ((await usdc.connect(vault).getFunction('transfer')(treasury.address, float)) as { wait(): Promise<unknown> }).wait();
+      // The operator who funded the treasury tells the run to look again now, rather than at its next recheck.
+      await handle.signal(retryChainStepSignal);
       const { payment: done } = await waitForStatus(api, payment.id, 'payment_completed', 180_000);
       assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
       assert.equal((await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey), undefined);
