@@ -113,14 +113,15 @@ class Client {
     }
   }
 
-  async confirmed(signatures: Signature[]): Promise<void> {
+  /** Waits until every signature is confirmed; `timeoutMs` bounds each chunk of 256 (bulk setups on a busy machine need more). */
+  async confirmed(signatures: Signature[], timeoutMs = 30_000): Promise<void> {
     for (let i = 0; i < signatures.length; i += 256) {
       const chunk = signatures.slice(i, i + 256);
       await this.waitFor('confirmation', async () => {
         const { value } = await this.rpc.getSignatureStatuses(chunk).send();
         value.forEach((status, j) => assert.equal(status?.err ?? null, null, `transaction ${chunk[j]} failed`));
         return value.every((s) => s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized') ? true : undefined;
-      });
+      }, timeoutMs);
     }
   }
 
@@ -446,7 +447,7 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       }
       signatures.push(...(await Promise.all(wave)));
     }
-    await client.confirmed(signatures);
+    await client.confirmed(signatures, 300_000);
     const funded = new Map([[atas[17]!, usd(10n)], [atas[5_000]!, usd(250n, 500_000n)], [atas[9_999]!, 1n]]);
     for (const [ata, amount] of funded) {
       await client.send(treasury, [getTransferCheckedInstruction({ source: await client.ata(treasury.address, token), mint, destination: ata, authority: treasury, amount, decimals: 6 })].map((ix) => ({ ...ix, programAddress: TOKEN_PROGRAM_ADDRESS })));
