@@ -1,10 +1,11 @@
 import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
-import type { DetectedPayin, PayinConfirmation } from '../domain/payins';
+import { payinId, type DetectedPayin, type PayinConfirmation } from '../domain/payins';
 import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
 import { reserveTreasury } from '../db/queries/treasury-reservations';
+import { CctpMessageMismatch } from '../chains/bridges/cctp';
 import { createBridgeService } from '../services/bridges';
 import { createChainTxService, EstimateReverted, type IntentPending, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
@@ -36,8 +37,15 @@ export function heartbeatEvery(ms: number): () => void {
 const MISSING_CHECKS_BEFORE_DROPPED = 3;
 
 /**
+ * Checks (each at a newer head) in a row at which the node refused the intent's transaction before the wait hands it
+ * to an operator: one refusal may be a node behind the chain, ten in a row are not.
+ */
+const REFUSALS_BEFORE_OPERATOR = 10;
+
+/**
  * A transfer the database's terms refuse, or a call that would revert, fails for good with the error's name as its
- * type (`TransferRefused`, `EstimateReverted`): the workflow stops for an operator instead of retrying forever.
+ * type (`TransferRefused`, `EstimateReverted`): the workflow stops for an operator instead of retrying forever. So do
+ * the waits, which prepare queued transfers and sign again those that can no longer land.
  */
 async function signing<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -135,16 +143,21 @@ export function createChainWaitActivities(deps: ActivityDeps) {
     async awaitPayinConfirmation(input: { paymentId: string; payin: DetectedPayin; depth: ChainDepth }): Promise<PayinConfirmation> {
       const chain = deps.chains.registry.chain(input.payin.chainId);
       const { depth } = input;
-      // The payin's block is not `blocks` deep before the head reaches the last of them: until then only the head is read.
+      // The payin's block is not `blocks` deep before the head reaches the last of them: until then only the head is
+      // read. A block past the head (a forged signal's) waits no longer than the next block: the chain's answer decides.
       const blocks = depth === 'finality' ? chain.finalityDepth : chain.confirmations;
-      let seen = input.payin.blockNumber + blocks - 2;
+      let seen = Math.min(input.payin.blockNumber + blocks - 2, await deps.chains.sharedHead(chain.chainId));
       let missingChecks = 0;
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
       for (;;) {
         seen = await nextHead(chain.chainId, seen, heartbeatWhenDue);
         const check = await checkPayinConfirmation(deps, input.payin, depth);
         if (check.state === 'confirmed') return { outcome: 'confirmed', payin: check.payin };
-        if (check.state === 'dropped') return { outcome: 'dropped' };
+        if (check.state === 'dropped') {
+          // A transfer the chain does not show as claimed: a forged signal or late-payin start, or a stale record.
+          if (check.reason) deps.log.warn({ paymentId: input.paymentId, payin: payinId(input.payin), reason: check.reason }, 'payin dropped: the chain shows another transfer at its identity');
+          return { outcome: 'dropped' };
+        }
         missingChecks = check.state === 'missing' ? missingChecks + 1 : 0;
         if (missingChecks >= MISSING_CHECKS_BEFORE_DROPPED) return { outcome: 'dropped' };
       }
@@ -159,15 +172,23 @@ export function createChainWaitActivities(deps: ActivityDeps) {
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
       let mined: IntentPending['mined'];
+      let refusals = 0;
       for (;;) {
         heartbeatWhenDue();
-        const check = await txs.checkIntent(input.intentKey, input.depth, mined);
+        // A queued transfer is prepared here, and one that can no longer land signed again: refused as a write is.
+        const check = await signing(() => txs.checkIntent(input.intentKey, input.depth, mined));
         if ('txHash' in check) return check;
+        refusals = check.refused ? refusals + 1 : 0;
+        if (refusals >= REFUSALS_BEFORE_OPERATOR) throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: ${check.refused}`, 'ChainTxRefused');
         mined = check.mined;
         await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }
     },
 
+    /**
+     * Idempotent (read-only): waits, heartbeating, until the transfer started by `startTxHash` is attested (its
+     * message checked against the burn) or delivered; looks again at the chain's poll interval while it is not.
+     */
     async awaitBridgeArrival(input: { paymentId: string; quote: BridgeQuote; startTxHash: string }): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
       const pollMs = deps.chains.registry.chain(input.quote.sourceChainId).pollIntervalMs;
       let detail: string | undefined;
@@ -180,8 +201,12 @@ export function createChainWaitActivities(deps: ActivityDeps) {
             return found;
           },
           (err: unknown) => {
-            // Logged when the failure starts or changes, not on every poll while Iris or a node is away.
-            if (String(err) !== failing) deps.log.warn({ paymentId: input.paymentId, err: String(err) }, 'bridge status unavailable; looking again');
+            // Logged when the failure starts or changes, not on every poll while Iris or a node is away. An attestation
+            // of another message than our burn's is never taken: the wait goes on (and turns late) for an operator.
+            if (String(err) !== failing) {
+              if (err instanceof CctpMessageMismatch) deps.log.error({ paymentId: input.paymentId, err: err.message }, 'Iris attested another message than our burn; refused');
+              else deps.log.warn({ paymentId: input.paymentId, err: String(err) }, 'bridge status unavailable; looking again');
+            }
             failing = String(err);
             return undefined;
           },

@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
 import type { WorkerMetrics } from '../lib/metrics';
 import type { SecretBox } from '../lib/secrets';
+import type { DepositAddressPoolSettings } from '../services/deposit-addresses';
 
 /** What the worker hands `createActivities`: connections and settings, created once per process. */
 export interface ActivityDeps {
@@ -15,12 +16,14 @@ export interface ActivityDeps {
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;
+  /** How many ready deposit addresses each pooled chain keeps (services/deposit-addresses.ts). */
+  depositAddressPool: DepositAddressPoolSettings;
   log: Logger;
   metrics: WorkerMetrics;
   /** Opens the apps' sealed webhook secrets; without it (no PAYRAIL_SECRETS_KEY) every delivery fails as `exhausted`. */
   secrets?: SecretBox;
   webhooks: {
-    /** Lets webhooks target private and loopback addresses (dev and tests only). */
+    /** Lets webhooks and Iris (the devnet's stand-in) be private and loopback addresses over http (dev and tests only). */
     allowPrivateNetworks: boolean;
     /** Bound on one delivery's whole HTTP exchange. */
     timeoutMs: number;

@@ -1,5 +1,6 @@
 import { createChainWaitActivities, createChainWriteActivities } from './chain';
 import type { ActivityDeps } from './deps';
+import { createDepositAddressActivities } from './deposit-addresses';
 import { createOrderActivities } from './orders';
 import { createPaymentRecordActivities } from './payments';
 import { createWatcherActivities } from './watcher';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createChainWaitActivities(deps),
     ...createWatcherActivities(deps),
     ...createOrderActivities(deps),
+    ...createDepositAddressActivities(deps),
   };
 }
 
@@ -29,4 +31,5 @@ export type PaymentActivities = ReturnType<typeof createPaymentActivities> & Cha
 export type ChainWaitActivities = ReturnType<typeof createChainWaitActivities>;
 export type WatcherActivities = ReturnType<typeof createWatcherActivities>;
 export type { OrderActivities } from './orders';
+export type { DepositAddressActivities } from './deposit-addresses';
 export type AllActivities = ReturnType<typeof createActivities>;

@@ -1,9 +1,10 @@
 import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/payins';
 import { applyPaymentProgress, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
-import { claimPayinRefund, holdPayinDust, upsertPayin } from '../db/queries/payins';
+import { claimPayinRefund, findPayin, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
+import { refundHoldReason } from '../services/refund-economics';
 import { startOrphanedWorkflows } from '../services/reconcile';
 import type { ActivityDeps } from './deps';
 import { asActivity } from './failures';
@@ -49,14 +50,21 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
       applyPaymentProgress(input.paymentId, input.steps, { recordPayin, recordPaymentTransition, extendDepositWatch: keepDepositWatched }),
 
     /**
-     * Idempotent: whether returning `amountUnits` of the payin would be a refund at a loss (below the token's dust
-     * threshold on its chain). Dust is held at the deposit address and recorded on the payin, visible to operators.
+     * Idempotent (a payin held once stays held, whatever a later estimate says): whether returning `amountUnits` of
+     * the payin would be a refund at a loss: dust, or a network cost above the configured share of its value
+     * (services/refund-economics.ts). Such a refund is held at the deposit address and recorded on the payin,
+     * visible to operators.
      */
     async holdDust(input: { paymentId: string; payin: DetectedPayin; amountUnits: string }): Promise<{ held: boolean }> {
-      if (BigInt(input.amountUnits) >= deps.chains.registry.dustUnits(input.payin.chainId, input.payin.tokenAddress)) return { held: false };
+      const { chainId, txHash, logIndex } = input.payin;
+      const recorded = await findPayin({ knex, chainId, txHash, logIndex });
+      if (recorded?.held_units !== input.amountUnits) {
+        const reason = await refundHoldReason(deps, input);
+        if (!reason) return { held: false };
+        log.warn({ paymentId: input.paymentId, payin: input.payin, heldUnits: input.amountUnits, reason }, 'refund held at the deposit address: it would be made at a loss');
+      }
       await holdPayinDust({ knex, paymentId: input.paymentId, payin: input.payin, heldUnits: input.amountUnits });
       await recordHeldEntry(deps, input.paymentId, input.payin, input.amountUnits);
-      log.info({ paymentId: input.paymentId, payin: input.payin, heldUnits: input.amountUnits }, 'dust held at the deposit address');
       return { held: true };
     },
 

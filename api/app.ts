@@ -81,10 +81,6 @@ export function createApp(deps: ApiDeps): Koa {
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : deps.lifecycle.draining ? 'draining' : 'not_ready', checks: readiness.checks };
   });
-  root.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
-  });
   const payments = paymentRoutes(deps);
   root.use(PAYMENT_API_PREFIX, payments.routes(), payments.allowedMethods());
   const merchant = merchantRoutes(deps);

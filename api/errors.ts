@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { DomainError, RateLimited, type DomainErrorCode } from '../domain/errors';
+import { DomainError, type DomainErrorCode } from '../domain/errors';
 import type { Logger } from '../lib/logger';
 
 export interface ErrorDetail {
@@ -46,10 +46,11 @@ const DOMAIN_ERROR_STATUS: Record<DomainErrorCode, number> = {
   rate_limited: 429,
   price_unavailable: 503,
   mail_unavailable: 503,
+  deposit_address_unavailable: 503,
 };
 
 function fromDomainError(err: DomainError): ApiError {
-  const headers: Record<string, string> = err instanceof RateLimited ? { 'Retry-After': String(err.retryAfterSeconds) } : {};
+  const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
   return new ApiError(DOMAIN_ERROR_STATUS[err.code], err.code, err.message, err.field ? [err.field] : undefined, headers);
 }
 

@@ -6,16 +6,18 @@ import { createKnex } from '../db/connection';
 import { loadConfig, pricingPolicy, type AppConfig } from '../lib/config';
 import { createLogger, type Logger } from '../lib/logger';
 import { connectClient } from '../lib/temporal-connection';
-import { createApiMetrics, createRegistry } from '../lib/metrics';
+import { createApiMetrics, createRegistry, serveMetrics } from '../lib/metrics';
 import { Mailer } from '../lib/mail';
 import { SecretBox } from '../lib/secrets';
 import { createApp, type ApiDeps } from './app';
 import { startHousekeeping } from './housekeeping';
-import { loadChains, type ChainAdapters } from '../services/chains';
+import { loadChains, signingVariablesIn, type ChainAdapters } from '../services/chains';
 import { RateLimiter } from '../services/rate-limits';
 
 export interface RunningApi {
   url: string;
+  /** Where /metrics answers (API_METRICS_PORT), when it is served. */
+  metricsPort?: number;
   /** Origin of payment links (PUBLIC_BASE_URL, or localhost on the bound port). */
   publicBaseUrl: string;
   close(): Promise<void>;
@@ -61,10 +63,13 @@ export function apiDeps(
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export async function startApi(config: AppConfig): Promise<RunningApi> {
+  // The API is the process the internet reaches: it holds no key that can move money (deposit seeds, treasury keys).
+  const held = signingVariablesIn(config.env);
+  if (held.length > 0) throw new Error(`the API holds no signing key: ${held.join(', ')} belong to the worker only; remove them from the API's environment`);
   const log = createLogger(config.logLevel, 'api');
   const knex = createKnex(config.databaseUrl, { max: 20 });
   const chains = loadChains(config, 'deposits');
-  const connection = await connectClient(config.temporal.address, log);
+  const connection = await connectClient(config.temporal, log);
   const client = new Client({ connection, namespace: config.temporal.namespace });
   // Listen before building the app, so a free port chosen by the OS (HTTP_PORT=0) can appear in payment links.
   const server = createServer();
@@ -75,9 +80,12 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
   const handle = createApp(deps).callback();
   server.on('request', (req, res) => void handle(req, res));
   const housekeeping = startHousekeeping({ knex, log });
-  log.info({ port }, 'api listening');
+  // Prometheus scrapes a port of its own: the public one serves the interfaces only.
+  const metrics = config.http.metricsPort === undefined ? undefined : await serveMetrics({ host: config.http.host, port: config.http.metricsPort, registry: deps.metrics.registry });
+  log.info({ port, metricsPort: metrics?.port }, 'api listening');
   return {
     url: `http://${config.http.host}:${port}`,
+    metricsPort: metrics?.port,
     publicBaseUrl,
     async close() {
       // Drain: no new connections, idle keep-alive ones closed now, busy ones once their response is sent.
@@ -85,7 +93,7 @@ export async function startApi(config: AppConfig): Promise<RunningApi> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
-      await Promise.all([closed.finally(() => clearTimeout(cut)), housekeeping.stop()]);
+      await Promise.all([closed.finally(() => clearTimeout(cut)), housekeeping.stop(), metrics?.close()]);
       chains.destroy();
       await Promise.all([knex.destroy(), connection.close()]);
     },

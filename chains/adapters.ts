@@ -1,5 +1,5 @@
 import type { BridgeEndpoint, BridgeEndpoints } from './bridges/endpoint';
-import { chainFamily } from './families';
+import { CHAIN_FAMILIES, chainFamily } from './families';
 import type { ChainAdapter, ChainFamily } from './family';
 import { HeadWatch } from './head-watch';
 import { RecentReads, SHARED_READ_MAX_AGE_MS } from './recent-reads';
@@ -10,9 +10,28 @@ export type ChainKeys = Readonly<Record<string, Record<string, unknown>>>;
 
 /**
  * The keys a process holds: a worker signs (`worker`: each family's signing and deposit keys); the API and the
- * read-only scripts only derive deposit addresses (`deposits`), so they never hold a treasury key.
+ * read-only scripts only make deposit addresses from public data (`deposits`), so they never hold a key that moves
+ * money.
  */
 export type KeyRole = 'worker' | 'deposits';
+
+/** Every family's signing variables (treasury keys, deposit seeds): what only a worker may hold. */
+const SIGNING_VARIABLES: ReadonlySet<string> = new Set(CHAIN_FAMILIES.flatMap((family) => Object.keys(family.env.signing.shape)));
+
+/** The signing variables `env` holds (set to anything): an API process must hold none. */
+export const signingVariablesIn = (env: Readonly<NodeJS.ProcessEnv>): string[] =>
+  Object.keys(env).filter((name) => SIGNING_VARIABLES.has(name) && env[name] !== undefined);
+
+/** `env` without any signing variable: the environment an API process is given. */
+export const withoutSigningVariables = (env: Readonly<NodeJS.ProcessEnv>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SIGNING_VARIABLES.has(e[0])));
+
+/**
+ * The `deposits` variables that follow from the signing variables in `env` (chains/family.ts `depositKeysOf`): what a
+ * deployment's API is given once its worker's seeds exist.
+ */
+export const depositVariablesOf = (env: Readonly<NodeJS.ProcessEnv>): Record<string, string> =>
+  Object.assign({}, ...CHAIN_FAMILIES.map((family) => family.depositKeysOf?.(env) ?? {})) as Record<string, string>;
 
 /**
  * The keys of every family the registry has chains of, read from the environment by the family's schemas. Throws

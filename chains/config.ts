@@ -24,6 +24,8 @@ export const tokenFields = {
    * operator) instead of refunded: a refund would cost more gas than it returns. Default 0: everything is refunded.
    */
   dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
+  /** The chain's `refundMaxCostBps` for this token alone. */
+  refundMaxCostBps: z.number().int().min(0).max(10_000).optional(),
 };
 
 /** The chain's native coin (ETH on Arbitrum and Base, TON): paid into deposit addresses as plain value transfers. */
@@ -38,6 +40,8 @@ export const nativeCurrencySchema = z.object({
   maxPriceAgeSeconds: z.number().int().positive().default(3600),
   /** As a token's `dustUnits`, for native-coin payins. */
   dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
+  /** As a token's `refundMaxCostBps`, for native-coin refunds. */
+  refundMaxCostBps: z.number().int().min(0).max(10_000).optional(),
 });
 
 /** What every family's chain has. Chain ids of non-EVM families are their SLIP-44 coin types (docs/chains.md). */
@@ -57,6 +61,18 @@ export const commonChainFields = {
    * networks: the devnet's "Arbitrum" serves the Ethereum and BNB Chain entries, its "Base" Polygon and Celo.
    */
   servesChainIds: z.array(z.number().int().positive()).default([]),
+  /**
+   * Refund economics: a refund whose network cost (estimated from the chain before it is signed) is above this share
+   * of what it returns, in basis points, is held at the deposit address instead (recorded, visible like dust).
+   * Default: half, so a refund never costs the treasury more than half of what it gives back (a spam payin of a few
+   * base units costs orders of magnitude more than that to return, and is held).
+   */
+  refundMaxCostBps: z.number().int().min(0).max(10_000).default(5_000),
+  /**
+   * USD per whole coin the chain's fees are paid in (ETH, SOL, TON, TRX, XLM), to weigh a token refund's cost against
+   * its value. Absent: the native coin's `usdPriceFeed`; with neither, token refunds that cost anything are held.
+   */
+  feeCoinUsd: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/).optional(),
 };
 
 /** An environment variable holding a deposit seed: 32 to 64 bytes as hex (Solana, TON, Tron). */
@@ -78,6 +94,8 @@ export interface CommonChainConfig {
   pollIntervalMs: number;
   explorerUrl?: string;
   servesChainIds: number[];
-  tokens: Record<string, { address: string; decimals: number; usdPegged: boolean; dustUnits: string }>;
+  tokens: Record<string, { address: string; decimals: number; usdPegged: boolean; dustUnits: string; refundMaxCostBps?: number }>;
   nativeCurrency?: NativeCurrencyConfig;
+  refundMaxCostBps: number;
+  feeCoinUsd?: string;
 }

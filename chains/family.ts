@@ -8,14 +8,18 @@
  * and mainnet run one code path.
  */
 import type { z } from 'zod';
+import type { ChainAction } from '../domain/chain-txs';
 import type { ConfirmedPayin, DetectedPayin } from '../domain/payins';
 import type { UsdRate } from '../domain/pricing';
 import type { BridgeEndpoint } from './bridges/endpoint';
 import type { RecentReads } from './recent-reads';
 import type { CommonChainConfig } from './config';
 
-/** One look at a payin: still waiting, confirmed at the asked depth, gone (reorged or failed), or unknown to the node. */
-export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 'dropped' } | { state: 'confirmed'; payin: ConfirmedPayin };
+/**
+ * One look at a payin: still waiting, confirmed at the asked depth, gone (reorged, failed, or not the transfer the
+ * chain shows at that identity: `reason` says which fact differs), or unknown to the node.
+ */
+export type PayinCheck = { state: 'pending' } | { state: 'missing' } | { state: 'dropped'; reason?: string } | { state: 'confirmed'; payin: ConfirmedPayin };
 
 /**
  * One look at a transaction that may have been signed several times (replacements): not on chain, on chain but not
@@ -27,20 +31,21 @@ export type TxCheck =
   | { state: 'pending'; txHash: string; blockNumber?: number }
   | { state: 'mined'; txHash: string; blockNumber: number; succeeded: boolean; confirmedAt: string };
 
-/** Deposit addresses the chain's watcher looks after: open payments, and closed ones within the late-payin window. */
-export interface WatchedDeposits {
-  /** Every watched deposit with the token address its payment takes (families that read per account need them all). */
-  all(): Promise<Array<{ address: string; paymentId: string; tokenAddress: string }>>;
+/**
+ * Accounts that receive for a deposit without being its address (TON: the deposit wallet's jetton wallets), recorded
+ * once per deposit in PostgreSQL, so a scan matches a block's transactions against them whatever the number of open
+ * payments, and any worker, after any restart, sees the same.
+ */
+export interface DepositAccounts {
+  /** Watched deposits whose accounts are not recorded yet (those created since the last scan), with their payment's token. */
+  unrecorded(): Promise<Array<{ address: string; tokenAddress: string }>>;
+  /** Records each deposit's accounts (possibly none): the deposit is not returned by `unrecorded` again. */
+  record(deposits: Array<{ address: string; accounts: Array<{ account: string; tokenAddress: string }> }>): Promise<void>;
+  /** Of these accounts, those recorded for a watched deposit: account → the deposit address and the token it receives. */
+  find(accounts: string[]): Promise<Map<string, { address: string; tokenAddress: string }>>;
 }
 
-/**
- * What Payrail signs on a chain, in the family's own terms: each adapter turns it into one transaction. A sweep moves
- * a payment's funds out of its deposit address; a transfer pays from the treasury (payouts, refunds). Bridges sign
- * contract calls of their own (`BridgeEndpoint.prepareCall`).
- */
-export type ChainAction =
-  | { kind: 'sweep'; paymentId: string; tokenAddress: string; to: string; amountUnits: string }
-  | { kind: 'transfer'; tokenAddress: string; to: string; amountUnits: string };
+export type { ChainAction } from '../domain/chain-txs';
 
 export interface SignedChainTx {
   /** The bytes to broadcast (hex for EVM, base64 wire transaction for Solana). */
@@ -49,7 +54,60 @@ export interface SignedChainTx {
   txHash: string;
   /** EIP-1559 fees it was signed with (families without fee markets: absent), kept so a replacement can outbid it. */
   fees?: TxFees;
+  /**
+   * Families with `expiry`: the chain's bound past which it can no longer be included, in the family's measure
+   * (Solana: the last valid block height; Tron: the expiration, ms; TON: `valid_until`, Unix seconds).
+   */
+  validUntil?: string;
 }
+
+/**
+ * How a chain orders one sending account's transactions. `nonce` (EVM): each carries the account's next nonce,
+ * several may wait in the mempool at consecutive nonces. `sequence` (TON seqno, Stellar sequence): the chain takes
+ * one transaction of an account at a time, so the next is prepared and signed only once the one before is mined
+ * (or can no longer land). `none` (Solana, Tron): transactions reference a recent block and land on their own.
+ */
+export type TxSequencing = 'nonce' | 'sequence' | 'none';
+
+/** What the outbox knows of a transaction it looks for: the action it carries (null: a bridge call), its current bytes and nonce. */
+export interface SentChainTx {
+  action: ChainAction | null;
+  rawTx: string;
+  nonce: number;
+}
+
+/** A signed transaction the outbox stores, as an expiry check reads it. */
+export interface StoredChainTx {
+  rawTx: string;
+  txHash: string;
+  signer: string;
+  nonce: number;
+  validUntil: string | null;
+}
+
+/**
+ * How a family's transactions stop being able to land: a Solana blockhash past its last valid block height, a Tron
+ * expiration behind the head block, a TON or Stellar sequence number used by another transaction. The outbox signs
+ * an intent again only when `canLand` says no and none of its hashes is on chain: never two alive at once.
+ */
+export interface TxExpiry {
+  /** False only when the chain shows the transaction can never be included any more (read on chain, never the clock). */
+  canLand(tx: StoredChainTx): Promise<boolean>;
+}
+
+/**
+ * What an action would cost the treasury on chain, estimated now, in base units of the chain's fee coin (ETH, SOL,
+ * TON, TRX, XLM) with its decimals: fees, energy, gas attached and not returned, rent not recovered. `refusal`: the
+ * chain cannot carry the action without a cost Payrail never pays (rent for a refund recipient's token account).
+ */
+export interface TxCost {
+  feeUnits: bigint;
+  feeDecimals: number;
+  refusal?: string;
+}
+
+/** The node refused the transaction as invalid (funds, signature, sequence), not a transport failure: sending it again changes nothing. */
+export class TxRefused extends Error {}
 
 export interface TxFees {
   maxFeePerGas: bigint;
@@ -79,7 +137,7 @@ export interface PreparedChainTx {
   signer: string;
   /** Recorded as the outbox row's `to_address`. */
   to: string;
-  /** The signer's next nonce as the node sees it (families without account nonces: 0). */
+  /** The signer's next nonce (sequence) as the node sees it (families without account nonces: 0). */
   chainPendingNonce: number;
   /**
    * Optional: native coin the treasury sends the signer in the same signed bundle, before the call, so the signer
@@ -104,7 +162,10 @@ export interface ChainAdapter {
   /** The chain's entry of the chains file (the family's adapter has its family's own config type). */
   readonly config: CommonChainConfig;
 
-  /** The payment's own deposit address: one per payment, never reused, always sweepable by the service. */
+  /**
+   * The payment's own deposit address: one per payment, never reused, always sweepable by the service. A `pooled`
+   * family (chains/family.ts `ChainFamily.depositAddresses`) computes it only where the deposit seed is (the worker).
+   */
   depositAddress(paymentId: string): string;
   /**
    * Optional (absent: the deposit address itself, no memo): what a wallet is told to pay the deposit address, e.g.
@@ -113,8 +174,8 @@ export interface ChainAdapter {
   paymentDestination?(depositAddress: string): PaymentDestination;
   /**
    * Optional (absent: each deposit has its own address): the one account every deposit shares (Stellar's receiving
-   * account). `scanPayins` reports a payin into it that matches no watched deposit (no memo, an unknown one) with it
-   * as the recipient, and the watcher quarantines that payin for the operator.
+   * account). `scanPayins` reports a transfer into it under the deposit address its memo names (or the account itself
+   * without one); one that names no watched deposit is quarantined for the operator, as received by this account.
    */
   readonly sharedReceiver?: string;
   /** The hot wallet that pays fees, holds payout liquidity and receives sweeps. */
@@ -132,28 +193,57 @@ export interface ChainAdapter {
   /** When block (slot) `n` was produced, in Unix seconds (null when the node has no time for it). */
   blockTime(n: number): Promise<number | null>;
   /**
-   * Transfers into watched deposit addresses in the block range (the caller matches recipients again): of the
-   * configured tokens, and of any other token contract where the family's read returns them (EVM reads every
-   * token's `Transfer` logs at once), which the caller quarantines. Batched: the RPC cost grows with the range's transfers or with batches of deposits, never
-   * with one call per open payment. Calls `heartbeat` between its reads.
+   * Every transfer of any asset in the block range into any address, as the chain shows it: of the configured tokens,
+   * of other tokens, and of the native coin (the caller keeps those into watched deposits, counts the assets a deposit
+   * takes as payins, quarantines the others, and quarantines anything into `sharedReceiver` that names no deposit).
+   * A scan reads the range's blocks (or ledgers, or the shared account's operations) whole, so its cost is what the
+   * chain's new blocks cost, never what open deposits cost, and no number of transactions hides a transfer. Transfers
+   * of the service's own (the treasury's fees and top-ups) are left out. Calls `heartbeat` between its reads.
    */
-  scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]>;
-  /** One look at a payin at `depth` blocks (the chain's confirmations or finality depth). */
+  scanPayins(input: { fromBlock: number; toBlock: number; accounts: DepositAccounts; heartbeat: () => void }): Promise<DetectedPayin[]>;
+  /**
+   * One look at a payin at `depth` blocks (the chain's confirmations or finality depth). The transfer is read again
+   * from the chain by its identity (transaction and index) alone, and `confirmed.payin` carries what the chain shows:
+   * amount, asset, recipient (memo included) and sender. `dropped` when the chain's transfer at that identity is not
+   * the one given (a forged or stale signal), or the transaction failed or vanished.
+   */
   checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck>;
+  /**
+   * Optional (absent: any asset the chain serves): whether a transfer of `tokenAddress` into a deposit of a payment in
+   * `paymentToken` is a payin (counted, or refunded by its run); any other transfer into a deposit is quarantined.
+   */
+  takesPayin?(paymentToken: string, tokenAddress: string): boolean;
 
   /** Builds the action's transaction for the treasury to sign (estimating fees now). */
   prepare(action: ChainAction): Promise<PreparedChainTx>;
+  /** What the action's transaction would cost the treasury now (refund economics: a refund that costs too much is held). */
+  estimateCost(action: ChainAction): Promise<TxCost>;
   /**
    * Sends stored signed bytes; the chain already having them is success. `nonce-used`: the signer's nonce was used
-   * already (by these bytes or another transaction; only the receipts tell).
+   * already (by these bytes or another transaction; only the receipts tell). Throws `TxRefused` when the node
+   * refuses them as invalid.
    */
   broadcast(tx: SignedChainTx): Promise<'sent' | 'known' | 'nonce-used'>;
-  /** Whether a signer's transactions must land in nonce order (earlier unmined ones are re-broadcast first). */
-  readonly orderedNonces: boolean;
-  /** Present when `orderedNonces`: how a stuck transaction is signed again. */
+  /** How the chain orders a sending account's transactions (the outbox allocates nonces, or sends one at a time). */
+  readonly sequencing: TxSequencing;
+  /** `sequence` families: the account whose sequence the action's transaction takes (one in flight at a time). */
+  sequenceAccount?(action: ChainAction): string;
+  /** Present when `sequencing` is `nonce`: how a stuck transaction is signed again. */
   readonly replacement?: TxReplacement;
-  /** One look at a transaction signed as any of `txHashes` (the first signature and its replacements). */
-  checkTx(txHashes: string[], depth: number): Promise<TxCheck>;
+  /** Present when a signed transaction can stop being able to land: the outbox then signs the intent again. */
+  readonly expiry?: TxExpiry;
+  /**
+   * Optional: after a transfer out of a deposit landed, what of the native coin the treasury sent along can come
+   * back (Tron: the TRX its top-up left at the deposit), as an action from the deposit to the treasury; null when
+   * nothing is left.
+   */
+  recovery?(action: ChainAction & { kind: 'sweep' }, signed: { rawTx: string; txHash: string }): Promise<(ChainAction & { kind: 'sweep' }) | null>;
+  /**
+   * One look at a transaction signed as any of `txHashes` (the first signature and its replacements). Mined means
+   * landed for the receiver: the receiver's side shows the transfer of `sent.action` (a TON message chain through,
+   * the token balance or event, the operation's result); a bounce or failure anywhere is `succeeded: false`.
+   */
+  checkTx(txHashes: string[], depth: number, sent?: SentChainTx): Promise<TxCheck>;
   /** What `owner` holds of the token now (base units). */
   balanceOf(owner: string, tokenAddress: string): Promise<bigint>;
   /** A USD price feed on this chain (Chainlink AggregatorV3 on EVM); families without feeds throw PriceUnavailable. */
@@ -192,9 +282,10 @@ export interface AddressRules {
 
 /**
  * The environment variables a family reads (their names are the operators'), as zod schemas of `process.env`:
- * `signing` holds what only a worker has (treasury and other signing keys), `deposits` what deposit addresses need
- * (seeds; the API holds these and nothing more). A key a family cannot work without is required: a process whose
- * chains file has a chain of the family refuses to start without it.
+ * `signing` holds what only a worker has (treasury keys, deposit seeds: anything that can move money), `deposits`
+ * the public data deposit addresses follow from (Tron: the deposit account's xpub), the only keys the API holds. A
+ * key a family cannot work without is required: a process whose chains file has a chain of the family refuses to
+ * start without it.
  */
 export interface FamilyEnv<Signing extends z.ZodObject = z.ZodObject, Deposits extends z.ZodObject = z.ZodObject> {
   readonly signing: Signing;
@@ -215,6 +306,19 @@ export interface ChainFamily<Schema extends z.ZodObject = z.ZodObject, Env exten
   /** One chain's entry of the chains file: `family: <id>`, the common fields (chains/config.ts) and its own. */
   readonly chainSchema: Schema;
   readonly env: Env;
+  /**
+   * How a new payment gets its deposit address. `derived`: any process computes it from the payment id and public
+   * data (`ChainAdapter.depositAddress`: EVM's CREATE2 address, Stellar's muxed account, Tron's key from the xpub).
+   * `pooled`: computing it needs the deposit seed (Solana's and TON's hardened-only ed25519 keys), so the worker
+   * makes addresses ahead into a pool the API claims one from (services/deposit-addresses.ts).
+   */
+  readonly depositAddresses: 'derived' | 'pooled';
+  /**
+   * Optional: the `deposits` variables that follow from the worker's `signing` ones (Tron: the deposit account's
+   * xpub, from the deposit seed), so a deployment can be set up from its seeds: the dev stack writes them, and
+   * `npm run deposit-keys` prints them for an operator.
+   */
+  depositKeysOf?(signing: Readonly<NodeJS.ProcessEnv>): Record<string, string>;
   readonly addresses: AddressRules;
   /** The adapter of one configured chain; `reads` shares a block's answers between the chain's callers. */
   createAdapter(config: z.output<Schema>, keys: FamilyKeys<Env>, reads: RecentReads): ChainAdapter;

@@ -71,7 +71,7 @@ export class ChainRegistry {
   /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */
   findNativeToken(chainId: number): TokenConfig | undefined {
     const native = this.byId.get(chainId)?.nativeCurrency;
-    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false, dustUnits: native.dustUnits };
+    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false, dustUnits: native.dustUnits, refundMaxCostBps: native.refundMaxCostBps };
   }
 
   /** The configured chain with this id, or the one that stands in for it (`servesChainIds`). */
@@ -81,8 +81,12 @@ export class ChainRegistry {
 
   /** Base units below which a payin of `tokenAddress` on `chainId` is held rather than refunded. */
   dustUnits(chainId: number, tokenAddress: string): bigint {
-    const token = this.tokenByAddress(chainId, tokenAddress) ?? (isNativeToken(tokenAddress) ? this.findNativeToken(chainId) : undefined);
-    return BigInt(token?.dustUnits ?? '0');
+    return BigInt(this.payableByAddress(chainId, tokenAddress)?.dustUnits ?? '0');
+  }
+
+  /** A configured token, or the native coin, by address. */
+  payableByAddress(chainId: number, tokenAddress: string): TokenConfig | undefined {
+    return this.tokenByAddress(chainId, tokenAddress) ?? (isNativeToken(tokenAddress) ? this.findNativeToken(chainId) : undefined);
   }
 
   /** The configured token at `tokenAddress` on `chainId`, if any. */

@@ -1,6 +1,6 @@
 /** Row types of the tables, as node-postgres returns them (numeric and bigint as strings). */
 
-import type { ChainTxIntent } from '../domain/chain-txs';
+import type { ChainAction, ChainTxIntent, TransferRequest } from '../domain/chain-txs';
 import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import type { OrderRecord, OrderStatus } from '../domain/orders';
 import type { PayinDisposition, PayinStatus } from '../domain/payins';
@@ -83,6 +83,17 @@ export interface DepositAddressRow {
   address: string;
   payment_id: string;
   watch_until: Date;
+  /** The deposit's receiving accounts (`deposit_accounts`) were recorded, possibly none. */
+  accounts_recorded: boolean;
+}
+
+/** An account that receives for a deposit without being its address (TON: a jetton wallet of the deposit wallet). */
+export interface DepositAccountRow {
+  chain_id: number;
+  /** Lower-case, as deposit addresses are stored. */
+  account: string;
+  deposit_address: string;
+  token_address: string;
 }
 
 export interface PayinRow {
@@ -127,8 +138,28 @@ export interface ChainTxRow {
   max_priority_fee_per_gas: string | null;
   /** Earlier attempts of the intent (replaced or re-planned): one of them may still be the one mined. */
   replaced_tx_hashes: string[];
+  /** The send queue it was signed from (services/chain-txs.ts): one in flight per queue. Null: signed at once. */
+  queue_key: string | null;
+  /** The chain action it was prepared from (null for bridge calls): what it is prepared from again, and what lands. */
+  action: ChainAction | null;
+  /** Past this bound (the family's measure, `SignedChainTx.validUntil`) it can no longer land. */
+  valid_until: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** An intent waiting for its turn on a send queue: not signed yet. */
+export interface ChainTxQueueRow {
+  intent_key: string;
+  chain_id: number;
+  queue_key: string;
+  payment_id: string | null;
+  purpose: string;
+  priority: number;
+  request: TransferRequest;
+  action: ChainAction;
+  refused: string | null;
+  created_at: Date;
 }
 
 /** Treasury balance set aside for a payout before it is signed; released once the payout is mined. */

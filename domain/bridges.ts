@@ -25,6 +25,12 @@ export interface BridgeQuote {
   params: Record<string, string>;
 }
 
+/**
+ * A transfer on its way longer than twice its protocol's expected time (the quote's, from the chains file) is late: it
+ * waits for an operator to look (`AwaitingOperator=bridge_late`), an attestation or a delivery that never comes.
+ */
+export const bridgeLateAfterMs = (quote: Pick<BridgeQuote, 'expectedSeconds'>): number => quote.expectedSeconds * 2 * 1000;
+
 /** One look at a started transfer on its way. */
 export type BridgeArrival =
   | { state: 'pending'; detail: string }

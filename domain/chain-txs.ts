@@ -3,6 +3,31 @@
  * names what it is for; the key makes its submission idempotent: one intent, one signed transaction, ever.
  */
 
+/**
+ * What Payrail signs on a chain, in the family's own terms: each adapter turns it into one transaction. A sweep moves
+ * a payment's funds out of its deposit address; a transfer pays from the treasury (payouts, refunds). Bridges sign
+ * contract calls of their own (`BridgeEndpoint.prepareCall`).
+ */
+export type ChainAction =
+  | { kind: 'sweep'; paymentId: string; tokenAddress: string; to: string; amountUnits: string }
+  | { kind: 'transfer'; tokenAddress: string; to: string; amountUnits: string };
+
+/** The bridge steps the outbox signs from the treasury, named as their intent keys begin. */
+export type BridgeStep = 'bridge-approve' | 'bridge-burn' | 'bridge-mint';
+
+/** What a signing activity is asked to move; `recipient` is null for a sweep into the treasury. */
+export interface TransferRequest {
+  intentKey: string;
+  paymentId: string | null;
+  chainId: number;
+  /** Null for a call that moves no token of ours by itself (a bridge approval). */
+  tokenAddress: string | null;
+  recipient: string | null;
+  amountUnits: string | null;
+  /** The kind of call: out of the deposit address, out of the treasury, or a bridge step from the treasury. */
+  from: 'deposit' | 'treasury' | BridgeStep;
+}
+
 export interface ChainTxIntent {
   intentKey: string;
   /** The payment it belongs to (null for treasury housekeeping). */
@@ -34,4 +59,6 @@ export const intentKeys = {
   bridgeMint: (paymentId: string) => `bridge-mint:${paymentId}`,
   /** A payin (or the excess of one) going back to its sender; `payinKey` is `payinId(payin)`. */
   refund: (payinKey: string) => `refund:${payinKey}`,
+  /** The native coin a transfer out of a deposit left there of what the treasury sent along, back to the treasury. */
+  recover: (transferIntentKey: string) => `recover:${transferIntentKey}`,
 };

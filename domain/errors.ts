@@ -3,6 +3,9 @@
  * (api/errors.ts), activities to a non-retryable failure whose type is the code.
  */
 export class DomainError extends Error {
+  /** Seconds after which the same request may succeed, for refusals that pass (a rate limit's window, a refill). */
+  readonly retryAfterSeconds?: number;
+
   constructor(
     /** snake_case, stable: clients and workflows branch on it. */
     readonly code: DomainErrorCode,
@@ -39,13 +42,15 @@ export type DomainErrorCode =
   | 'invalid_code'
   /** Mail could not be sent (the login code did not go out). */
   | 'mail_unavailable'
+  /** A chain whose deposit addresses the worker makes ahead has none ready (the worker is away or behind). */
+  | 'deposit_address_unavailable'
   | 'rate_limited';
 
 /** Too many events of one kind for one subject; `retryAfterSeconds` says when the window ends. */
 export class RateLimited extends DomainError {
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
     super('rate_limited', message);
   }

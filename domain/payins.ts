@@ -39,3 +39,14 @@ export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
  * deposit address (a refund would cost more gas than it returns).
  */
 export type PayinDisposition = 'payment' | 'refund' | 'held';
+
+/**
+ * The facts of a payin a signal or a record may claim, checked against the chain's transfer at the same identity:
+ * the first that differs (addresses and tokens compared as Payrail stores them, case-insensitively), or null when
+ * the chain shows exactly the claimed transfer. Its block may differ (a re-mined transaction): the chain's counts.
+ */
+export function payinMismatch(claimed: DetectedPayin, onChain: DetectedPayin): string | null {
+  const facts = ['tokenAddress', 'to', 'from', 'amountUnits'] as const;
+  const differs = facts.find((fact) => claimed[fact].toLowerCase() !== onChain[fact].toLowerCase());
+  return differs === undefined ? null : `${differs} is ${onChain[differs]} on chain, not ${claimed[differs]}`;
+}

@@ -34,3 +34,26 @@ export function formatRate(rate: UsdRate): string {
   const fraction = (rate.answer % scale).toString().padStart(rate.decimals, '0').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : whole.toString();
 }
+
+/**
+ * Refund economics: whether returning `amountUnits` of an asset costs more than `maxCostBps` of its value. The
+ * cost is in the chain's fee coin; for a refund in that coin the two compare directly, for a USD stablecoin through
+ * the fee coin's USD price (micro-USD per whole coin). `unweighable`: a token refund whose cost cannot be priced.
+ */
+export function refundTooDear(p: {
+  amountUnits: bigint;
+  asset: { decimals: number; native: boolean; usdPegged: boolean };
+  cost: { feeUnits: bigint; feeDecimals: number };
+  feeCoinUsdMicros: bigint | null;
+  maxCostBps: number;
+}): boolean | 'unweighable' {
+  const { cost, asset } = p;
+  const bps = BigInt(p.maxCostBps);
+  if (cost.feeUnits === 0n) return false;
+  if (asset.native) return cost.feeUnits * 10_000n * 10n ** BigInt(asset.decimals) > p.amountUnits * bps * 10n ** BigInt(cost.feeDecimals);
+  if (!asset.usdPegged || p.feeCoinUsdMicros === null) return 'unweighable';
+  // cost (µUSD) = feeUnits × price / 10^feeDecimals; value (µUSD) = amount × 10^6 / 10^decimals; compared without division.
+  const costMicrosScaled = cost.feeUnits * p.feeCoinUsdMicros * 10n ** BigInt(asset.decimals);
+  const valueMicrosScaled = p.amountUnits * 10n ** BigInt(USD_DECIMALS) * 10n ** BigInt(cost.feeDecimals);
+  return costMicrosScaled * 10_000n > valueMicrosScaled * bps;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PricingPolicy, TokenAmountRule } from '../domain/payment-plan';
+import type { TemporalEndpoint } from './temporal-connection';
 
 const int = (fallback: number) => z.coerce.number().int().nonnegative().default(fallback);
 /** Rate-limit windows are at most a day, so housekeeping can drop every window that started over a day ago. */
@@ -38,6 +39,15 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('payrail'),
+  /**
+   * mTLS to a Temporal frontend that requires it (the production shape): the CA that signed the frontend's
+   * certificate, and this process's client certificate and key, as PEM files; the name the frontend's certificate is
+   * checked against, when it is not the host of TEMPORAL_ADDRESS. All three files or none.
+   */
+  TEMPORAL_TLS_CA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   /** The Temporal Web UI; the dashboard links each payment to its workflow there. */
   TEMPORAL_UI_URL: z.string().url().optional(),
   /** The chains served (chains/registry.ts). */
@@ -62,7 +72,7 @@ const envSchema = z.object({
   MAIL_FROM: z.string().default('Payrail <no-reply@payrail.local>'),
   /** The dev stack's mail sink, named on the dashboard's login page (never set in production). */
   DEV_MAIL_SINK_URL: z.string().url().optional(),
-  /** Lets webhooks target private and loopback addresses: for development and tests only. */
+  /** Lets webhooks, callbacks and Iris (the devnet's stand-in) be private and loopback addresses over http: development and tests only. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false'),
   /**
    * Failed authentications (bad API keys, legacy tokens, JWTs, login codes) per client (IPv4 address, IPv6 /64) and
@@ -70,9 +80,6 @@ const envSchema = z.object({
    */
   RATE_LIMIT_AUTH_FAILURES_PER_IP: int(100),
   RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS: windowSeconds(900),
-  /** Wrong login codes per e-mail address and window, over all its codes: then even the right code waits. */
-  RATE_LIMIT_LOGIN_FAILURES_PER_EMAIL: int(10),
-  RATE_LIMIT_LOGIN_FAILURES_WINDOW_SECONDS: windowSeconds(3600),
   /** Login-code e-mails per address and window. */
   RATE_LIMIT_LOGIN_CODES_PER_EMAIL: int(10),
   RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS: windowSeconds(3600),
@@ -82,7 +89,15 @@ const envSchema = z.object({
   RATE_LIMIT_LOGIN_CODES_GLOBAL: int(1000),
   /** Keyed payment creations (`POST {payment_api_url}` with X-API-Key) per merchant app and window. */
   RATE_LIMIT_PAYMENT_CREATES_PER_APP: int(3000),
+  /** The window of every create limit (payments keyed and keyless, orders, per developer). */
   RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS: windowSeconds(60),
+  /** Legacy order creations (`POST /v1/orders`) per merchant app and window. */
+  RATE_LIMIT_ORDER_CREATES_PER_APP: int(3000),
+  /** Keyed payment and order creations of all of a developer's apps together, per window: more apps buy no more. */
+  RATE_LIMIT_CREATES_PER_DEVELOPER: int(6000),
+  /** Merchant apps registered (`POST {merchant_api_url}/register`) per client and window, whatever the developer. */
+  RATE_LIMIT_REGISTRATIONS_PER_IP: int(10),
+  RATE_LIMIT_REGISTRATIONS_WINDOW_SECONDS: windowSeconds(86_400),
   /** Keyless creations (appId in the body) per app, per client and in all, per window: never the keyed budget. */
   RATE_LIMIT_KEYLESS_CREATES_PER_APP: int(600),
   RATE_LIMIT_KEYLESS_CREATES_PER_IP: int(30),
@@ -92,7 +107,15 @@ const envSchema = z.object({
   MAX_API_KEYS_PER_APP: int(20),
   /** Bound on one webhook delivery (connect, TLS, request, response); its activity allows 30 s in all. */
   WEBHOOK_TIMEOUT_MS: int(10_000).pipe(z.number().min(100).max(20_000)),
-  /** A worker's own HTTP port for /livez, /readyz and /metrics; unset: none (the API serves its own on HTTP_PORT). */
+  /**
+   * Ready deposit addresses a worker keeps per chain whose addresses need the deposit seed (Solana, TON): refilled to
+   * the size once fewer than the low-water mark are left (services/deposit-addresses.ts).
+   */
+  DEPOSIT_ADDRESS_POOL_SIZE: int(1000).pipe(z.number().min(1)),
+  DEPOSIT_ADDRESS_POOL_LOW_WATER: int(250),
+  /** The API's own port for /metrics (on HTTP_HOST), never its public HTTP_PORT; unset: its metrics are not served. */
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** A worker's own HTTP port for /livez, /readyz and /metrics; unset: none. */
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   /** host:port where the Temporal SDK's Prometheus exporter serves a worker's SDK metrics (its own /metrics); unset: off. */
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/, 'must be host:port').optional(),
@@ -105,6 +128,9 @@ const envSchema = z.object({
   WORKER_BUILD_ID: z.string().regex(/^[\w.+-]{1,255}$/, 'letters, digits, and . _ + - only').optional(),
   WORKER_DEPLOYMENT_NAME: z.string().regex(/^[\w-]{1,255}$/, 'letters, digits, _ and - only').default('payrail'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+}).refine((e) => [e.TEMPORAL_TLS_CA, e.TEMPORAL_TLS_CERT, e.TEMPORAL_TLS_KEY].every((v) => v === undefined) || [e.TEMPORAL_TLS_CA, e.TEMPORAL_TLS_CERT, e.TEMPORAL_TLS_KEY].every((v) => v !== undefined), {
+  message: 'TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together: set all three for mTLS, or none',
+  path: ['TEMPORAL_TLS_CERT'],
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -117,11 +143,13 @@ export interface RateLimit {
 
 export interface RateLimits {
   authFailuresPerIp: RateLimit;
-  loginFailuresPerEmail: RateLimit;
   loginCodesPerEmail: RateLimit;
   loginCodesPerIp: RateLimit;
   loginCodesGlobal: RateLimit;
   paymentCreatesPerApp: RateLimit;
+  orderCreatesPerApp: RateLimit;
+  createsPerDeveloper: RateLimit;
+  registrationsPerIp: RateLimit;
   keylessCreatesPerApp: RateLimit;
   keylessCreatesPerIp: RateLimit;
   keylessCreatesGlobal: RateLimit;
@@ -134,9 +162,9 @@ export interface AccountLimits {
 }
 
 export interface AppConfig {
-  http: { host: string; port: number; publicBaseUrl?: string; trustedProxyHops: number };
+  http: { host: string; port: number; publicBaseUrl?: string; trustedProxyHops: number; metricsPort?: number };
   databaseUrl: string;
-  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
+  temporal: TemporalEndpoint & { namespace: string; taskQueue: string; uiUrl?: string };
   chainsFile: string;
   /** The environment this configuration was read from: each chain family reads its own keys from it (services/chains.ts). */
   env: Readonly<NodeJS.ProcessEnv>;
@@ -157,7 +185,13 @@ export interface AppConfig {
   accountLimits: AccountLimits;
   webhookTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
-  worker: { healthPort?: number; temporalMetricsBindAddress?: string; shutdownGraceSeconds: number; deployment?: { name: string; buildId: string } };
+  worker: {
+    healthPort?: number;
+    temporalMetricsBindAddress?: string;
+    shutdownGraceSeconds: number;
+    deployment?: { name: string; buildId: string };
+    depositAddressPool: { size: number; lowWater: number };
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -174,9 +208,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       // With HTTP_PORT=0 the port is known only once the server listens; startApi fills the default in then.
       publicBaseUrl: e.PUBLIC_BASE_URL ?? (e.HTTP_PORT === 0 ? undefined : `http://localhost:${e.HTTP_PORT}`),
       trustedProxyHops: e.HTTP_TRUSTED_PROXY_HOPS,
+      metricsPort: e.API_METRICS_PORT,
     },
     databaseUrl: e.DATABASE_URL,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, uiUrl: e.TEMPORAL_UI_URL },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      tls: e.TEMPORAL_TLS_CA && e.TEMPORAL_TLS_CERT && e.TEMPORAL_TLS_KEY ? { caFile: e.TEMPORAL_TLS_CA, certFile: e.TEMPORAL_TLS_CERT, keyFile: e.TEMPORAL_TLS_KEY, serverName: e.TEMPORAL_TLS_SERVER_NAME } : undefined,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
     chainsFile: e.PAYRAIL_CHAINS_FILE,
     env: { ...env },
     feeBps: e.FEE_BPS,
@@ -194,11 +235,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
     rateLimits: {
       authFailuresPerIp: { limit: e.RATE_LIMIT_AUTH_FAILURES_PER_IP, windowSeconds: e.RATE_LIMIT_AUTH_FAILURES_WINDOW_SECONDS },
-      loginFailuresPerEmail: { limit: e.RATE_LIMIT_LOGIN_FAILURES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_FAILURES_WINDOW_SECONDS },
       loginCodesPerEmail: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_EMAIL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       loginCodesPerIp: { limit: e.RATE_LIMIT_LOGIN_CODES_PER_IP, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       loginCodesGlobal: { limit: e.RATE_LIMIT_LOGIN_CODES_GLOBAL, windowSeconds: e.RATE_LIMIT_LOGIN_CODES_WINDOW_SECONDS },
       paymentCreatesPerApp: { limit: e.RATE_LIMIT_PAYMENT_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      orderCreatesPerApp: { limit: e.RATE_LIMIT_ORDER_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      createsPerDeveloper: { limit: e.RATE_LIMIT_CREATES_PER_DEVELOPER, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
+      registrationsPerIp: { limit: e.RATE_LIMIT_REGISTRATIONS_PER_IP, windowSeconds: e.RATE_LIMIT_REGISTRATIONS_WINDOW_SECONDS },
       keylessCreatesPerApp: { limit: e.RATE_LIMIT_KEYLESS_CREATES_PER_APP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
       keylessCreatesPerIp: { limit: e.RATE_LIMIT_KEYLESS_CREATES_PER_IP, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
       keylessCreatesGlobal: { limit: e.RATE_LIMIT_KEYLESS_CREATES_GLOBAL, windowSeconds: e.RATE_LIMIT_PAYMENT_CREATES_WINDOW_SECONDS },
@@ -211,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS,
       shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS,
       deployment: e.WORKER_BUILD_ID === undefined ? undefined : { name: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID },
+      depositAddressPool: { size: e.DEPOSIT_ADDRESS_POOL_SIZE, lowWater: Math.min(e.DEPOSIT_ADDRESS_POOL_LOW_WATER, e.DEPOSIT_ADDRESS_POOL_SIZE) },
     },
   };
 }

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { VettedTarget } from './url-policy';
+import { vetUrl, type UrlPolicy, type VettedTarget } from './url-policy';
 
 /**
- * Payrail's one way to call a merchant's server (webhooks and legacy callbacks): a POST to a vetted target, pinned
- * to the addresses the URL policy checked, bounded as a whole, redirects never followed, only the start of the
- * response read.
+ * Payrail's one way to call a server over HTTP: a merchant's (webhooks and legacy callbacks: a POST) or an API it reads
+ * (Circle's Iris: a GET of JSON). Every request goes to a vetted target, pinned to the addresses the URL policy
+ * checked, bounded as a whole, redirects never followed, only a bounded part of the response read.
  */
 
 /** Spec 2.7: the delivery log keeps the first 200 characters of the response body. */
@@ -93,3 +93,63 @@ export function postJson(options: { target: VettedTarget; body: string; headers:
     req.end(options.body);
   });
 }
+
+/** What a GET of JSON answered: its status, and its body parsed (undefined when it is not JSON). */
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/** A GET of JSON from a URL, through the vetted client. Throws when the URL is refused or no whole response arrives. */
+export type GetJson = (url: string) => Promise<JsonResponse>;
+
+/** A JSON answer larger than this is refused: the APIs Payrail reads answer a few kilobytes. */
+const JSON_RESPONSE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * One GET of JSON from a vetted target. `timeoutMs` bounds the whole exchange; a body over 1 MiB, a redirect and a
+ * connection that ends early are failures (thrown), so the caller's retries decide how long to keep asking.
+ */
+export function getJson(options: { target: VettedTarget; timeoutMs: number }): Promise<JsonResponse> {
+  const { target } = options;
+  const transport = target.url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = transport.request(
+      target.url,
+      { method: 'GET', headers: { accept: 'application/json' }, lookup: pinnedLookup(target.addresses), agent: false, signal: AbortSignal.timeout(options.timeoutMs) },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          res.destroy();
+          reject(new Error(`${target.url.host} answered a redirect (HTTP ${status}), which is not followed`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > JSON_RESPONSE_MAX_BYTES) res.destroy(new Error(`${target.url.host} answered more than ${JSON_RESPONSE_MAX_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          let body: unknown;
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            body = undefined;
+          }
+          resolve({ status, body });
+        });
+      },
+    );
+    req.on('error', (err) => reject(new Error(`GET ${target.url.host}${target.url.pathname} failed: ${failureReason(err)}`)));
+    req.end();
+  });
+}
+
+/** `getJson` of any URL `policy` allows: each URL vetted (resolved once, pinned) before it is asked. */
+export const vettedJsonClient =
+  (policy: UrlPolicy, timeoutMs: number): GetJson =>
+  async (url) =>
+    getJson({ target: await vetUrl(url, policy), timeoutMs });

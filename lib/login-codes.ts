@@ -1,8 +1,8 @@
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 
-/** How long a mailed login code stays valid, and how many guesses it allows. */
+/** How long a mailed login code stays valid, and how many tries (the right one included) it allows. */
 export const LOGIN_CODE_TTL_SECONDS = 600;
-export const LOGIN_CODE_MAX_ATTEMPTS = 5;
+export const LOGIN_CODE_MAX_ATTEMPTS = 3;
 
 /** A uniformly random 6-digit code. */
 export const generateLoginCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');

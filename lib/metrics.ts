@@ -1,8 +1,11 @@
 /**
- * Prometheus metrics (prom-client). Each process (an API, a worker) owns one registry, served at its /metrics.
+ * Prometheus metrics (prom-client). Each process (an API, a worker) owns one registry, served at its /metrics on a
+ * port of its own (never the API's public port: the series name routes, rates and balances nobody outside needs).
  * Series that describe shared state (payments by status, watcher lag, balances) are read from PostgreSQL and the
  * chains when scraped, so every process reports the same values: aggregate them with max(), not sum().
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const METRIC_PREFIX = 'payrail_';
@@ -12,6 +15,36 @@ export function createRegistry(labels: { process: string }): Registry {
   registry.setDefaultLabels(labels);
   collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
   return registry;
+}
+
+/** A running /metrics listener. */
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `registry` at `GET /metrics` on `host:port` (0: any free port), and nothing else. */
+export async function serveMetrics(options: { host: string; port: number; registry: Registry }): Promise<MetricsServer> {
+  const { registry } = options;
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');
+      return;
+    }
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),
+      (err: unknown) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal_error', message: String(err) })),
+    );
+  });
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject).listen(options.port, options.host));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
 }
 
 export interface ApiMetrics {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { DomainError, invalidField } from '../domain/errors';
-import { claimLoginCodeAttempts, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
+import { claimLoginCodeAttempt, consumeLoginCodes, insertLoginCode, upsertDeveloperByEmail } from '../db/queries/developers';
 import { insertApiKey, insertDeveloperApp, replaceWebhookSecret, withDeveloperAppCount, withLiveApiKeyCount } from '../db/queries/merchants';
 import { insertDashboardSession } from '../db/queries/sessions';
 import type { ApiKeyRow, ApiKeyScope, DeveloperRow, MerchantAppRow } from '../db/tables';
@@ -38,11 +38,12 @@ export interface AccountServiceDeps {
 const atLimit = (count: number, limit: number) => limit > 0 && count >= limit;
 
 /**
- * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells). Codes
- * mailed before stay good until used or expired, so nobody can void the code a developer is about to type by
- * asking for another one.
+ * Mails a fresh login code to `email`, whether or not a developer has it yet (the answer never tells), and returns
+ * the login's id: the code is traded only together with it, so only the one who asked can use or spend it. Codes
+ * mailed before stay good until used or expired, so nobody can void the code a developer is about to type by asking
+ * for another one.
  */
-export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<void> {
+export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<{ loginId: string }> {
   await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
   await deps.rateLimiter.consume('loginCodesPerEmail', email);
   await deps.rateLimiter.consume('loginCodesGlobal', 'all');
@@ -53,7 +54,7 @@ export async function sendLoginCode(deps: AccountServiceDeps, email: string, cli
     await deps.mailer.send({
       to: email,
       subject: 'Your Payrail login code',
-      text: `Your Payrail login code is ${code}\n\nIt works once and expires in ${LOGIN_CODE_TTL_SECONDS / 60} minutes. If you did not ask for it, ignore this e-mail.\n`,
+      text: `Your Payrail login code is ${code}\n\nIt works once, in the window where you asked for it, and expires in ${LOGIN_CODE_TTL_SECONDS / 60} minutes. If you did not ask for it, ignore this e-mail.\n`,
     });
   } catch (err) {
     // Not a question of who has an account: the server refuses the address itself, for anyone who types it.
@@ -61,19 +62,25 @@ export async function sendLoginCode(deps: AccountServiceDeps, email: string, cli
     deps.log.error({ err }, 'could not send a login code');
     throw new DomainError('mail_unavailable', 'the login code could not be sent; try again later');
   }
+  return { loginId: id };
 }
 
-/** Spends the mailed code; the developer is created on their first verified login. */
-async function verifyLoginCode(deps: AccountServiceDeps, login: { email: string; code: string }, clientIp: string): Promise<DeveloperRow> {
+/**
+ * Spends the mailed code of the login; the developer is created on their first verified login. A right code for a
+ * live code always logs in, whatever others guessed: each login's code takes `LOGIN_CODE_MAX_ATTEMPTS` tries and
+ * only its asker knows its id. Wrong guesses count against the client like any failed credential (over the limit
+ * they are answered 429), and each costs one of the few tries of a code the guesser had to have mailed to the
+ * address, within the per-address and per-client mail limits.
+ */
+async function verifyLoginCode(deps: AccountServiceDeps, login: { email: string; code: string; loginId: string }, clientIp: string): Promise<DeveloperRow> {
   const { knex, jwtSecret } = deps;
-  return deps.rateLimiter.guardGuessable(
+  return deps.rateLimiter.authenticate(
     clientIp,
-    login.email,
     async () => {
-      const live = await claimLoginCodeAttempts({ knex, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
-      const match = live.find((row) => loginCodeMatches(jwtSecret, row.id, login.code, row.code_hash));
-      const valid = match !== undefined && (await consumeLoginCodes({ knex, email: login.email, id: match.id }));
-      return valid ? upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email }) : undefined;
+      const live = await claimLoginCodeAttempt({ knex, id: login.loginId, email: login.email, maxAttempts: LOGIN_CODE_MAX_ATTEMPTS });
+      if (!live || !loginCodeMatches(jwtSecret, live.id, login.code, live.code_hash)) return undefined;
+      if (!(await consumeLoginCodes({ knex, email: login.email, id: live.id }))) return undefined;
+      return upsertDeveloperByEmail({ knex, id: randomUUID(), email: login.email });
     },
     () => new DomainError('invalid_code', 'the code is wrong, expired, already used or out of attempts; request a new one'),
   );
@@ -82,7 +89,7 @@ async function verifyLoginCode(deps: AccountServiceDeps, login: { email: string;
 /** Trades a mailed code for a dashboard token (API clients: `Authorization: Bearer`). */
 export async function exchangeLoginCode(
   deps: AccountServiceDeps,
-  login: { email: string; code: string },
+  login: { email: string; code: string; loginId: string },
   clientIp: string,
 ): Promise<{ token: string; expiresAt: string; developerId: string }> {
   const developer = await verifyLoginCode(deps, login, clientIp);
@@ -99,7 +106,7 @@ export const sessionIdHash = (sessionId: string) => createHash('sha256').update(
 /** Trades a mailed code for a browser session: the raw id goes into the cookie, its hash into the database. */
 export async function startDashboardSession(
   deps: AccountServiceDeps,
-  login: { email: string; code: string },
+  login: { email: string; code: string; loginId: string },
   clientIp: string,
 ): Promise<{ sessionId: string; expiresAt: Date; developerId: string; email: string }> {
   const developer = await verifyLoginCode(deps, login, clientIp);

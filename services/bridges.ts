@@ -4,24 +4,33 @@
  * crash with the transaction it already signed.
  */
 import { bridgeAdapterFor, type BridgeAdapter } from '../chains/bridges/adapter';
-import type { FetchLike } from '../chains/bridges/cctp';
 import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
+import { findChainTx } from '../db/queries/chain-txs';
+import { vettedJsonClient, type GetJson } from '../lib/http-client';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
 
 export interface BridgeServiceDeps extends ChainTxServiceDeps {
-  /** HTTP client for Iris; global fetch by default. */
-  fetch?: FetchLike;
+  /** Development and tests: Iris may be a stand-in on a private or loopback address, over plain http. */
+  webhooks: { allowPrivateNetworks: boolean };
 }
 
 type Submitted = { intentKey: string; txHash: string };
 
+/** One Iris request (a fee quote, an attestation lookup) may take this long. */
+const IRIS_TIMEOUT_MS = 10_000;
+
+/** Circle's Iris through the vetted HTTP client: https to a public address, or the devnet's stand-in where private networks are allowed. */
+export const irisClient = (allowPrivateNetworks: boolean): GetJson =>
+  vettedJsonClient({ schemes: allowPrivateNetworks ? ['https:', 'http:'] : ['https:'], allowPrivateNetworks, label: 'irisBaseUrl' }, IRIS_TIMEOUT_MS);
+
 export function createBridgeService(deps: BridgeServiceDeps) {
   const txs = createChainTxService(deps);
   const { registry } = deps.chains;
+  const iris = irisClient(deps.webhooks.allowPrivateNetworks);
 
   function adapter(quote: Pick<BridgeQuote, 'sourceChainId' | 'destinationChainId' | 'tokenSymbol'>): BridgeAdapter {
-    const found = bridgeAdapterFor({ endpoints: deps.chains, fetch: deps.fetch }, quote.sourceChainId, quote.destinationChainId, quote.tokenSymbol);
+    const found = bridgeAdapterFor({ endpoints: deps.chains, iris }, quote.sourceChainId, quote.destinationChainId, quote.tokenSymbol);
     if (!found) throw new Error(`no bridge for ${quote.tokenSymbol} from chain ${quote.sourceChainId} to chain ${quote.destinationChainId}`);
     return found;
   }
@@ -61,10 +70,16 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       return adapter(input.quote).check(input.quote, input.startTxHash);
     },
 
-    /** The mint on the destination (CCTP receiveMessage), or null when the bridge delivered. Idempotent per payment. */
+    /**
+     * The mint on the destination (CCTP receiveMessage), or null when the bridge delivered. The attested message is
+     * checked against the payment's own burn, as the outbox recorded it mined, before anything is signed. Idempotent
+     * per payment.
+     */
     async finish(input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }): Promise<Submitted | null> {
       const { quote } = input;
-      const call = adapter(quote).finish(quote, input.arrival);
+      const started = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(input.paymentId) });
+      if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
+      const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
       if (!call) return null;
       return txs.submitBridgeStep({
         step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,

@@ -1,14 +1,15 @@
 /** The chains this deployment serves, for entry points that build services (the API server, the worker, scripts). */
-import { loadChainAdapters, type ChainAdapters, type KeyRole } from '../chains/adapters';
+import { depositVariablesOf, loadChainAdapters, signingVariablesIn, withoutSigningVariables, type ChainAdapters, type KeyRole } from '../chains/adapters';
 import { CHAIN_FAMILY_IDS } from '../chains/families';
 import type { AppConfig } from '../lib/config';
 
 export type { ChainAdapters, KeyRole };
+export { depositVariablesOf, signingVariablesIn, withoutSigningVariables };
 export { CHAIN_FAMILY_IDS };
 
 /**
  * The configured chains' adapters with the keys `role` holds, each family reading its own variables from the
- * environment: a worker every signing and deposit key, the API and read-only scripts only what deposit addresses
- * need (`deposits`), never a treasury key. Missing or invalid keys fail here, at start-up, naming the variable.
+ * environment: a worker every signing and deposit key, the API and read-only scripts only the public data deposit
+ * addresses follow from (`deposits`), never a key that moves money. Missing or invalid keys fail here, at start-up, naming the variable.
  */
 export const loadChains = (config: AppConfig, role: KeyRole): ChainAdapters => loadChainAdapters(config.chainsFile, config.env, role);

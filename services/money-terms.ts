@@ -5,9 +5,12 @@
  */
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
+import { findChainTx } from '../db/queries/chain-txs';
 import { findPayin, listPayins } from '../db/queries/payins';
+import { isNativeToken } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
+import type { TransferRequest } from '../domain/chain-txs';
 
 /** A transfer that does not match the terms stored for it: never signed, and no retry can change that. */
 export class TransferRefused extends Error {
@@ -17,21 +20,7 @@ export class TransferRefused extends Error {
   }
 }
 
-/** What a signing activity is asked to move; `recipient` is null for a sweep into the treasury. */
-export interface TransferRequest {
-  intentKey: string;
-  paymentId: string | null;
-  chainId: number;
-  /** Null for a call that moves no token of ours by itself (a bridge approval). */
-  tokenAddress: string | null;
-  recipient: string | null;
-  amountUnits: string | null;
-  /** The kind of call: out of the deposit address, out of the treasury, or a bridge step from the treasury. */
-  from: 'deposit' | 'treasury' | BridgeStep;
-}
-
-/** The bridge steps the outbox signs from the treasury, named as their intent keys begin. */
-export type BridgeStep = 'bridge-approve' | 'bridge-burn' | 'bridge-mint';
+export type { BridgeStep, TransferRequest } from '../domain/chain-txs';
 
 const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
 
@@ -74,6 +63,8 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
     case 'refund':
       expect(request.from === 'deposit' && request.chainId === payment.source_chain_id, 'source');
       return assertRefundOfPayin(deps, payment, request, rest, refuse);
+    case 'recover':
+      return assertRecoveryOfFuel(deps, payment, request, rest.join(':'), refuse);
     default:
       throw refuse('unknown intent');
   }
@@ -95,6 +86,25 @@ export async function assertFuelOnTerms(deps: { knex: Knex; chains: ChainAdapter
   const cap = deps.chains.adapter(request.chainId).maxSweepFuelUnits ?? 0n;
   const amount = BigInt(fuel.amountUnits);
   if (amount <= 0n || amount > cap) throw refuse(`amount ${amount} is above the chain’s cap of ${cap}`);
+}
+
+/**
+ * A recovery takes back to the treasury, in the native coin, what a mined transfer of this payment out of its
+ * deposit left there of the fuel sent along with it: never more than the chain's fuel cap, from nowhere else.
+ */
+async function assertRecoveryOfFuel(
+  deps: { knex: Knex; chains: ChainAdapters },
+  payment: PaymentRow,
+  request: TransferRequest,
+  transferKey: string,
+  refuse: (reason: string) => TransferRefused,
+): Promise<void> {
+  const transfer = await findChainTx({ knex: deps.knex, intentKey: transferKey });
+  if (!transfer || transfer.payment_id !== payment.id || transfer.status !== 'confirmed' || !['sweep', 'refund'].includes(transferKey.split(':')[0]!)) throw refuse('no mined transfer out of this payment’s deposit');
+  if (request.from !== 'deposit' || request.recipient !== null || request.chainId !== payment.source_chain_id || !isNativeToken(request.tokenAddress ?? '')) throw refuse('a recovery moves the native coin from the deposit to the treasury');
+  const cap = deps.chains.adapter(request.chainId).maxSweepFuelUnits ?? 0n;
+  const amount = BigInt(request.amountUnits ?? 0);
+  if (amount <= 0n || amount > cap) throw refuse(`amount ${amount} is above the chain’s fuel cap of ${cap}`);
 }
 
 /**

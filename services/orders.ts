@@ -19,7 +19,7 @@ import {
   lockOrder,
   releaseReceipt,
 } from '../db/queries/orders';
-import { findPaymentById, insertPayment } from '../db/queries/payments';
+import { findPaymentById } from '../db/queries/payments';
 import type { MerchantAppRow, OrderRow, PaymentRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import type { Mailer } from '../lib/mail';
@@ -27,7 +27,7 @@ import type { SecretBox } from '../lib/secrets';
 import { cancelOrderUpdate, chooseCurrencyUpdate } from '../workflows/messages';
 import type { CreatedOrderPayment } from '../workflows/types';
 import { orderWorkflowId } from '../workflows/ids';
-import { preparePayment, type PaymentDraft } from './payments';
+import { insertPreparedPayment, preparePayment, type PaymentDraft } from './payments';
 import { resolvePayCurrency, servedPayCurrencies, type ServedPayCurrency } from './pay-currencies';
 import { ensureOrderWorkflow, orderWorkflowHandle, paymentWorkflowInput, paymentWorkflowMemo, startOrderWithPayment } from './workflows';
 
@@ -304,8 +304,9 @@ export async function createOrderPayment(
     if (!locked) throw new DomainError('not_found', `order ${order.id} does not exist`);
     // A concurrent attempt got there first: its payment is the order's payment.
     if (locked.payment_id) return (await findPaymentById({ knex: trx, id: locked.payment_id }))!;
-    const inserted = await insertPayment({ knex: trx, payment: prepared.payment, watchUntil: prepared.watchUntil });
-    if (!inserted) throw new Error(`payment ${prepared.payment.id} was not inserted`);
+    // A pooled deposit address is claimed in this transaction: a rollback gives it back.
+    const inserted = await insertPreparedPayment({ knex: trx, chains }, prepared);
+    if (!inserted) throw new Error(`the payment of order ${order.id} was not inserted`);
     // The order workflow starts this payment as its child; the payment reconciler must leave it alone.
     await trx('payments').where({ id: inserted.id }).update({ workflow_started_at: trx.fn.now() });
     await attachOrderPayment({ trx, orderId: order.id, paymentId: inserted.id, selectedCurrency: currency.code, rate: quote.rate, rateSource: quote.rateSource });

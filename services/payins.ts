@@ -6,12 +6,14 @@ import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import type { Logger } from '../lib/logger';
-import type { PayinCheck } from '../chains/family';
+import { paymentDestination, type ChainAdapter, type DepositAccounts, type PayinCheck } from '../chains/family';
 import type { ChainDepth } from '../domain/chain-txs';
 import { isNativeToken } from '../domain/payment';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
-import { findPaymentsByIds, findWatchedDepositAddresses, listWatchedDeposits } from '../db/queries/payments';
+import { findDepositAccounts, listUnrecordedDeposits, recordDepositAccounts } from '../db/queries/deposit-accounts';
+import { findPaymentsByIds, findWatchedDepositAddresses } from '../db/queries/payments';
+import type { PaymentRow } from '../db/tables';
 import type { WorkerMetrics } from '../lib/metrics';
 import { quarantinePayins, recordQuarantinedEntries } from './ledger';
 import { routePayin } from './workflows';
@@ -47,14 +49,37 @@ async function nextBlock(deps: PayinServiceDeps, chainId: number, cursor: ChainC
   return cursorHash === cursor.blockHash ? cursor.blockNumber + 1 : Math.max(0, Math.min(cursor.blockNumber, head) - REORG_REWIND_BLOCKS);
 }
 
+/** The deposits' receiving accounts of a chain as PostgreSQL records them (chains/family.ts `DepositAccounts`). */
+function depositAccounts(knex: Knex, chainId: number): DepositAccounts {
+  return {
+    unrecorded: () => listUnrecordedDeposits({ knex, chainId }),
+    record: (deposits) => recordDepositAccounts({ knex, chainId, deposits }),
+    find: async (accounts) => new Map((await findDepositAccounts({ knex, chainId, accounts })).map((a) => [a.account, { address: a.address, tokenAddress: a.tokenAddress }])),
+  };
+}
+
 /**
- * Scans the next range (at most `maxBlocks`) after the chain's stored cursor for transfers of the configured tokens
- * (and the native coin) into watched deposit addresses, each family's adapter reading them its own batched way;
- * records other tokens' transfers into them as quarantined (never payins); hands each payin to the run that owns its
- * address (all at once), then moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated,
- * and runs deduplicate payins (and the ledger quarantined transfers) on their identity. Only after every payin of
- * the range was handed over does the cursor move, so none is ever dropped. Its cost grows with the blocks'
- * transfers, not with the number of open payments.
+ * Whether a transfer into a payment's deposit is a payin (counted, or refunded by its run): an asset the chain serves
+ * (a configured token, or the native coin where the chain configures it) that the family lets such a deposit take.
+ * Anything else is quarantined for the operator: never counted, never refunded, never swept.
+ */
+function takesPayin(deps: PayinServiceDeps, adapter: ChainAdapter, payment: PaymentRow, transfer: DetectedPayin): boolean {
+  const { registry } = deps.chains;
+  const served = isNativeToken(transfer.tokenAddress)
+    ? registry.findNativeToken(transfer.chainId) !== undefined
+    : registry.tokenByAddress(transfer.chainId, transfer.tokenAddress) !== undefined;
+  return served && (adapter.takesPayin?.(payment.source_token_address, transfer.tokenAddress) ?? true);
+}
+
+/**
+ * Scans the next range (at most `maxBlocks`) after the chain's stored cursor: the family's adapter reads every
+ * transfer of the range's blocks (chains/family.ts `scanPayins`), this keeps those into watched deposits, hands the
+ * payins to the run that owns each address (all at once), records every other asset into a deposit as quarantined
+ * for its payment, and quarantines whatever reached the shared receiving account naming no deposit; then it moves
+ * the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs deduplicate payins (and
+ * the ledger quarantined transfers) on their identity. Only after every transfer of the range was handed over or
+ * recorded does the cursor move, so none is ever dropped. Its cost grows with the blocks' transfers, not with the
+ * number of open payments.
  */
 export async function scanChain(
   deps: PayinServiceDeps,
@@ -72,28 +97,28 @@ export async function scanChain(
   if (fromBlock > head) return { range: null, caughtUp: true, payins: 0, head };
   const toBlock = Math.min(head, fromBlock + input.maxBlocks - 1);
 
-  const watched = { all: () => listWatchedDeposits({ knex, chainId: input.chainId }) };
-  const transfers = await adapter.scanPayins({ fromBlock, toBlock, watched, heartbeat: input.heartbeat });
+  // A transfer of nothing (a zero-amount token transfer, as spam sends) moves nothing: it is no payin and no quarantine.
+  const transfers = (await adapter.scanPayins({ fromBlock, toBlock, accounts: depositAccounts(knex, input.chainId), heartbeat: input.heartbeat })).filter((t) => BigInt(t.amountUnits) > 0n);
 
   const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
   const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
-  const received = transfers.filter((t) => paymentByAddress.has(t.to.toLowerCase()));
-  // A token nobody configured decides nothing: its transfers are recorded for the operator and never handed to a run.
-  const served = (t: DetectedPayin) => isNativeToken(t.tokenAddress) || chains.registry.tokenByAddress(input.chainId, t.tokenAddress) !== undefined;
-  const payins = received.filter(served);
-  await recordQuarantinedEntries({ knex }, received.filter((t) => !served(t)).map((transfer) => ({ paymentId: paymentByAddress.get(transfer.to.toLowerCase())!, transfer })));
+  const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
+  const paymentOf = (t: DetectedPayin): PaymentRow | undefined => payments.get(paymentByAddress.get(t.to.toLowerCase()) ?? '');
+  const received = transfers.filter((t) => paymentOf(t) !== undefined);
+  const payins = received.filter((t) => takesPayin(deps, adapter, paymentOf(t)!, t));
+  // What a deposit does not take decides nothing: recorded for the operator on its payment, never handed to a run.
+  const others = received.filter((t) => !payins.includes(t));
+  await recordQuarantinedEntries({ knex }, others.map((transfer) => ({ paymentId: paymentOf(transfer)!.id, transfer })));
+  for (const t of others) deps.log?.warn({ chainId: t.chainId, txHash: t.txHash, to: t.to, tokenAddress: t.tokenAddress, amountUnits: t.amountUnits }, 'transfer quarantined for the operator: an asset its deposit does not take');
   // Into the account every deposit shares but for no payment: quarantined for the operator before the cursor moves on.
-  const unmatched = transfers.filter((t) => adapter.sharedReceiver !== undefined && t.to === adapter.sharedReceiver);
+  const shared = adapter.sharedReceiver;
+  const intoShared = (t: DetectedPayin) => t.to === shared || paymentDestination(adapter, t.to).address === shared;
+  const unmatched = shared === undefined ? [] : transfers.filter((t) => paymentOf(t) === undefined && intoShared(t)).map((t) => ({ ...t, to: shared }));
   await quarantinePayins({ knex }, unmatched);
   for (const payin of unmatched) deps.log?.warn({ chainId: payin.chainId, txHash: payin.txHash, from: payin.from, amountUnits: payin.amountUnits }, 'payin quarantined for the operator: it names no payment');
-  const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
   await Promise.all(
-    payins.map((payin: DetectedPayin) => {
-      const payment = payments.get(paymentByAddress.get(payin.to.toLowerCase())!);
-      if (!payment) throw new Error(`deposit address ${payin.to} belongs to no payment`);
-      // Each handover heartbeats: a hundred payins in one range take longer than the heartbeat timeout under load.
-      return routePayin(deps, payment, payin).then(input.heartbeat);
-    }),
+    // Each handover heartbeats: a hundred payins in one range take longer than the heartbeat timeout under load.
+    payins.map((payin: DetectedPayin) => routePayin(deps, paymentOf(payin)!, payin).then(input.heartbeat)),
   );
 
   await observeDetectionLag(deps, input.chainId, payins);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { bridgeKindFor } from '../chains/bridges/adapter';
@@ -10,6 +9,7 @@ import { conflictingRequestTerms, type PaymentDisplay, type PaymentRequestTerms 
 import { planPayment, type PlanToken, type PricingPolicy } from '../domain/payment-plan';
 import { findPaymentByOrder, insertPayment, type NewPayment } from '../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../db/tables';
+import { newDepositAddress } from './deposit-addresses';
 import { ensurePaymentWorkflow, startNewPaymentWorkflow } from './workflows';
 
 export interface PaymentServiceDeps {
@@ -57,16 +57,22 @@ const PAYMENT_FIELDS: DraftFields = { token: 'source.tokenSymbol', amount: 'sour
 
 const planToken = (chainId: number, token: TokenConfig): PlanToken => ({ chainId, ...token });
 
+/** A payment ready to insert but for its id and deposit address, which `insertPreparedPayment` gives it. */
+export interface PreparedPayment {
+  payment: Omit<NewPayment, 'id' | 'deposit_address'>;
+  watchUntil: Date;
+}
+
 /**
- * Turns a draft into the payment row to insert: the plan (fee, payout in the merchant's token, route) and a fresh
- * deposit address. Throws a DomainError naming `fields` when the merchant's wallet cannot be paid.
+ * Turns a draft into the payment row to insert: the plan (fee, payout in the merchant's token, route). Throws a
+ * DomainError naming `fields` when the merchant's wallet cannot be paid.
  */
 export function preparePayment(
   deps: Pick<PaymentServiceDeps, 'chains' | 'pricing' | 'latePayinWindowSeconds'>,
   app: MerchantAppRow,
   draft: PaymentDraft,
   fields: DraftFields = PAYMENT_FIELDS,
-): { payment: NewPayment; watchUntil: Date } {
+): PreparedPayment {
   const { registry } = deps.chains;
   const destinationToken = registry.findPayableToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
@@ -81,11 +87,9 @@ export function preparePayment(
     pricing: deps.pricing,
     fields,
   });
-  const id = randomUUID();
   return {
     watchUntil: new Date(draft.expiresAt.getTime() + deps.latePayinWindowSeconds * 1000),
     payment: {
-      id,
       app_id: app.app_id,
       order_id: draft.orderId,
       keyless: draft.keyless,
@@ -98,7 +102,6 @@ export function preparePayment(
       source_decimals: draft.sourceToken.decimals,
       source_amount_units: draft.amountUnits.toString(),
       fee_units: plan.feeUnits.toString(),
-      deposit_address: deps.chains.depositAddressFor(draft.sourceChainId, id),
       destination_chain_id: app.payout_chain_id,
       destination_token_symbol: destinationToken.symbol,
       destination_token_address: destinationToken.address,
@@ -109,6 +112,21 @@ export function preparePayment(
       expires_at: draft.expiresAt,
     },
   };
+}
+
+/**
+ * Inserts a prepared payment with a new id and deposit address (services/deposit-addresses.ts), on `knex` (the
+ * caller's transaction, if any). Null when its orderId has a payment already: a pooled address then goes back.
+ */
+export async function insertPreparedPayment(deps: { knex: Knex; chains: ChainAdapters }, prepared: PreparedPayment): Promise<PaymentRow | null> {
+  const deposit = await newDepositAddress(deps, prepared.payment.source_chain_id);
+  const inserted = await insertPayment({
+    knex: deps.knex,
+    watchUntil: prepared.watchUntil,
+    payment: { ...prepared.payment, id: deposit.paymentId, deposit_address: deposit.address },
+  });
+  if (!inserted) await deposit.release();
+  return inserted;
 }
 
 /** How a create request reached us: with the app's API key, or keyless (appId in the body). */
@@ -172,7 +190,7 @@ export async function createPayment(
     return { payment: existing, created: false };
   };
 
-  const { payment, watchUntil } = preparePayment(deps, app, {
+  const prepared = preparePayment(deps, app, {
     sourceChainId,
     sourceToken,
     amountUnits,
@@ -183,7 +201,7 @@ export async function createPayment(
     expiresAt: new Date(Date.now() + deps.paymentTtlSeconds * 1000),
   });
   // Inserted without looking first: a repeated orderId (a retry, or a concurrent request) conflicts and inserts nothing.
-  const inserted = await insertPayment({ knex, watchUntil, payment });
+  const inserted = await insertPreparedPayment({ knex, chains }, prepared);
   if (!inserted) {
     // This orderId has a payment already: it answers, if it asks the same.
     const winner = await findPaymentByOrder({ knex, appId: app.app_id, orderId: orderId!, keyless });

@@ -13,7 +13,7 @@ import { insertChainTx, lockNextNonce, storeNextNonce } from '../db/queries/chai
 import type { ChainTxRow } from '../db/tables';
 
 /** What the caller knows of the transaction before it is signed. */
-export type ChainTxDraft = Pick<ChainTxRow, 'intent_key' | 'payment_id' | 'purpose' | 'chain_id' | 'to_address' | 'token_address' | 'amount_units'>;
+export type ChainTxDraft = Pick<ChainTxRow, 'intent_key' | 'payment_id' | 'purpose' | 'chain_id' | 'to_address' | 'token_address' | 'amount_units' | 'queue_key' | 'action'>;
 
 interface Job {
   draft: ChainTxDraft;
@@ -58,6 +58,26 @@ async function drain(knex: Knex, waiting: Map<string, Job[]>, key: string): Prom
   }
 }
 
+/**
+ * Signs `prepared` at `nonce` and stores it, inside the caller's transaction: the caller holds what makes the nonce
+ * its own (the signer's nonce row, or the send queue of an account that takes one transaction at a time).
+ */
+export async function signAtNonce(trx: Knex.Transaction, draft: ChainTxDraft, prepared: PreparedChainTx, nonce: number): Promise<ChainTxRow> {
+  const signed = await prepared.sign(nonce);
+  const tx = {
+    ...draft,
+    signer: prepared.signer,
+    nonce: String(nonce),
+    raw_tx: signed.rawTx,
+    tx_hash: signed.txHash,
+    max_fee_per_gas: signed.fees?.maxFeePerGas.toString() ?? null,
+    max_priority_fee_per_gas: signed.fees?.maxPriorityFeePerGas.toString() ?? null,
+    valid_until: signed.validUntil ?? null,
+  };
+  await insertChainTx({ trx, tx });
+  return { ...tx, status: 'signed' as const, block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
+}
+
 async function signBatch(knex: Knex, batch: Job[]): Promise<void> {
   const [{ draft, prepared }] = batch as [Job];
   const unsettled = new Set(batch);
@@ -69,20 +89,7 @@ async function signBatch(knex: Knex, batch: Job[]): Promise<void> {
       for (const job of batch) {
         try {
           // A savepoint each: one that fails (its intent stored meanwhile by another attempt) takes no nonce.
-          const row = await trx.transaction(async (savepoint) => {
-            const signed = await job.prepared.sign(nonce);
-            const tx = {
-              ...job.draft,
-              signer: job.prepared.signer,
-              nonce: String(nonce),
-              raw_tx: signed.rawTx,
-              tx_hash: signed.txHash,
-              max_fee_per_gas: signed.fees?.maxFeePerGas.toString() ?? null,
-              max_priority_fee_per_gas: signed.fees?.maxPriorityFeePerGas.toString() ?? null,
-            };
-            await insertChainTx({ trx: savepoint, tx });
-            return { ...tx, status: 'signed' as const, block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
-          });
+          const row = await trx.transaction((savepoint) => signAtNonce(savepoint, job.draft, job.prepared, nonce));
           stored.push([job, row]);
           nonce++;
         } catch (err) {

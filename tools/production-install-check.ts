@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const [apiPort, healthPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   const logDir = await mkdtemp(path.join(tmpdir(), 'payrail-production-install-'));
   const services = [
-    new Service({ name: 'api', root: dir, entry: 'api/server.ts', env: { ...stack.env, HTTP_HOST: HOST, HTTP_PORT: String(apiPort) }, healthUrl: `http://${HOST}:${apiPort}`, logFile: path.join(logDir, 'production-api.log') }),
+    new Service({ name: 'api', root: dir, entry: 'api/server.ts', env: { ...stack.apiEnv, HTTP_HOST: HOST, HTTP_PORT: String(apiPort) }, healthUrl: `http://${HOST}:${apiPort}`, logFile: path.join(logDir, 'production-api.log') }),
     new Service({
       name: 'worker',
       root: dir,

@@ -1,14 +1,28 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { chainFamily } from '../chains/families';
 import { scanRangeBlocks, type ChainRegistry } from '../chains/registry';
-import type { chainWatcherWorkflow, paymentReconcilerWorkflow } from '../workflows';
-import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId } from '../workflows/ids';
+import type { chainWatcherWorkflow, depositAddressPoolWorkflow, paymentReconcilerWorkflow } from '../workflows';
+import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId, depositAddressPoolWorkflowId } from '../workflows/ids';
 
 /**
  * Version of the long-running workflows' code. Bump it with any change to the chain watcher or the reconciler:
  * a worker that starts finds a running one of another version and restarts it (their state lives in PostgreSQL,
  * so a restart resumes where the old run stopped).
  */
-export const BACKGROUND_WORKFLOWS_VERSION = '3';
+export const BACKGROUND_WORKFLOWS_VERSION = '4';
+
+/** How often a pooled chain's deposit address pool is looked at (and topped up when low). */
+const DEPOSIT_ADDRESS_POOL_INTERVAL_MS = 2_000;
+
+/** Chains whose deposit addresses the worker makes ahead (chains/family.ts `depositAddresses: 'pooled'`). */
+const pooledChains = (registry: ChainRegistry) => registry.chains.filter((c) => chainFamily(c.family).depositAddresses === 'pooled');
+
+/** The ids of the long-running workflows a worker keeps running: one watcher per chain, one pool keeper per pooled chain, the reconciler. */
+export const backgroundWorkflowIds = (registry: ChainRegistry): string[] => [
+  ...registry.chains.map((c) => chainWatcherWorkflowId(c.chainId)),
+  ...pooledChains(registry).map((c) => depositAddressPoolWorkflowId(c.chainId)),
+  PAYMENT_RECONCILER_WORKFLOW_ID,
+];
 
 /** Starts `workflowId` unless a run of this code version already runs; replaces a run of another version. */
 async function ensureSingleton(client: Client, workflowId: string, start: () => Promise<unknown>): Promise<void> {
@@ -24,7 +38,10 @@ async function ensureSingleton(client: Client, workflowId: string, start: () => 
   await start();
 }
 
-/** Starts the long-running workflows (a watcher per chain, the reconciler) unless they already run. */
+/**
+ * Starts the long-running workflows (a watcher per chain, a deposit address pool keeper per pooled chain, the
+ * reconciler) unless they already run.
+ */
 export async function ensureBackgroundWorkflows(client: Client, taskQueue: string, registry: ChainRegistry): Promise<void> {
   for (const chain of registry.chains) {
     const workflowId = chainWatcherWorkflowId(chain.chainId);
@@ -33,6 +50,18 @@ export async function ensureBackgroundWorkflows(client: Client, taskQueue: strin
         workflowId,
         taskQueue,
         args: [{ chainId: chain.chainId, pollIntervalMs: chain.pollIntervalMs, maxBlocks: scanRangeBlocks(chain) }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        memo: { chain: `${chain.name} (${chain.chainId})`, version: BACKGROUND_WORKFLOWS_VERSION },
+      }),
+    );
+  }
+  for (const chain of pooledChains(registry)) {
+    const workflowId = depositAddressPoolWorkflowId(chain.chainId);
+    await ensureSingleton(client, workflowId, () =>
+      client.workflow.start<typeof depositAddressPoolWorkflow>('depositAddressPoolWorkflow', {
+        workflowId,
+        taskQueue,
+        args: [{ chainId: chain.chainId, intervalMs: DEPOSIT_ADDRESS_POOL_INTERVAL_MS }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         memo: { chain: `${chain.name} (${chain.chainId})`, version: BACKGROUND_WORKFLOWS_VERSION },
       }),

@@ -65,8 +65,8 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
   const log = createLogger(config.logLevel, 'worker');
   const knex = createKnex(config.databaseUrl);
   const chains = loadChains(config, 'worker');
-  const nativeConnection = await connectWorker(config.temporal.address, log);
-  const clientConnection = await connectClient(config.temporal.address, log);
+  const nativeConnection = await connectWorker(config.temporal, log);
+  const clientConnection = await connectClient(config.temporal, log);
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const metrics = createWorkerMetrics(createRegistry({ process: 'worker' }));
   registerStateGauges(metrics.registry, { knex, chains });
@@ -78,6 +78,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     chains,
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
+    depositAddressPool: config.worker.depositAddressPool,
     log,
     metrics,
     secrets: config.secretsKey ? new SecretBox(config.secretsKey) : undefined,

@@ -7,7 +7,13 @@ import { AwaitingOperatorKey } from './search-attributes';
 const localWaits = proxyLocalActivities<ChainWaitActivities>(localChainWaitOptions);
 
 /** What a run can wait for an operator for: the values of its `AwaitingOperator` search attribute. */
-export type OperatorWait = 'chain_step_reverts' | 'treasury_short';
+export type OperatorWait = 'chain_step_reverts' | 'treasury_short' | 'chain_tx_refused' | 'bridge_late';
+
+/**
+ * Failures of a chain step an operator can mend, by their type: a call that would revert (`EstimateReverted`), a
+ * transaction the node keeps refusing (`ChainTxRefused`: the fee payer cannot pay, …).
+ */
+const OPERATOR_MENDS: Partial<Record<string, OperatorWait>> = { EstimateReverted: 'chain_step_reverts', ChainTxRefused: 'chain_tx_refused' };
 
 /**
  * How a payment run's steps on the chain run (workflows/payment.ts): writes whose call would revert wait for an
@@ -39,8 +45,9 @@ export class ChainSteps {
   }
 
   /**
-   * Runs a chain write. A call that would revert (`EstimateReverted`) is not retried blindly: the run says so
-   * (`AwaitingOperator=chain_step_reverts`, an error log) and waits for an operator's `retryChainStep`.
+   * Runs a chain write or wait. A call that would revert (`EstimateReverted`), or a transaction the node keeps
+   * refusing (`ChainTxRefused`), is not retried blindly: the run says so (`AwaitingOperator=chain_step_reverts` or
+   * `chain_tx_refused`, an error log) and waits for an operator's `retryChainStep`.
    */
   async untilOperatorFixes<T>(step: () => Promise<T>): Promise<T> {
     for (;;) {
@@ -49,10 +56,11 @@ export class ChainSteps {
       } catch (err) {
         // An activity task's failure wraps the activity's error; a local activity's may arrive as that error itself.
         const cause = err instanceof ActivityFailure ? err.cause : err;
-        if (!(cause instanceof ApplicationFailure && cause.type === 'EstimateReverted')) throw err;
+        const reason = cause instanceof ApplicationFailure && cause.type ? OPERATOR_MENDS[cause.type] : undefined;
+        if (!reason) throw err;
         const seen = this.operatorRetries;
-        log.error('a chain step would revert; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, error: cause.message });
-        const waitEnded = this.beginOperatorWait('chain_step_reverts');
+        log.error('a chain step cannot proceed; waiting for an operator (signal retryChainStep)', { paymentId: this.paymentId, reason, error: (cause as ApplicationFailure).message });
+        const waitEnded = this.beginOperatorWait(reason);
         await condition(() => this.operatorRetries > seen);
         waitEnded();
       }
@@ -109,11 +117,12 @@ export class ChainSteps {
   }
 
   /**
-   * Waits for an intent's transaction. A revert here (sweep, bridge, refund, payout) breaks an invariant no retry can
-   * mend, so the run fails visibly for an operator, naming the transaction.
+   * Waits for an intent's transaction to land for its receiver. A revert or bounce here (sweep, bridge, refund,
+   * payout) breaks an invariant no retry can mend, so the run fails visibly for an operator, naming the transaction.
    */
   async landed(tx: { intentKey: string }, depth: 'confirmations' | 'finality' = 'confirmations') {
-    const result = await this.wait((waits) => waits.awaitChainTx({ intentKey: tx.intentKey, depth }));
+    // A queued transfer is prepared in its wait, and a transaction signed again there: either may need an operator.
+    const result = await this.untilOperatorFixes(() => this.wait((waits) => waits.awaitChainTx({ intentKey: tx.intentKey, depth })));
     if (!result.succeeded) throw ApplicationFailure.nonRetryable(`chain transaction ${tx.intentKey} reverted (${result.txHash})`, 'ChainTxReverted');
     return result;
   }

@@ -1,12 +1,13 @@
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { VersioningBehavior } from '@temporalio/common';
 import { chainWatcherWorkflow } from './chain-watcher';
+import { depositAddressPoolWorkflow } from './deposit-address-pool';
 import { latePayinWorkflow } from './late-payin';
 import { orderWorkflow } from './order';
 import { paymentWorkflow } from './payment';
 import { paymentReconcilerWorkflow } from './reconciler';
 
-export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow };
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow };
 
 /**
  * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
@@ -22,3 +23,4 @@ versioning(latePayinWorkflow, 'PINNED');
 versioning(orderWorkflow, 'PINNED');
 versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
 versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');
+versioning(depositAddressPoolWorkflow, 'AUTO_UPGRADE');

@@ -1,5 +1,6 @@
 import { condition, log, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
+import { bridgeLateAfterMs, type BridgeArrival, type BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
 import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
@@ -249,9 +250,32 @@ class PaymentRun {
     const approval = await this.chain.untilOperatorFixes(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
     if (approval) await this.chain.landed(approval);
     const started = await this.chain.landed(await this.chain.untilOperatorFixes(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
-    const arrival = await this.chain.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash: started.txHash });
+    const arrival = await this.bridgeArrival(quote, started.txHash);
     const finish = await this.chain.untilOperatorFixes(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
     if (finish) await this.chain.landed(finish);
+  }
+
+  /**
+   * Waits for the transfer on its way (Iris's attestation of our burn, a LayerZero delivery). One that outlasts its
+   * protocol's time shows `AwaitingOperator=bridge_late` until it arrives: nothing is lost, but someone should look.
+   */
+  private async bridgeArrival(quote: BridgeQuote, startTxHash: string): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
+    let ended = false;
+    const arriving = this.chain.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash });
+    arriving.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    if (!(await condition(() => ended, bridgeLateAfterMs(quote)))) {
+      log.warn('the bridge transfer is late; waiting for it (AwaitingOperator=bridge_late)', { paymentId: this.paymentId, bridge: quote.kind, startTxHash, expectedSeconds: quote.expectedSeconds });
+      const lateEnded = this.chain.beginOperatorWait('bridge_late');
+      try {
+        return await arriving;
+      } finally {
+        lateEnded();
+      }
+    }
+    return arriving;
   }
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */

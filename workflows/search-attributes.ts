@@ -11,8 +11,9 @@ export const OrderStatusKey = defineSearchAttributeKey('OrderStatus', 'KEYWORD')
 
 /**
  * Why a payment run is waiting on people rather than on the chain: `treasury_short` (the payout waits for the
- * destination treasury to be funded), `chain_step_reverts` (a chain step's call would revert; `retryChainStep`
- * after fixing it). Empty otherwise.
+ * destination treasury to be funded), `chain_step_reverts` (a chain step's call would revert), `chain_tx_refused`
+ * (the node keeps refusing a transaction: its fee payer cannot pay, …); `retryChainStep` after fixing it. Empty
+ * otherwise.
  */
 export const AwaitingOperatorKey = defineSearchAttributeKey('AwaitingOperator', 'KEYWORD');
 

@@ -82,9 +82,9 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   router.post('/auth/login-code', async (ctx) => {
     const { email } = parseOrThrow(loginCodeRequestSchema, ctx.request.body, 'login code request');
-    await sendLoginCode(services, email, ctx.ip);
+    const { loginId } = await sendLoginCode(services, email, ctx.ip);
     ctx.status = 202;
-    ctx.body = { message: 'if the address can receive mail, a login code is on its way', expiresInSeconds: LOGIN_CODE_TTL_SECONDS } satisfies LoginCodeSent;
+    ctx.body = { message: 'if the address can receive mail, a login code is on its way', expiresInSeconds: LOGIN_CODE_TTL_SECONDS, loginId } satisfies LoginCodeSent;
   });
 
   router.post('/auth/token', async (ctx) => {
@@ -117,6 +117,7 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   router.post('/register', developer, async (ctx) => {
     const body = parseOrThrow(registerBodySchema, ctx.request.body, 'registration');
+    await services.rateLimiter.consume('registrationsPerIp', ctx.ip);
     const { app, webhookSecret } = await registerApp(services, ctx.state.developer.id, body);
     ctx.status = 201;
     ctx.body = { ...toAppResource(app), webhookSecret } satisfies RegisteredApp;

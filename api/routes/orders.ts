@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import { orderLogParam } from '../log-context';
-import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById, listCallbackAttempts } from '../../db/queries/orders';
 import { findPaymentById } from '../../db/queries/payments';
 import type { OrderRow } from '../../db/tables';
@@ -41,8 +40,8 @@ export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
     if (body.callback_url?.startsWith('http:') && !deps.webhookAllowPrivateNetworks) {
       throw new ApiError(400, 'invalid_request', 'invalid order: callback_url', [{ path: 'callback_url', message: 'must start with https://' }]);
     }
-    const app = await findMerchantApp({ knex, appId: ctx.state.apiKey.appId });
-    if (!app) throw new ApiError(401, 'invalid_api_key', 'the API key belongs to no merchant app');
+    const { app } = ctx.state.apiKey;
+    await deps.rateLimiter.consumeCreate('orderCreatesPerApp', app);
     const { order, created } = await createOrder(deps, app, body);
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'legacy' });
     ctx.status = created ? 201 : 200;

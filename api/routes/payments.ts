@@ -52,7 +52,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   router.post('/', anyKey, async (ctx) => {
     const body = parseOrThrow(createPaymentBodySchema, ctx.request.body, 'payment');
     const { app } = ctx.state.apiKey;
-    await deps.rateLimiter.consume('paymentCreatesPerApp', app.app_id);
+    await deps.rateLimiter.consumeCreate('paymentCreatesPerApp', app);
     const { payment, created } = await createPayment(deps, app, body, { keyless: false });
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;

@@ -17,6 +17,8 @@ export const tokenRequestSchema = z
   .object({
     email: emailSchema,
     code: z.string().regex(/^[0-9]{6}$/, 'must be the 6-digit code from the e-mail'),
+    /** The `loginId` that `POST /auth/login-code` answered: the code counts only for the login that asked for it. */
+    loginId: z.uuid({ message: 'must be the loginId the login-code request answered' }),
   })
   .strict();
 
@@ -61,8 +63,11 @@ export const statsQuerySchema = z.object({
   period: z.enum(['today', '7d', '30d'], { message: 'must be "today", "7d" or "30d"' }),
 });
 
-/** `POST /auth/login-code` (202): the same answer whether or not the address has an account. */
-export const loginCodeSentSchema = z.object({ message: z.string(), expiresInSeconds: z.number().int() });
+/**
+ * `POST /auth/login-code` (202): the same answer whether or not the address has an account, with the id of this
+ * login, which the code is traded with: a code works only with the login that asked for it.
+ */
+export const loginCodeSentSchema = z.object({ message: z.string(), expiresInSeconds: z.number().int(), loginId: z.string() });
 
 export type LoginCodeSent = z.infer<typeof loginCodeSentSchema>;
 

@@ -1,8 +1,10 @@
 import type { BridgeArrival, BridgeKind, BridgeQuote } from '../../domain/bridges';
+import type { GetJson } from '../../lib/http-client';
 import {
-  buildCctpApprove, buildDepositForBurn, buildReceiveMessage, CCTP_FINALITY_THRESHOLD, fetchCctpAttestation, quoteCctpFee,
-  type CctpRoute, type FetchLike,
+  assertAttestationOfBurn, buildCctpApprove, buildDepositForBurn, buildReceiveMessage, CCTP_FINALITY_THRESHOLD, fetchCctpAttestation, quoteCctpFee,
+  type CctpRoute,
 } from './cctp';
+import { decodeCctpMessage } from './cctp-message';
 import type { BridgeEndpoint, BridgeEndpoints } from './endpoint';
 import { buildOftApprove, buildOftSend, findOftDelivery, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute } from './oft';
 import { addressToBytes32, approvalIfShort, type TxRequest } from './tx';
@@ -20,16 +22,23 @@ export interface BridgeAdapter {
   approval(quote: BridgeQuote): Promise<TxRequest | null>;
   /** The burn (CCTP depositForBurn) or send (OFT send) on the source chain. */
   start(quote: BridgeQuote): TxRequest;
-  /** Where the transfer started by `startTxHash` is now. Network failures throw (the caller's retries decide). */
+  /**
+   * Where the transfer started by `startTxHash` is now. Network failures throw (the caller's retries decide); so does
+   * an attestation of another message than the start's (CCTP: `CctpMessageMismatch`).
+   */
   check(quote: BridgeQuote, startTxHash: string): Promise<BridgeArrival>;
-  /** The destination call that completes an attested transfer (CCTP receiveMessage); null once delivered (OFT). */
-  finish(quote: BridgeQuote, arrival: Exclude<BridgeArrival, { state: 'pending' }>): TxRequest | null;
+  /**
+   * The destination call that completes an attested transfer (CCTP receiveMessage, once the attested message is
+   * checked again against the burn `startTxHash`); null once delivered (OFT).
+   */
+  finish(quote: BridgeQuote, arrival: Exclude<BridgeArrival, { state: 'pending' }>, startTxHash: string): Promise<TxRequest | null>;
 }
 
 export interface BridgeAdapterDeps {
   /** The chains' bridge endpoints (`ChainAdapters`). */
   endpoints: BridgeEndpoints;
-  fetch?: FetchLike;
+  /** Circle's Iris, through the vetted HTTP client (lib/http-client.ts). */
+  iris: GetJson;
 }
 
 /** The two ends of a transfer. */
@@ -41,7 +50,7 @@ interface Ends {
 /** A transfer's ends and the treasury: it pays on the source, receives on the destination, and alone may mint. */
 interface Transfer extends Ends {
   treasury: string;
-  fetch?: FetchLike;
+  iris: GetJson;
 }
 
 type QuoteBase = Omit<BridgeQuote, 'kind' | 'amountUnits' | 'maxFeeUnits' | 'nativeFeeWei' | 'expectedSeconds' | 'params'>;
@@ -74,12 +83,15 @@ function oftRoute({ source, destination }: Ends, symbol: string): OftRoute | und
   };
 }
 
+/** What the burn `txHash` was meant to burn: the quote's amount, minted to the quote's recipient. */
+const ourBurn = (quote: BridgeQuote, txHash: string) => ({ txHash, amount: BigInt(quote.amountUnits), mintRecipient: quote.recipient });
+
 function cctpAdapter(transfer: Transfer, route: CctpRoute, base: QuoteBase): BridgeAdapter {
   const expectedSeconds = transfer.source.cctp?.expectedSeconds ?? 0;
   return {
     kind: 'cctp',
     async quote(amount) {
-      const fee = await quoteCctpFee(route, amount, { fetch: transfer.fetch });
+      const fee = await quoteCctpFee(route, amount, { get: transfer.iris });
       return {
         ...base, kind: 'cctp', amountUnits: amount.toString(), maxFeeUnits: fee.maxFee.toString(), nativeFeeWei: '0', expectedSeconds,
         params: { minFinalityThreshold: String(fee.finalityThreshold) },
@@ -98,13 +110,16 @@ function cctpAdapter(transfer: Transfer, route: CctpRoute, base: QuoteBase): Bri
         amount: BigInt(quote.amountUnits), mintRecipient: quote.recipient, maxFee: BigInt(quote.maxFeeUnits), destinationCaller: transfer.treasury,
       });
     },
-    async check(_quote, startTxHash) {
-      const attestation = await fetchCctpAttestation(route, { txHash: startTxHash, messageIndex: 0 }, { fetch: transfer.fetch });
+    async check(quote, startTxHash) {
+      const attestation = await fetchCctpAttestation(route, { txHash: startTxHash, messageIndex: 0 }, { get: transfer.iris });
       if (attestation.status === 'pending') return { state: 'pending', detail: `Iris: ${attestation.irisStatus ?? 'not seen yet'}` };
+      await assertAttestationOfBurn(route, transfer.source.provider, ourBurn(quote, startTxHash), attestation);
       return { state: 'attested', message: attestation.message, attestation: attestation.attestation };
     },
-    finish(_quote, arrival) {
+    async finish(quote, arrival, startTxHash) {
       if (arrival.state !== 'attested') throw new Error(`a CCTP transfer is finished from its attestation, not from ${arrival.state}`);
+      // Checked again where the mint is signed: the arrival came through the workflow, the burn is read from the chain.
+      await assertAttestationOfBurn(route, transfer.source.provider, ourBurn(quote, startTxHash), { message: arrival.message, nonce: decodeCctpMessage(arrival.message).nonce });
       return buildReceiveMessage(route, arrival);
     },
   };
@@ -151,7 +166,7 @@ function oftAdapter(transfer: Transfer, route: OftRoute, base: QuoteBase): Bridg
       if (!delivery.delivered) return { state: 'pending', detail: `LayerZero message ${guid} not delivered yet` };
       return { state: 'delivered', txHash: delivery.txHash, receivedUnits: delivery.amountReceivedLD.toString() };
     },
-    finish: () => null,
+    finish: () => Promise.resolve(null),
   };
 }
 
@@ -176,7 +191,7 @@ export function bridgeAdapterFor(deps: BridgeAdapterDeps, sourceChainId: number,
   const ends = endsOf(deps.endpoints, sourceChainId, destinationChainId);
   const found = ends && routeFor(ends, symbol);
   if (!ends || !found) return undefined;
-  const transfer: Transfer = { ...ends, treasury: ends.source.treasuryAddress(), fetch: deps.fetch };
+  const transfer: Transfer = { ...ends, treasury: ends.source.treasuryAddress(), iris: deps.iris };
   const base = { sourceChainId, destinationChainId, tokenSymbol: symbol, recipient: transfer.treasury };
   return found.kind === 'cctp' ? cctpAdapter(transfer, found.route, base) : oftAdapter(transfer, found.route, base);
 }

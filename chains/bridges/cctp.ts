@@ -1,9 +1,11 @@
 import { Interface, type Provider, type TransactionReceipt } from 'ethers';
+import type { GetJson } from '../../lib/http-client';
 import { decodeCctpBurnMessage, decodeCctpMessage, type CctpBurnMessage, type CctpMessage } from './cctp-message';
 import { addressToBytes32, type TxRequest } from './tx';
 
-// Circle CCTP v2 client: fee quote and attestation from Iris, calls on TokenMessengerV2 and MessageTransmitterV2.
-// It knows nothing of any devnet: everything comes from CctpRoute / the Iris base URL.
+// Circle CCTP v2 client: fee quote and attestation from Iris (through the vetted HTTP client the caller hands in),
+// calls on TokenMessengerV2 and MessageTransmitterV2, and the check of Iris's message against our own burn. It knows
+// nothing of any devnet: everything comes from CctpRoute / the Iris base URL.
 
 export type CctpFinality = 'fast' | 'standard';
 /** minFinalityThreshold values of CCTP v2: 1000 = confirmed (Fast Transfer), 2000 = finalized (Standard Transfer). */
@@ -24,10 +26,6 @@ export interface CctpRoute {
   finality: CctpFinality;
 }
 
-/** Injectable so the service can hand in its one pinned HTTP client; defaults to global fetch. */
-export type FetchLike = (url: string, init?: { signal?: AbortSignal }) => Promise<{ status: number; json(): Promise<unknown> }>;
-
-const IRIS_TIMEOUT_MS = 10_000;
 const BPS_DENOMINATOR = 10_000n;
 /** Head room over the quoted fee, as Circle's own Bridge Kit adds (10%), so a small fee rise doesn't slow the transfer. */
 const DEFAULT_MAX_FEE_BUFFER_BPS = 1_000n;
@@ -49,10 +47,7 @@ const tokenMessenger = new Interface(TOKEN_MESSENGER_V2_ABI);
 const messageTransmitter = new Interface(MESSAGE_TRANSMITTER_V2_ABI);
 const erc20 = new Interface(ERC20_ABI);
 
-async function irisGet(irisBaseUrl: string, path: string, fetchImpl: FetchLike): Promise<{ status: number; body: unknown }> {
-  const res = await fetchImpl(`${irisBaseUrl.replace(/\/$/, '')}${path}`, { signal: AbortSignal.timeout(IRIS_TIMEOUT_MS) });
-  return { status: res.status, body: await res.json().catch(() => undefined) };
-}
+const irisGet = (irisBaseUrl: string, path: string, get: GetJson) => get(`${irisBaseUrl.replace(/\/$/, '')}${path}`);
 
 /** Exact basis points from Iris's minimumFee ("1.3", 1, …) as numerator/denominator, never a float. */
 function parseBps(value: unknown): { num: bigint; den: bigint } {
@@ -82,15 +77,9 @@ export interface CctpFeeQuote {
 }
 
 /** GET /v2/burn/USDC/fees/{source}/{destination}: the fee for this amount at the route's finality. */
-export async function quoteCctpFee(
-  route: CctpRoute,
-  amount: bigint,
-  opts: { maxFeeBufferBps?: bigint; fetch?: FetchLike } = {},
-): Promise<CctpFeeQuote> {
+export async function quoteCctpFee(route: CctpRoute, amount: bigint, opts: { get: GetJson; maxFeeBufferBps?: bigint }): Promise<CctpFeeQuote> {
   const threshold = CCTP_FINALITY_THRESHOLD[route.finality];
-  const { status, body } = await irisGet(
-    route.irisBaseUrl, `/v2/burn/USDC/fees/${route.source.domain}/${route.destination.domain}`, opts.fetch ?? fetch,
-  );
+  const { status, body } = await irisGet(route.irisBaseUrl, `/v2/burn/USDC/fees/${route.source.domain}/${route.destination.domain}`, opts.get);
   if (status !== 200 || !Array.isArray(body)) throw new Error(`Iris fee quote failed with HTTP ${status}`);
   const tier = (body as { finalityThreshold?: unknown; minimumFee?: unknown }[]).find((t) => t.finalityThreshold === threshold);
   if (!tier) throw new Error(`Iris quoted no fee for finality threshold ${threshold}`);
@@ -161,14 +150,8 @@ interface IrisMessage {
  * has not seen the burn (404) or waits for the finality the message asked for. HTTP and network failures throw, so
  * the caller's retry policy decides how long Iris may be away.
  */
-export async function fetchCctpAttestation(
-  route: CctpRoute,
-  burn: Pick<CctpBurn, 'txHash' | 'messageIndex'>,
-  opts: { fetch?: FetchLike } = {},
-): Promise<CctpAttestation> {
-  const { status, body } = await irisGet(
-    route.irisBaseUrl, `/v2/messages/${route.source.domain}?transactionHash=${burn.txHash}`, opts.fetch ?? fetch,
-  );
+export async function fetchCctpAttestation(route: CctpRoute, burn: Pick<CctpBurn, 'txHash' | 'messageIndex'>, opts: { get: GetJson }): Promise<CctpAttestation> {
+  const { status, body } = await irisGet(route.irisBaseUrl, `/v2/messages/${route.source.domain}?transactionHash=${burn.txHash}`, opts.get);
   if (status === 404) return { status: 'pending', irisStatus: undefined };
   if (status !== 200) throw new Error(`Iris attestation lookup failed with HTTP ${status}`);
   const entry = (body as { messages?: IrisMessage[] } | undefined)?.messages?.[burn.messageIndex];
@@ -177,6 +160,72 @@ export async function fetchCctpAttestation(
   const { message, attestation, eventNonce } = entry;
   if (!message || !attestation || !eventNonce) throw new Error('Iris marked a message complete without message, attestation or nonce');
   return { status: 'complete', message, attestation, nonce: eventNonce };
+}
+
+/** Iris answered, for one of our burns, a message that is not that burn's: it is never minted. */
+export class CctpMessageMismatch extends Error {}
+
+/**
+ * How Iris's attested message differs from the message our burn emitted (read from the source chain): every field the
+ * burn fixed must be the same (version, domains, sender and recipient TokenMessengers, destination caller, finality
+ * asked; the body's burn token, mint recipient, amount, message sender, max fee, hook data); of what Iris fills in, the
+ * nonce must be the `eventNonce` it names and not empty, the finality executed at least the one asked, and the fee
+ * executed within the max fee. Empty when the message is our burn's.
+ */
+export function cctpMessageMismatches(burn: Pick<CctpBurn, 'message' | 'body'>, attested: { message: string; nonce: string }): string[] {
+  let message: CctpMessage;
+  let body: CctpBurnMessage;
+  try {
+    message = decodeCctpMessage(attested.message);
+    body = decodeCctpBurnMessage(message.messageBody);
+  } catch (err) {
+    return [`the message cannot be read (${(err as Error).message})`];
+  }
+  const problems: string[] = [];
+  const same = (field: string, got: string | number | bigint, sent: string | number | bigint) => {
+    if (String(got).toLowerCase() !== String(sent).toLowerCase()) problems.push(`${field} ${String(got)} is not the burn's ${String(sent)}`);
+  };
+  const sent = burn.message;
+  same('version', message.version, sent.version);
+  same('source domain', message.sourceDomain, sent.sourceDomain);
+  same('destination domain', message.destinationDomain, sent.destinationDomain);
+  same('sender', message.sender, sent.sender);
+  same('recipient', message.recipient, sent.recipient);
+  same('destination caller', message.destinationCaller, sent.destinationCaller);
+  same('min finality threshold', message.minFinalityThreshold, sent.minFinalityThreshold);
+  same('burn message version', body.version, burn.body.version);
+  same('burn token', body.burnToken, burn.body.burnToken);
+  same('mint recipient', body.mintRecipient, burn.body.mintRecipient);
+  same('amount', body.amount, burn.body.amount);
+  same('message sender', body.messageSender, burn.body.messageSender);
+  same('max fee', body.maxFee, burn.body.maxFee);
+  same('hook data', body.hookData, burn.body.hookData);
+  if (message.nonce.toLowerCase() !== attested.nonce.toLowerCase()) problems.push(`nonce ${message.nonce} is not Iris's eventNonce ${attested.nonce}`);
+  if (BigInt(message.nonce) === 0n) problems.push('the nonce is empty');
+  if (message.finalityThresholdExecuted < sent.minFinalityThreshold) problems.push(`finality executed ${message.finalityThresholdExecuted} is below the ${sent.minFinalityThreshold} asked`);
+  if (body.feeExecuted > burn.body.maxFee) problems.push(`fee executed ${body.feeExecuted} is over the max fee ${burn.body.maxFee}`);
+  return problems;
+}
+
+/**
+ * Checks an attested message against our burn `txHash`, read from the source chain, and that burn against what we
+ * meant to burn (the quote's amount and recipient). Throws CctpMessageMismatch naming every difference: the mint of
+ * another message (someone else's burn, another amount or recipient) is never signed.
+ */
+export async function assertAttestationOfBurn(
+  route: CctpRoute,
+  source: Provider,
+  burn: { txHash: string; amount: bigint; mintRecipient: string },
+  attested: { message: string; nonce: string },
+): Promise<void> {
+  const receipt = await source.getTransactionReceipt(burn.txHash);
+  if (!receipt) throw new Error(`the CCTP burn ${burn.txHash} has no receipt`);
+  const [emitted] = parseCctpBurnReceipt(route, receipt);
+  if (!emitted) throw new CctpMessageMismatch(`${burn.txHash} burned nothing through CCTP`);
+  const problems = cctpMessageMismatches(emitted, attested);
+  if (emitted.body.amount !== burn.amount) problems.push(`the burn moved ${emitted.body.amount}, not the ${burn.amount} meant`);
+  if (emitted.body.mintRecipient.toLowerCase() !== addressToBytes32(burn.mintRecipient).toLowerCase()) problems.push(`the burn mints to ${emitted.body.mintRecipient}, not to ${burn.mintRecipient}`);
+  if (problems.length > 0) throw new CctpMessageMismatch(`Iris's message for the burn ${burn.txHash} is not that burn's: ${problems.join('; ')}`);
 }
 
 /** The mint: MessageTransmitterV2.receiveMessage on the destination with Iris's message and attestation. */

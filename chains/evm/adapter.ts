@@ -1,8 +1,8 @@
-import { Contract, JsonRpcProvider, Wallet, type TransactionReceipt } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet, isError, type TransactionReceipt } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import type { BridgeEndpoint } from '../bridges/endpoint';
-import { TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type TxFees, type TxReplacement } from '../family';
+import { TxRefused, TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxFees, type TxReplacement } from '../family';
 import type { EvmChainConfig } from './config';
 import { depositAddress, erc20Abi, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
@@ -10,7 +10,7 @@ import './http';
 import { readUsdPriceFeed } from './price-feeds';
 import { RecentReads } from '../recent-reads';
 import { MinedReceipts } from './receipts';
-import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, isRevert, signCall, signedCall, sweepCall, transferCall, type BlockReads, type EvmCall } from './transactions';
+import { broadcastRaw, bumpedFees, checkTx, currentFees, estimateCall, estimateCallCost, isRevert, signCall, signedCall, sweepCall, transferCall, type BlockReads, type EvmCall } from './transactions';
 
 /** EIP-681: `ethereum:<token>@<chain>/transfer?address=…&uint256=…` for tokens, `ethereum:<to>@<chain>?value=…` for the coin. */
 export function eip681Uri(p: { tokenAddress: string | null; chainId: number; address: string; units: string }): string {
@@ -21,7 +21,8 @@ export function eip681Uri(p: { tokenAddress: string | null; chainId: number; add
 
 /** An EVM chain: JSON-RPC through ethers, CREATE2 forwarder deposit addresses, ERC-20 `Transfer` logs. */
 export class EvmAdapter implements ChainAdapter {
-  readonly orderedNonces = true;
+  /** Each transaction carries the signer's next nonce; several wait in the mempool at consecutive nonces. */
+  readonly sequencing = 'nonce';
   readonly provider: JsonRpcProvider;
   readonly bridgeEndpoint: BridgeEndpoint;
   readonly replacement: TxReplacement;
@@ -139,12 +140,24 @@ export class EvmAdapter implements ChainAdapter {
     };
   }
 
-  broadcast(tx: SignedChainTx): Promise<'sent' | 'known' | 'nonce-used'> {
-    return broadcastRaw(this.provider, tx.rawTx, tx.txHash);
+  /** The call's gas estimate at the fees it would be signed with; a call that would revert throws TxWouldRevert. */
+  async estimateCost(action: ChainAction): Promise<TxCost> {
+    const call = this.call(action);
+    const feeUnits = await estimateCallCost(this.provider, this.treasury().address, call, this.fees()).catch((err: unknown) => {
+      throw isRevert(err) ? new TxWouldRevert(`the call to ${call.to} would revert`, { cause: err }) : err;
+    });
+    return { feeUnits, feeDecimals: this.config.nativeCurrency?.decimals ?? 18 };
   }
 
-  checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
-    return checkTx(this.blocks, txHashes, depth);
+  async broadcast(tx: SignedChainTx): Promise<'sent' | 'known' | 'nonce-used'> {
+    return broadcastRaw(this.provider, tx.rawTx, tx.txHash).catch((err: unknown) => {
+      // The signer cannot pay the gas: sending the bytes again changes nothing until someone funds it.
+      throw isError(err, 'INSUFFICIENT_FUNDS') ? new TxRefused(`chain ${this.config.chainId} refused ${tx.txHash}: ${(err as Error).message}`, { cause: err }) : err;
+    });
+  }
+
+  checkTx(txHashes: string[], depth: number, sent?: SentChainTx): Promise<TxCheck> {
+    return checkTx(this.blocks, txHashes, depth, sent?.action ?? undefined);
   }
 
   /**

@@ -16,6 +16,7 @@ export const evm = defineChainFamily({
     // Deposit addresses are computed from the factory and the payment id: no key.
     deposits: z.object({}),
   },
+  depositAddresses: 'derived',
   addresses: {
     normalize(address) {
       if (!isAddress(address)) return null;

@@ -1,8 +1,8 @@
-import { Interface, Transaction, isError, type Block, type JsonRpcProvider, type TransactionReceipt, type TransactionRequest, type Wallet } from 'ethers';
+import { Interface, Transaction, getAddress, isError, zeroPadValue, type Block, type JsonRpcProvider, type TransactionReceipt, type TransactionRequest, type Wallet } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
-import type { TxCheck, TxFees } from '../family';
+import type { ChainAction, TxCheck, TxFees } from '../family';
 import type { EvmChainConfig } from './config';
-import { depositFactoryAbi, erc20Interface, paymentSalt } from './contracts';
+import { TRANSFER_TOPIC, depositFactoryAbi, erc20Interface, paymentSalt } from './contracts';
 
 const factoryInterface = new Interface(depositFactoryAbi);
 
@@ -113,7 +113,11 @@ export interface BlockReads {
   receipt(txHash: string): Promise<TransactionReceipt | null>;
 }
 
-export async function checkTx(blocks: BlockReads, txHashes: string[], depth: number): Promise<TxCheck> {
+/**
+ * With `action`, a token transfer succeeded only when its receipt carries the token's `Transfer` of the amount to the
+ * recipient (the receiver's side); a native transfer moves with the call itself.
+ */
+export async function checkTx(blocks: BlockReads, txHashes: string[], depth: number, action?: ChainAction): Promise<TxCheck> {
   const receipts = await Promise.all(txHashes.map((hash) => blocks.receipt(hash)));
   const receipt = receipts.find((r) => r !== null);
   if (!receipt) return { state: 'unmined' };
@@ -121,5 +125,24 @@ export async function checkTx(blocks: BlockReads, txHashes: string[], depth: num
   if ((await blocks.head()) - receipt.blockNumber + 1 < depth) return { state: 'pending', txHash, blockNumber: receipt.blockNumber };
   const block = await blocks.block(receipt.blockNumber);
   if (block?.hash !== receipt.blockHash) return { state: 'pending', txHash };
-  return { state: 'mined', txHash, blockNumber: receipt.blockNumber, succeeded: receipt.status === 1, confirmedAt: new Date(block.timestamp * 1000).toISOString() };
+  const succeeded = receipt.status === 1 && (!action || landedAtReceiver(receipt, action));
+  return { state: 'mined', txHash, blockNumber: receipt.blockNumber, succeeded, confirmedAt: new Date(block.timestamp * 1000).toISOString() };
+}
+
+function landedAtReceiver(receipt: TransactionReceipt, action: ChainAction): boolean {
+  if (isNativeToken(action.tokenAddress)) return true;
+  const to = zeroPadValue(getAddress(action.to), 32).toLowerCase();
+  return receipt.logs.some(
+    (log) => log.address.toLowerCase() === action.tokenAddress.toLowerCase() && log.topics[0] === TRANSFER_TOPIC && log.topics[2]?.toLowerCase() === to && BigInt(log.data) === BigInt(action.amountUnits),
+  );
+}
+
+/**
+ * What the call would cost the signer now (wei): the gas it would use at the price it would pay, the latest block's
+ * base fee and the tip it is signed with (its `maxFeePerGas` is only a ceiling).
+ */
+export async function estimateCallCost(provider: JsonRpcProvider, from: string, call: EvmCall, fees: Promise<TxFees>): Promise<bigint> {
+  const [gas, { maxFeePerGas, maxPriorityFeePerGas }, block] = await Promise.all([provider.estimateGas({ ...call, from }), fees, provider.getBlock('latest')]);
+  const price = (block?.baseFeePerGas ?? maxFeePerGas) + maxPriorityFeePerGas;
+  return gas * (price < maxFeePerGas ? price : maxFeePerGas);
 }

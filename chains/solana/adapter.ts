@@ -4,7 +4,9 @@ import {
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
   createTransactionMessage,
+  compileTransactionMessage,
   getBase64EncodedWireTransaction,
+  getCompiledTransactionMessageEncoder,
   getSignatureFromTransaction,
   isSolanaError,
   pipe,
@@ -14,12 +16,14 @@ import {
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   type Address,
   type Base64EncodedWireTransaction,
+  type TransactionMessageBytesBase64,
   type Instruction,
   type KeyPairSigner,
   type Rpc,
   type Signature,
   type SolanaRpcApi,
 } from '@solana/kit';
+import { estimateComputeUnitLimitFactory, getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
   findAssociatedTokenPda,
   getCloseAccountInstruction,
@@ -27,25 +31,42 @@ import {
   getTransferCheckedInstruction,
 } from '@solana-program/token-2022';
 import { formatUnits } from '../../domain/money';
-import type { DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
+import { payinMismatch, type DetectedPayin } from '../../domain/payins';
+import {
+  PriceUnavailable,
+  TxRefused,
+  TxWouldRevert,
+  type ChainAction,
+  type ChainAdapter,
+  type FeedReading,
+  type PayinCheck,
+  type PreparedChainTx,
+  type SentChainTx,
+  type SignedChainTx,
+  type TxCheck,
+  type TxCost,
+  type TxExpiry,
+} from '../family';
 import type { TokenConfig } from '../registry';
 import type { SolanaChainConfig } from './config';
 import { depositPath, derivePrivateKey, publicAddress } from './derivation';
+import { transfersOf, type TransactionBalances } from './payins';
 
 export interface SolanaKeys {
   /** 64-byte secret key (seed then public key, as solana-keygen writes it): pays every fee and rent, holds liquidity. */
   treasurySecretKey?: Uint8Array;
-  /** SLIP-0010 seed of the deposit keys (chains/solana/derivation.ts). */
+  /** SLIP-0010 seed of the deposit keys (chains/solana/derivation.ts, worker only): pool addresses and their signatures. */
   depositSeed?: Uint8Array;
 }
 
-/** Deposit token accounts read at once while a scan looks for funded ones. */
-const SCAN_CONCURRENCY = 8;
-/** Newest signatures of a funded deposit account read for its payins (a deposit sees a handful at most). */
-const HISTORY_LIMIT = 50;
+/** Blocks read at once while a scan reads its range. */
+const BLOCK_READ_CONCURRENCY = 8;
 /** SPL token account layout: mint (32), owner (32), amount (u64 little-endian). */
 const AMOUNT_OFFSET = 64;
+/** Compute units added to the simulated figure: execution may take a little more than the simulation did. */
+const COMPUTE_UNIT_MARGIN = 1.1;
+/** Data length of an associated token account (classic SPL Token; Token-2022's grows with extensions). */
+const TOKEN_ACCOUNT_SIZE = 165n;
 
 const readAmount = (base64: string): bigint => Buffer.from(base64, 'base64').readBigUInt64LE(0);
 
@@ -55,9 +76,13 @@ const readAmount = (base64: string): bigint => Buffer.from(base64, 'base64').rea
  * token accounts. The treasury is the fee payer of every transaction Payrail signs.
  */
 export class SolanaAdapter implements ChainAdapter {
-  /** Transactions carry a recent blockhash, not a sequence number: each lands on its own. */
-  readonly orderedNonces = false;
+  /**
+   * Transactions carry a recent blockhash, not a sequence number: each lands on its own. The fee payer (the treasury)
+   * only needs lamports for fees; a payer that runs short is refused at broadcast, which waits for an operator.
+   */
+  readonly sequencing = 'none';
   readonly rpc: Rpc<SolanaRpcApi>;
+  private readonly estimateComputeUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
   private readonly atas = new Map<string, Address>();
   private treasurySigner?: Promise<KeyPairSigner>;
   private readonly treasuryPublic: string | null;
@@ -67,6 +92,7 @@ export class SolanaAdapter implements ChainAdapter {
     private readonly keys: SolanaKeys = {},
   ) {
     this.rpc = createSolanaRpc(config.rpcUrl);
+    this.estimateComputeUnits = estimateComputeUnitLimitFactory({ rpc: this.rpc });
     this.treasuryPublic = keys.treasurySecretKey ? publicAddress(keys.treasurySecretKey.subarray(0, 32)) : null;
   }
 
@@ -122,82 +148,37 @@ export class SolanaAdapter implements ChainAdapter {
   }
 
   /**
-   * Reads every watched deposit's token account (its payment's token) in `getMultipleAccounts` batches (100
-   * accounts a call, only the 8 amount bytes), then the history of the funded ones only: the cost grows with
-   * batches of deposits and with funded, not yet swept deposits, never with a call per open payment. A swept account
-   * is closed, so it costs nothing afterwards.
+   * Reads every block of the range (`getBlocks`, then `getBlock` with each transaction's accounts and balances, a few
+   * at once) and reports every transfer its transactions made (chains/solana/payins.ts `transfersOf`): tokens of any
+   * mint to any owner, and SOL to any wallet. The cost is the range's blocks, whatever the number of open payments;
+   * every transaction since the cursor is read, so none hides another. Blocks at `confirmed` are complete.
    */
-  async scanPayins(input: { watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]> {
-    const deposits = await input.watched.all();
-    const accounts = await Promise.all(deposits.map(async (d) => ({ ...d, ata: await this.ata(d.address, d.tokenAddress) })));
-    const batches: (typeof accounts)[] = [];
-    for (let i = 0; i < accounts.length; i += this.config.accountBatchSize) batches.push(accounts.slice(i, i + this.config.accountBatchSize));
-    const funded: typeof accounts = [];
-    for (let i = 0; i < batches.length; i += SCAN_CONCURRENCY) {
-      const wave = batches.slice(i, i + SCAN_CONCURRENCY);
-      const results = await Promise.all(
-        wave.map((batch) =>
-          this.rpc
-            .getMultipleAccounts(
-              batch.map((a) => a.ata),
-              { commitment: 'confirmed', encoding: 'base64', dataSlice: { offset: AMOUNT_OFFSET, length: 8 } },
-            )
-            .send(),
-        ),
-      );
+  async scanPayins(input: { fromBlock: number; toBlock: number; heartbeat: () => void }): Promise<DetectedPayin[]> {
+    const slots = await this.rpc.getBlocks(BigInt(input.fromBlock), BigInt(input.toBlock), { commitment: 'confirmed' }).send();
+    const transfers: DetectedPayin[] = [];
+    for (let i = 0; i < slots.length; i += BLOCK_READ_CONCURRENCY) {
+      const blocks = await Promise.all(slots.slice(i, i + BLOCK_READ_CONCURRENCY).map((slot) => this.blockBalances(slot)));
       input.heartbeat();
-      results.forEach(({ value }, w) =>
-        value.forEach((account, j) => {
-          if (account && readAmount(account.data[0]) > 0n) funded.push(wave[w]![j]!);
-        }),
-      );
+      for (const tx of blocks.flat()) transfers.push(...this.ownTransfersLeftOut(transfersOf(this.config.chainId, tx)));
     }
-    const payins = await Promise.all(funded.map((f) => this.payinsInto(f.address, f.ata)));
-    input.heartbeat();
-    return payins.flat();
+    return transfers;
   }
 
-  /**
-   * Transfers into a deposit's token account, from its history: each transaction whose token balance of the account
-   * went up is one payin, identified by (signature, the account's index in the transaction).
-   */
-  private async payinsInto(owner: string, ata: Address): Promise<DetectedPayin[]> {
-    const signatures = await this.rpc.getSignaturesForAddress(ata, { commitment: 'confirmed', limit: HISTORY_LIMIT }).send();
-    const payins: DetectedPayin[] = [];
-    for (const entry of signatures) {
-      if (entry.err) continue;
-      const payin = await this.payinIn(entry.signature, owner, ata);
-      if (payin) payins.push(payin);
-    }
-    return payins;
+  /** The block's transactions as balance changes (`transactionDetails: 'accounts'`: keys and meta, no instructions). */
+  private async blockBalances(slot: bigint): Promise<TransactionBalances[]> {
+    const block = await this.rpc
+      .getBlock(slot, { commitment: 'confirmed', encoding: 'json', transactionDetails: 'accounts', maxSupportedTransactionVersion: 0, rewards: false })
+      .send();
+    if (!block) throw new Error(`block ${slot} on chain ${this.config.chainId} is not available`);
+    // A transaction whose status metadata the node does not have shows no balances to read.
+    return block.transactions.flatMap((tx) =>
+      tx.meta ? [{ signature: tx.transaction.signatures[0]!, slot: Number(slot), keys: tx.transaction.accountKeys.map((k) => k.pubkey), meta: tx.meta }] : [],
+    );
   }
 
-  private async payinIn(signature: Signature, owner: string, ata: Address): Promise<DetectedPayin | null> {
-    const tx = await this.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
-    if (!tx?.meta || tx.meta.err) return null;
-    const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
-    const index = keys.indexOf(ata);
-    if (index < 0) return null;
-    const pre = tx.meta.preTokenBalances ?? [];
-    const post = tx.meta.postTokenBalances ?? [];
-    const after = post.find((b) => b.accountIndex === index);
-    if (!after) return null;
-    const before = BigInt(pre.find((b) => b.accountIndex === index)?.uiTokenAmount.amount ?? '0');
-    const received = BigInt(after.uiTokenAmount.amount) - before;
-    if (received <= 0n) return null;
-    // The sender: the wallet whose account of the same mint went down in this transaction.
-    const sender = pre.find((b) => b.mint === after.mint && b.accountIndex !== index && BigInt(b.uiTokenAmount.amount) > BigInt(post.find((p) => p.accountIndex === b.accountIndex)?.uiTokenAmount.amount ?? '0'));
-    if (!sender?.owner) return null;
-    return {
-      chainId: this.config.chainId,
-      txHash: signature,
-      logIndex: index,
-      blockNumber: Number(tx.slot),
-      tokenAddress: after.mint,
-      from: sender.owner,
-      to: owner,
-      amountUnits: received.toString(),
-    };
+  /** The treasury's own lamports (fees, rent) never count as anyone's transfer. */
+  private ownTransfersLeftOut(transfers: DetectedPayin[]): DetectedPayin[] {
+    return this.treasuryPublic === null ? transfers : transfers.filter((t) => t.from !== this.treasuryPublic);
   }
 
   private async status(signature: string) {
@@ -209,79 +190,151 @@ export class SolanaAdapter implements ChainAdapter {
     return new Date(((await this.blockTime(Number(slot))) ?? 0) * 1000).toISOString();
   }
 
+  /**
+   * Reads the payin's transaction again (`getTransaction`) and takes the transfer at its account index from the
+   * balance changes alone; the claimed one must be exactly it, and a configured mint must have reached the owner's
+   * associated token account (the one a sweep moves).
+   */
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
-    const status = await this.status(payin.txHash);
-    if (!status) return { state: 'missing' };
-    if (status.err) return { state: 'dropped' };
-    if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending' };
-    return { state: 'confirmed', payin: { ...payin, blockNumber: Number(status.slot), confirmedAt: await this.confirmedAt(status.slot) } };
+    const tx = await this.rpc.getTransaction(payin.txHash as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    if (!tx?.meta) return (await this.status(payin.txHash)) ? { state: 'pending' } : { state: 'missing' };
+    if (tx.meta.err) return { state: 'dropped', reason: 'the transaction failed' };
+    const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
+    const onChain = transfersOf(this.config.chainId, { signature: payin.txHash, slot: Number(tx.slot), keys, meta: tx.meta }).find((t) => t.logIndex === payin.logIndex);
+    if (!onChain) return { state: 'dropped', reason: `no transfer at account ${payin.logIndex} of the transaction` };
+    const mismatch = payinMismatch(payin, onChain);
+    if (mismatch) return { state: 'dropped', reason: mismatch };
+    if (this.isConfiguredMint(onChain.tokenAddress) && keys[onChain.logIndex] !== (await this.ata(onChain.to, onChain.tokenAddress))) {
+      return { state: 'dropped', reason: 'the tokens reached an account other than the owner’s associated token account' };
+    }
+    if ((await this.head()) - Number(tx.slot) + 1 < depth) return { state: 'pending' };
+    return { state: 'confirmed', payin: { ...onChain, confirmedAt: await this.confirmedAt(tx.slot) } };
   }
 
-  private async instructions(action: ChainAction, treasury: KeyPairSigner): Promise<{ to: string; instructions: Instruction[] }> {
+  private isConfiguredMint(mint: string): boolean {
+    return Object.values(this.config.tokens).some((t) => t.address === mint);
+  }
+
+  /**
+   * The action's instructions. A payout creates the merchant's token account when it has none (the treasury pays its
+   * rent once). A transfer out of a deposit that empties its token account closes it, its rent going to the treasury;
+   * a refund goes only to a token account its recipient already has: the treasury never pays a refund recipient's
+   * rent, which the recipient could take back by closing the account (`estimateCost` holds such a refund).
+   */
+  private async instructions(action: ChainAction, treasury: KeyPairSigner): Promise<{ to: string; writable: Address[]; instructions: Instruction[]; creates: Address | null }> {
     const token = this.token(action.tokenAddress);
     const mint = token.address as Address;
     const programAddress = token.tokenProgram;
     const amount = BigInt(action.amountUnits);
-    const toAccount = async (owner: string) => {
-      const ata = await this.ata(owner, mint);
-      // The treasury pays the rent of a recipient's token account that does not exist yet.
-      const create = getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata, owner: owner as Address, mint, tokenProgram: programAddress });
-      return { ata, create };
-    };
-    switch (action.kind) {
-      case 'sweep': {
-        const deposit = await createKeyPairSignerFromPrivateKeyBytes(this.depositPrivateKey(action.paymentId));
-        const source = await this.ata(deposit.address, mint);
-        const destination = await toAccount(action.to);
-        // A sweep that empties the account closes it: its rent goes back to the treasury.
-        const empties = (await this.tokenAmount(source)) === amount;
-        return {
-          to: action.to,
-          instructions: [
-            destination.create,
-            getTransferCheckedInstruction({ source, mint, destination: destination.ata, authority: deposit, amount, decimals: token.decimals }, { programAddress }),
-            ...(empties ? [getCloseAccountInstruction({ account: source, destination: treasury.address, owner: deposit }, { programAddress })] : []),
-          ],
-        };
-      }
-      case 'transfer': {
-        const treasuryAta = await this.ata(treasury.address, mint);
-        const destination = await toAccount(action.to);
-        return {
-          to: action.to,
-          instructions: [
-            destination.create,
-            getTransferCheckedInstruction({ source: treasuryAta, mint, destination: destination.ata, authority: treasury, amount, decimals: token.decimals }, { programAddress }),
-          ],
-        };
-      }
+    const destination = await this.ata(action.to, mint);
+    const create = getCreateAssociatedTokenIdempotentInstruction({ payer: treasury, ata: destination, owner: action.to as Address, mint, tokenProgram: programAddress });
+    if (action.kind === 'transfer') {
+      const source = await this.ata(treasury.address, mint);
+      return {
+        to: action.to,
+        writable: [treasury.address, source, destination],
+        instructions: [create, getTransferCheckedInstruction({ source, mint, destination, authority: treasury, amount, decimals: token.decimals }, { programAddress })],
+        creates: destination,
+      };
     }
+    const deposit = await createKeyPairSignerFromPrivateKeyBytes(this.depositPrivateKey(action.paymentId));
+    const source = await this.ata(deposit.address, mint);
+    const intoTreasury = action.to === treasury.address;
+    if (!intoTreasury && !(await this.accountExists(destination))) throw new TxWouldRevert(`${action.to} has no token account for ${mint}: a refund never pays its rent`);
+    const empties = (await this.tokenAmount(source)) === amount;
+    return {
+      to: action.to,
+      writable: [treasury.address, source, destination],
+      instructions: [
+        ...(intoTreasury ? [create] : []),
+        getTransferCheckedInstruction({ source, mint, destination, authority: deposit, amount, decimals: token.decimals }, { programAddress }),
+        ...(empties ? [getCloseAccountInstruction({ account: source, destination: treasury.address, owner: deposit }, { programAddress })] : []),
+      ],
+      creates: intoTreasury ? destination : null,
+    };
   }
 
   /**
-   * The treasury pays the fee. The transaction carries a recent blockhash (valid for 150 blocks): the outbox stores
-   * it signed and re-broadcasts those bytes, which land at once or not at all.
+   * The compute-unit price to pay now: the `priorityFeePercentile` of what transactions writing the same accounts paid
+   * in the recent slots where any paid (`getRecentPrioritizationFees`: a slot where none did answers 0, no competition),
+   * capped by `maxComputeUnitPriceMicroLamports`; 0 when no recent slot had any.
+   */
+  private async computeUnitPrice(writable: Address[]): Promise<bigint> {
+    const fees = (await this.rpc.getRecentPrioritizationFees(writable).send())
+      .map((f) => BigInt(f.prioritizationFee))
+      .filter((fee) => fee > 0n)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (fees.length === 0) return 0n;
+    const at = fees[Math.min(fees.length - 1, Math.floor((fees.length * this.config.priorityFeePercentile) / 100))]!;
+    const cap = BigInt(this.config.maxComputeUnitPriceMicroLamports);
+    return at < cap ? at : cap;
+  }
+
+  /**
+   * The action's transaction message, paid by the treasury, with the priority fee recent slots paid and a compute
+   * unit limit from a simulation (a call that would fail throws TxWouldRevert), under a recent blockhash.
+   */
+  private async message(action: ChainAction) {
+    const treasury = await this.treasury();
+    const { to, writable, instructions, creates } = await this.instructions(action, treasury);
+    const [price, { value: lifetime }] = await Promise.all([this.computeUnitPrice(writable), this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()]);
+    const budget = price > 0n ? [getSetComputeUnitPriceInstruction({ microLamports: price })] : [];
+    const draft = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(treasury, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions([...budget, ...instructions], m),
+    );
+    const units = await this.estimateComputeUnits(draft).catch((err: unknown) => {
+      throw new TxWouldRevert(`the transaction to ${to} would fail in simulation`, { cause: err });
+    });
+    const message = appendTransactionMessageInstructions([getSetComputeUnitLimitInstruction({ units: Math.ceil(units * COMPUTE_UNIT_MARGIN) })], draft);
+    return { to, message, lifetime, creates };
+  }
+
+  /**
+   * The treasury pays the fee. The transaction carries a recent blockhash, valid up to `lastValidBlockHeight`: the
+   * outbox stores it signed and re-broadcasts those bytes until they land, or signs it again once it can no longer.
    */
   async prepare(action: ChainAction): Promise<PreparedChainTx> {
     const treasury = await this.treasury();
-    const { to, instructions } = await this.instructions(action, treasury);
-    const { value: lifetime } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const { to, message, lifetime } = await this.message(action);
     return {
       signer: treasury.address,
       to,
       chainPendingNonce: 0,
       sign: async (): Promise<SignedChainTx> => {
-        const message = pipe(
-          createTransactionMessage({ version: 0 }),
-          (m) => setTransactionMessageFeePayerSigner(treasury, m),
-          (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-          (m) => appendTransactionMessageInstructions(instructions, m),
-        );
         const signed = await signTransactionMessageWithSigners(message);
-        return { rawTx: getBase64EncodedWireTransaction(signed), txHash: getSignatureFromTransaction(signed) };
+        return { rawTx: getBase64EncodedWireTransaction(signed), txHash: getSignatureFromTransaction(signed), validUntil: lifetime.lastValidBlockHeight.toString() };
       },
     };
   }
+
+  /**
+   * The message's fee (`getFeeForMessage`: signatures and priority fee) and the rent of a merchant's token account a
+   * payout creates. A refund to a recipient without a token account is refused: Payrail never pays its rent.
+   */
+  async estimateCost(action: ChainAction): Promise<TxCost> {
+    let built;
+    try {
+      built = await this.message(action);
+    } catch (err) {
+      if (err instanceof TxWouldRevert && action.kind === 'sweep' && !(await this.accountExists(await this.ata(action.to, action.tokenAddress)))) return { feeUnits: 0n, feeDecimals: 9, refusal: err.message };
+      throw err;
+    }
+    const bytes = Buffer.from(getCompiledTransactionMessageEncoder().encode(compileTransactionMessage(built.message))).toString('base64') as TransactionMessageBytesBase64;
+    const { value: fee } = await this.rpc.getFeeForMessage(bytes, { commitment: 'confirmed' }).send();
+    const rent = built.creates && !(await this.accountExists(built.creates)) ? await this.rpc.getMinimumBalanceForRentExemption(TOKEN_ACCOUNT_SIZE).send() : 0n;
+    return { feeUnits: BigInt(fee ?? 0) + rent, feeDecimals: 9 };
+  }
+
+  /**
+   * A transaction can no longer land once a finalized block is higher than its blockhash's last valid block height:
+   * no block that could still hold it can be finalized any more.
+   */
+  readonly expiry: TxExpiry = {
+    canLand: async (tx) => tx.validUntil === null || (await this.rpc.getBlockHeight({ commitment: 'finalized' }).send()) <= BigInt(tx.validUntil),
+  };
 
   async broadcast(tx: SignedChainTx): Promise<'sent' | 'known'> {
     if (await this.status(tx.txHash)) return 'known';
@@ -291,20 +344,40 @@ export class SolanaAdapter implements ChainAdapter {
     } catch (err) {
       // Already processed (a concurrent broadcast won): the chain has it.
       if (await this.status(tx.txHash)) return 'known';
-      if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) throw new Error(`chain ${this.config.chainId} refused ${tx.txHash}: ${String(err.cause ?? err)}`);
+      if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) throw new TxRefused(`chain ${this.config.chainId} refused ${tx.txHash}: ${String(err.cause ?? err)}`, { cause: err });
       throw err;
     }
   }
 
-  /** Solana transactions are never replaced (no nonces): one signature is looked at, the first one the chain has. */
-  async checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
+  /**
+   * Solana transactions are atomic: one that succeeded moved the tokens. It landed for the receiver when, besides, its
+   * token balances show the recipient's account of the mint up by the amount. The first signature the chain has counts
+   * (one signed again replaces one that can no longer land).
+   */
+  async checkTx(txHashes: string[], depth: number, sent?: SentChainTx): Promise<TxCheck> {
     for (const txHash of txHashes) {
       const status = await this.status(txHash);
       if (!status) continue;
       if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash, blockNumber: Number(status.slot) };
-      return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded: status.err === null, confirmedAt: await this.confirmedAt(status.slot) };
+      const succeeded = status.err === null && (!sent?.action || (await this.receiverCredited(txHash, sent.action)));
+      return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded, confirmedAt: await this.confirmedAt(status.slot) };
     }
     return { state: 'unmined' };
+  }
+
+  /** The transaction's token balances show the action's recipient up by its amount of the mint. */
+  private async receiverCredited(signature: string, action: ChainAction): Promise<boolean> {
+    const tx = await this.rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    if (!tx?.meta) return false;
+    const of = (balances: typeof tx.meta.postTokenBalances) => balances?.find((b) => b.owner === action.to && b.mint === action.tokenAddress);
+    const after = of(tx.meta.postTokenBalances);
+    const before = BigInt(of(tx.meta.preTokenBalances)?.uiTokenAmount.amount ?? '0');
+    return after !== undefined && BigInt(after.uiTokenAmount.amount) - before === BigInt(action.amountUnits);
+  }
+
+  private async accountExists(account: Address): Promise<boolean> {
+    const { value } = await this.rpc.getAccountInfo(account, { commitment: 'confirmed', encoding: 'base64', dataSlice: { offset: 0, length: 0 } }).send();
+    return value !== null;
   }
 
   private async tokenAmount(account: Address): Promise<bigint> {
@@ -336,3 +409,4 @@ export class SolanaAdapter implements ChainAdapter {
     // The kit RPC holds no connection between requests.
   }
 }
+

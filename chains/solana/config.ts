@@ -8,10 +8,12 @@ const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 export const solanaChainSchema = z.object({
   family: z.literal('solana'),
   ...commonChainFields,
-  /** Deposit token accounts read per `getMultipleAccounts` call (the RPC allows 100). */
-  accountBatchSize: z.number().int().min(1).max(100).default(100),
-  /** Slots one watcher scan may cover: a scan reads deposit accounts as they are now, so the range only bounds the cursor step. */
-  scanBatchSlots: z.number().int().positive().default(10_000),
+  /** Slots one watcher scan may cover: a scan reads every block of its range (mainnet: 2.5 slots a second). */
+  scanBatchSlots: z.number().int().positive().default(500),
+  /** The priority fee paid: this percentile of what recent slots' transactions on the same accounts paid per compute unit. */
+  priorityFeePercentile: z.number().int().min(0).max(100).default(75),
+  /** The most paid per compute unit (micro-lamports) whatever recent slots paid. */
+  maxComputeUnitPriceMicroLamports: z.number().int().min(0).default(1_000_000),
   tokens: z.record(
     tokenSymbol,
     z.object({

@@ -1,7 +1,8 @@
 /**
  * Deposit keys: SLIP-0010 ed25519 derivation from one seed, so every deposit address has a key the service can
  * always re-derive and sweep with, and no per-payment secret is ever stored. ed25519 under SLIP-0010 has hardened
- * children only, so the public key needs the seed too: the API holds the deposit seed (never a treasury key).
+ * children only, so the public key needs the seed too: only the worker computes deposit addresses, into the pool the
+ * API hands them out from (services/deposit-addresses.ts).
  *
  * Path: m/44'/501'/0'/a'/b'/c'/d'/e' where a…e are the payment id's 128 bits in 31-bit groups (the last has 4 bits),
  * so each payment id has its own key and no two payments share one. 501 is Solana's SLIP-44 coin type.

@@ -18,7 +18,10 @@ const solanaSecretKey = z
   })
   .transform((bytes) => Uint8Array.from(bytes));
 
-/** Solana clusters: a wallet key per payment (SLIP-0010 from one seed); the treasury pays every fee and rent. */
+/**
+ * Solana clusters: a wallet key per payment (SLIP-0010 from one seed); the treasury pays every fee and rent. The keys
+ * are hardened only, so only the worker (which holds the seed) can compute an address: it keeps a pool of them.
+ */
 export const solana = defineChainFamily({
   id: 'solana',
   chainSchema: solanaChainSchema,
@@ -26,12 +29,13 @@ export const solana = defineChainFamily({
     signing: z.object({
       /** The treasury: pays every fee and rent, holds payout liquidity. */
       SOLANA_TREASURY_SECRET_KEY: solanaSecretKey,
-    }),
-    deposits: z.object({
-      /** Seed of the deposit keys (SLIP-0010, docs/chains.md). */
+      /** Seed of the deposit keys (SLIP-0010, docs/chains.md): signs every sweep and refund out of a deposit. */
       SOLANA_DEPOSIT_SEED: hexSeed,
     }),
+    // Deposit addresses come from the pool the worker fills: the API needs no key.
+    deposits: z.object({}),
   },
+  depositAddresses: 'pooled',
   addresses: {
     normalize: (address) => (isAddress(address) ? address : null),
     form: 'a base58 ed25519 public key of 32 bytes, such as a wallet address',

@@ -1,7 +1,22 @@
-import { Account, Asset, Horizon, Keypair, NotFoundError, Operation, StrKey, TimeoutInfinite, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Horizon, Keypair, NotFoundError, Operation, StrKey, TimeoutInfinite, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { formatUnits, parseUnits } from '../../domain/money';
-import type { DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, type ChainAction, type ChainAdapter, type FeedReading, type PayinCheck, type PaymentDestination, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
+import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
+import { payinMismatch, type DetectedPayin } from '../../domain/payins';
+import {
+  PriceUnavailable,
+  TxRefused,
+  type ChainAction,
+  type ChainAdapter,
+  type FeedReading,
+  type PayinCheck,
+  type PaymentDestination,
+  type PreparedChainTx,
+  type SentChainTx,
+  type SignedChainTx,
+  type TxCheck,
+  type TxCost,
+  type TxExpiry,
+} from '../family';
 import type { StellarChainConfig } from './config';
 
 export interface StellarKeys {
@@ -15,7 +30,17 @@ const DECIMALS = 7;
 /** The low 12 bits of an operation id (TOID) are its 1-based index in its transaction. */
 const OPERATION_INDEX_MASK = 0xfffn;
 
-/** A payment record of Horizon's `/accounts/:id/payments` with `join=transactions`. */
+/** The operations Horizon lists as payments that credit their destination with an amount of an asset. */
+const CREDITING = new Set(['payment', 'path_payment_strict_send', 'path_payment_strict_receive']);
+const MAX_MEMO_ID = (1n << 64n) - 1n;
+
+/** A transaction's memo, as Horizon renders it. */
+interface MemoFields {
+  memo_type: string;
+  memo?: string;
+}
+
+/** A payment record of Horizon's payments lists (`join=transactions` embeds the transaction); path payments give the destination's asset and amount. */
 interface PaymentRecord {
   id: string;
   paging_token: string;
@@ -30,7 +55,7 @@ interface PaymentRecord {
   asset_issuer?: string;
   amount?: string;
   /** The joined transaction (the SDK keeps `transaction` for the link and puts the embedded record here). */
-  transaction_attr?: { memo_type: string; memo?: string };
+  transaction_attr?: MemoFields;
 }
 
 /** Ledger of a paging token (TOID: ledger in the high 32 bits). */
@@ -40,12 +65,15 @@ const ledgerOf = (pagingToken: string): number => Number(BigInt(pagingToken) >> 
  * Stellar through Horizon (@stellar/stellar-sdk). Every payment is paid into one receiving account (with the USDC
  * trustline) with its own MEMO_ID, as exchanges take deposits: the payment's deposit address is the muxed account
  * (M…, SEP-23) of the receiving account and that id, so it is unique like every family's and a wallet that knows
- * muxed accounts may pay it directly. A payment into the receiving account with no memo, or one no watched payment
- * has, is reported with the receiving account as its recipient: the watcher holds it for the operator.
+ * muxed accounts may pay it directly. A payment into the receiving account is reported under the deposit its memo
+ * names, or the receiving account itself without one; the watcher holds one that names no watched payment.
  */
 export class StellarAdapter implements ChainAdapter {
-  /** Each account's transactions carry consecutive sequence numbers: earlier unmined ones must land first. */
-  readonly orderedNonces = true;
+  /**
+   * Each account's transactions carry its next sequence number, and stellar-core takes one transaction of an
+   * account at a time: each is prepared once the one before has landed (tx_bad_seq otherwise).
+   */
+  readonly sequencing = 'sequence';
   readonly sharedReceiver: string;
   readonly server: Horizon.Server;
 
@@ -65,9 +93,7 @@ export class StellarAdapter implements ChainAdapter {
   }
 
   depositAddress(paymentId: string): string {
-    const id = Buffer.alloc(8);
-    id.writeBigUInt64BE(this.memoId(paymentId));
-    return StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(this.config.receivingAccount), id]));
+    return this.receiverOf(this.memoId(paymentId).toString());
   }
 
   paymentDestination(depositAddress: string): PaymentDestination {
@@ -101,18 +127,28 @@ export class StellarAdapter implements ChainAdapter {
   }
 
   private asset(tokenAddress: string): Asset {
+    if (isNativeToken(tokenAddress)) return Asset.native();
     const [code, issuer] = tokenAddress.split(':');
     return new Asset(code!, issuer);
   }
 
+  /** The deposit address a memo id names (the receiving account's muxed address with it), or the account itself. */
+  private receiverOf(memoId: string | undefined): string {
+    const id = memoId?.trim();
+    if (id === undefined || !/^\d{1,20}$/.test(id) || BigInt(id) > MAX_MEMO_ID) return this.config.receivingAccount;
+    const bytes = Buffer.alloc(8);
+    bytes.writeBigUInt64BE(BigInt(id));
+    return StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(this.config.receivingAccount), bytes]));
+  }
+
   /**
    * Pages the receiving account's payments of the ledger range (Horizon cursor paging, `join=transactions` for the
-   * memo): the cost grows with the payments received, never with the number of open payments.
+   * memo) and reports each that credits it: any asset, by payment or path payment (`transferOf`). The cost grows with
+   * the payments received, never with the number of open payments; every payment since the cursor is read.
    */
-  async scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]> {
-    const byMemo = new Map((await input.watched.all()).map((d) => [this.paymentDestination(d.address).memo!, d.address]));
-    const tokens = new Set(Object.values(this.config.tokens).map((t) => t.address));
-    const payins: DetectedPayin[] = [];
+  async scanPayins(input: { fromBlock: number; toBlock: number; heartbeat: () => void }): Promise<DetectedPayin[]> {
+    const treasury = this.keys.treasurySecret ? this.treasuryAddress() : null;
+    const transfers: DetectedPayin[] = [];
     // Paging tokens are TOIDs: everything of ledger `fromBlock` and later comes after (fromBlock << 32) - 1.
     let cursor = input.fromBlock > 0 ? ((BigInt(input.fromBlock) << 32n) - 1n).toString() : '0';
     for (;;) {
@@ -120,21 +156,25 @@ export class StellarAdapter implements ChainAdapter {
       input.heartbeat();
       const records = page.records as unknown as PaymentRecord[];
       for (const record of records) {
-        if (ledgerOf(record.paging_token) > input.toBlock) return payins;
-        const payin = this.payinOf(record, tokens, byMemo);
-        if (payin) payins.push(payin);
+        if (ledgerOf(record.paging_token) > input.toBlock) return transfers;
+        const transfer = this.transferOf(record, record.transaction_attr);
+        // The treasury's lumens for the receiving account's fees are the service's own.
+        if (transfer && transfer.from !== treasury) transfers.push(transfer);
       }
-      if (records.length < this.config.pageSize) return payins;
+      if (records.length < this.config.pageSize) return transfers;
       cursor = records[records.length - 1]!.paging_token;
     }
   }
 
-  private payinOf(record: PaymentRecord, tokens: Set<string>, byMemo: Map<string, string>): DetectedPayin | null {
-    if (record.type !== 'payment' || !record.transaction_successful || record.to !== this.config.receivingAccount) return null;
-    const tokenAddress = `${record.asset_code}:${record.asset_issuer}`;
-    if (!tokens.has(tokenAddress) || !record.from || !record.amount) return null;
-    // A muxed destination carries the id itself; otherwise the memo (MEMO_ID, or a text memo of the same digits).
-    const memo = record.to_muxed_id ?? (record.transaction_attr?.memo_type === 'id' || record.transaction_attr?.memo_type === 'text' ? record.transaction_attr.memo : undefined);
+  /**
+   * The transfer a successful payment or path payment made into the receiving account: the asset and amount it
+   * delivered, its sender, and the deposit its muxed destination or its transaction's memo (MEMO_ID, or a text memo of
+   * the same digits) names; identified by (transaction, operation index).
+   */
+  private transferOf(record: PaymentRecord, memo: MemoFields | undefined): DetectedPayin | null {
+    if (!CREDITING.has(record.type) || !record.transaction_successful || record.to !== this.config.receivingAccount || !record.from || !record.amount) return null;
+    const tokenAddress = record.asset_type === 'native' ? NATIVE_TOKEN_ADDRESS : `${record.asset_code}:${record.asset_issuer}`;
+    const memoId = record.to_muxed_id ?? (memo?.memo_type === 'id' || memo?.memo_type === 'text' ? memo.memo : undefined);
     return {
       chainId: this.config.chainId,
       txHash: record.transaction_hash,
@@ -142,7 +182,7 @@ export class StellarAdapter implements ChainAdapter {
       blockNumber: ledgerOf(record.paging_token),
       tokenAddress,
       from: record.from,
-      to: (memo !== undefined && byMemo.get(memo.trim())) || this.config.receivingAccount,
+      to: this.receiverOf(memoId),
       amountUnits: parseUnits(record.amount, DECIMALS).toString(),
     };
   }
@@ -156,30 +196,55 @@ export class StellarAdapter implements ChainAdapter {
     }
   }
 
+  /**
+   * Reads the payin's transaction (its memo) and payments again from Horizon and takes the transfer at its operation
+   * index from them alone; the claimed one must be exactly it.
+   */
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
     const tx = await this.transaction(payin.txHash);
     if (!tx) return { state: 'missing' };
-    if (!tx.successful) return { state: 'dropped' };
+    if (!tx.successful) return { state: 'dropped', reason: 'the transaction failed' };
+    const page = await this.server.payments().forTransaction(payin.txHash).limit(200).call();
+    const onChain = (page.records as unknown as PaymentRecord[])
+      .map((record) => this.transferOf(record, tx as unknown as MemoFields))
+      .find((t) => t?.logIndex === payin.logIndex);
+    if (!onChain) return { state: 'dropped', reason: `no payment into the receiving account at operation ${payin.logIndex}` };
+    const mismatch = payinMismatch(payin, onChain);
+    if (mismatch) return { state: 'dropped', reason: mismatch };
     if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending' };
-    return { state: 'confirmed', payin: { ...payin, blockNumber: tx.ledger_attr, confirmedAt: new Date(tx.created_at).toISOString() } };
+    return { state: 'confirmed', payin: { ...onChain, confirmedAt: new Date(tx.created_at).toISOString() } };
+  }
+
+  /** Sweeps and refunds are paid out of the receiving account (signed with its key), payouts out of the treasury. */
+  private signerOf(action: ChainAction): Keypair {
+    return action.kind === 'sweep' ? this.keypair(this.keys.receivingSecret, 'receiving account') : this.keypair(this.keys.treasurySecret, 'treasury');
+  }
+
+  /** The account whose sequence the action's transaction takes. */
+  sequenceAccount(action: ChainAction): string {
+    return this.signerOf(action).publicKey();
+  }
+
+  /** The account's sequence number as its creation ledger (high 32 bits) and a count (low bits). */
+  private async sequenceOf(account: string): Promise<{ high: bigint; count: number }> {
+    const sequence = BigInt((await this.server.loadAccount(account)).sequenceNumber());
+    const high = (sequence >> 32n) << 32n;
+    return { high, count: Number(sequence - high) };
   }
 
   /**
-   * Sweeps are payments out of the receiving account (signed with its key), payouts and refunds out of the
-   * treasury. Sequence numbers are the outbox's nonces: an account's sequence is its creation ledger in the high 32
-   * bits and a count in the low ones, so the outbox counts the low part (it fits a JavaScript number) and the
-   * signature adds the high part back. No time bounds: stored bytes stay valid until they land.
+   * Sequence numbers are the outbox's nonces: an account's sequence is its creation ledger in the high 32 bits and a
+   * count in the low ones, so the outbox counts the low part (it fits a JavaScript number) and the signature adds the
+   * high part back. No time bounds: stored bytes stay valid until they land or their sequence number is used.
    */
   async prepare(action: ChainAction): Promise<PreparedChainTx> {
-    const signer = action.kind === 'sweep' ? this.keypair(this.keys.receivingSecret, 'receiving account') : this.keypair(this.keys.treasurySecret, 'treasury');
-    const account = await this.server.loadAccount(signer.publicKey());
-    const sequence = BigInt(account.sequenceNumber());
-    const high = (sequence >> 32n) << 32n;
+    const signer = this.signerOf(action);
+    const { high, count } = await this.sequenceOf(signer.publicKey());
     const fee = String(await this.server.fetchBaseFee());
     return {
       signer: signer.publicKey(),
       to: action.to,
-      chainPendingNonce: Number(sequence - high + 1n),
+      chainPendingNonce: count + 1,
       sign: (nonce: number): Promise<SignedChainTx> => {
         // The builder uses the account's sequence + 1.
         const source = new Account(signer.publicKey(), (high + BigInt(nonce) - 1n).toString());
@@ -193,6 +258,16 @@ export class StellarAdapter implements ChainAdapter {
     };
   }
 
+  /** One payment operation at the network's base fee (stroops). */
+  async estimateCost(): Promise<TxCost> {
+    return { feeUnits: BigInt(await this.server.fetchBaseFee()), feeDecimals: DECIMALS };
+  }
+
+  /** A transaction can no longer land once its account's sequence reached its own (it landed, or another took it). */
+  readonly expiry: TxExpiry = {
+    canLand: async (tx) => (await this.sequenceOf(tx.signer)).count < tx.nonce,
+  };
+
   async broadcast(tx: SignedChainTx): Promise<'sent' | 'known'> {
     if (await this.transaction(tx.txHash)) return 'known';
     try {
@@ -201,17 +276,23 @@ export class StellarAdapter implements ChainAdapter {
     } catch (err) {
       if (await this.transaction(tx.txHash)) return 'known';
       const codes = (err as { response?: { data?: { extras?: { result_codes?: unknown } } } }).response?.data?.extras?.result_codes;
-      throw new Error(`chain ${this.config.chainId} refused ${tx.txHash}: ${codes ? JSON.stringify(codes) : String(err)}`);
+      // Result codes: stellar-core refused the transaction (sequence, fee, balance); anything else is the transport's.
+      if (codes) throw new TxRefused(`chain ${this.config.chainId} refused ${tx.txHash}: ${JSON.stringify(codes)}`, { cause: err });
+      throw err;
     }
   }
 
-  /** Stellar transactions are signed once (no replacement): the first of the hashes Horizon has is looked at. */
-  async checkTx(txHashes: string[], depth: number): Promise<TxCheck> {
+  /**
+   * Stellar transactions are signed once per sequence number: the first of the hashes Horizon has is looked at. It
+   * landed for the receiver when it succeeded and its payment operation's result is a success.
+   */
+  async checkTx(txHashes: string[], depth: number, sent?: SentChainTx): Promise<TxCheck> {
     for (const txHash of txHashes) {
       const tx = await this.transaction(txHash);
       if (!tx) continue;
       if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending', txHash, blockNumber: tx.ledger_attr };
-      return { state: 'mined', txHash, blockNumber: tx.ledger_attr, succeeded: tx.successful, confirmedAt: new Date(tx.created_at).toISOString() };
+      const succeeded = tx.successful && (!sent?.action || paymentSucceeded(tx.result_xdr));
+      return { state: 'mined', txHash, blockNumber: tx.ledger_attr, succeeded, confirmedAt: new Date(tx.created_at).toISOString() };
     }
     return { state: 'unmined' };
   }
@@ -255,4 +336,10 @@ export class StellarAdapter implements ChainAdapter {
   destroy(): void {
     // Horizon.Server holds no connection between requests.
   }
+}
+
+/** The transaction's result says its (one) payment operation paid. */
+function paymentSucceeded(resultXdr: string): boolean {
+  const results = xdr.TransactionResult.fromXDR(resultXdr, 'base64').result().results();
+  return results.length > 0 && results.every((op) => op.switch().name === 'opInner' && op.tr().switch().name === 'payment' && op.tr().paymentResult().switch().name === 'paymentSuccess');
 }

@@ -23,6 +23,7 @@ export const stellar = defineChainFamily({
     // Deposit addresses come from the receiving account of the chains file: no key.
     deposits: z.object({}),
   },
+  depositAddresses: 'derived',
   addresses: {
     normalize: (address) => (StrKey.isValidEd25519PublicKey(address) ? address : null),
     form: 'a G… account id (StrKey)',

@@ -1,9 +1,11 @@
-import { Address, SendMode, beginCell, internal, toNano, type MessageRelaxed, type Transaction } from '@ton/core';
-import { TonClient } from '@ton/ton';
+import { Address, Cell, SendMode, beginCell, internal, loadTransaction, toNano, type MessageRelaxed, type Transaction } from '@ton/core';
+import type { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
-import { NATIVE_LOG_INDEX, type DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SignedChainTx, type TxCheck, type WatchedDeposits } from '../family';
+import { NATIVE_LOG_INDEX, payinMismatch, type DetectedPayin } from '../../domain/payins';
+import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
 import type { TonChainConfig } from './config';
+import { notificationOf, opOf, transfersOf, type DepositAccount, type JettonNotification } from './payins';
+import { pacedFetch, pacedTonClient, RequestPacer } from './toncenter';
 import {
   JETTON_OPS,
   depositWallet,
@@ -11,21 +13,41 @@ import {
   normalizedHash,
   rawAddress,
   signedInternalRequest,
+  storedMessageSeqno,
+  externalRequestSeqno,
   treasuryExternal,
+  WALLET_V5R1_OPS,
   treasuryWallet,
   walletFacingAddress,
   type TonWallet,
 } from './wallets';
 
 export interface TonKeys {
-  /** Seed of the deposit keys (SLIP-0010): the API and the worker both derive deposit addresses from it. */
+  /** Seed of the deposit keys (SLIP-0010, worker only): deposit addresses for the pool, and their signatures. */
   depositSeed?: Uint8Array;
   /** The treasury wallet's 64-byte ed25519 secret key (worker only). */
   treasurySecretKey?: Uint8Array;
 }
 
-/** TON the treasury sends along to a deposit wallet to pay for its sweep (the unused part stays there or travels on). */
+/**
+ * TON the treasury sends along to a deposit wallet to pay for a transfer out of it. All but `GAS_KEPT` travels on in
+ * the same transaction and comes back: with the payin itself on a sweep into the treasury, through the jetton
+ * wallet's excess (the transfer's response destination) on a jetton transfer, as a message of its own on a refund.
+ */
 const SWEEP_GAS = toNano('0.05');
+/**
+ * What a deposit wallet keeps of the gas sent along, for its own fees (storage, compute, forwarding): a little above
+ * them, so a transfer never takes them from the funds the deposit holds for others. A wallet's outgoing messages
+ * pay from its balance, so this is what a chain of wallet messages cannot return.
+ */
+const GAS_KEPT = toNano('0.004');
+/**
+ * Refund economics: an upper estimate of what one internal message along a transfer costs (its forwarding fee, the
+ * receiving contract's compute and storage), counted per hop on top of the treasury's own external message.
+ */
+const HOP_FEE = toNano('0.005');
+/** Messages of one transfer's chain followed at most (the longest, a jetton refund out of a deposit, has six). */
+const MAX_CHAIN_MESSAGES = 16;
 /** TON attached to a jetton transfer for the jetton wallets' fees; the excess returns to the treasury. */
 const JETTON_TRANSFER_VALUE = toNano('0.05');
 /** Forwarded to the recipient with a jetton transfer, so its wallet app shows the transfer notification. */
@@ -35,38 +57,65 @@ const JETTON_FORWARD_TON = 1n;
  * wallet seqnos make a replay impossible, so the bound only has to outlast any outage of the worker.
  */
 const MESSAGE_VALIDITY_SECONDS = 30 * 24 * 3600;
+/** toncenter's documented rate limits: without a key, and with a key of the Free plan (requests per second). */
+const KEYLESS_REQUESTS_PER_SECOND = 1;
+const FREE_PLAN_REQUESTS_PER_SECOND = 10;
 /** Transactions read per `getTransactions` page. */
 const TX_PAGE = 50;
-/** Scan baselines kept (one per scan end), so a repeated scan of a range compares against the same baseline. */
-const BASELINES_KEPT = 16;
+/** Transactions read per `getBlockTransactionsExt` page (toncenter's default). */
+const BLOCK_TX_PAGE = 40;
+/** Masterchain blocks read at once while a scan reads its range. */
+const BLOCK_READ_CONCURRENCY = 4;
+/** New deposits whose jetton wallets are looked up at once (one get-method call each, within toncenter's rate). */
+const RECORD_CONCURRENCY = 8;
+const MASTERCHAIN_SHARD = '-9223372036854775808';
 
-interface AccountStatesResponse {
-  accounts: Array<{ address: string; last_transaction_lt: string | null }>;
+/** toncenter answered the request with a refusal (the liteserver would not take the message). */
+class ToncenterRefusal extends Error {}
+
+interface ShardBlockId {
+  workchain: number;
+  shard: string;
+  seqno: number;
 }
 
-/** A TON chain through toncenter: v2 (`TonClient`) for everything, v3 `accountStates` for batched deposit reads. */
+/** A transaction of a block: decoded, with its hash (hex) and account. */
+interface BlockTransaction {
+  tx: Transaction;
+  hash: string;
+  account: Address;
+}
+
+interface BlockTransactionsPage {
+  incomplete: boolean;
+  transactions: Array<{ address: { account_address: string }; data: string; transaction_id: { lt: string; hash: string } }>;
+}
+
+/** A TON chain through toncenter v2 (`TonClient`, and its block reads over JSON-RPC). */
 export class TonAdapter implements ChainAdapter {
-  /** Treasury messages carry the wallet seqno: one with seqno n is valid only once n-1 has landed. */
-  readonly orderedNonces = true;
+  /**
+   * Treasury messages carry the wallet's seqno, and a transfer out of a deposit the deposit wallet's, read when it is
+   * prepared: the treasury's transactions go one at a time, each prepared once the one before has landed.
+   */
+  readonly sequencing = 'sequence';
   readonly client: TonClient;
+  /** toncenter's rate limit, shared by every request of this adapter. */
+  private readonly pacer: RequestPacer;
   private readonly treasury: TonWallet | null;
-  private readonly v3Url: string;
   /** Jetton wallet of (master, owner): a pure function of the two, read once per pair. */
   private readonly jettonWallets = new Map<string, Address>();
   /** Deposit addresses by payment (derivation costs a key derivation). */
   private readonly deposits = new Map<string, TonWallet>();
-  /** Per scan end block + 1: each watched account's last transaction lt as that scan left it. */
-  private readonly baselines = new Map<number, Map<string, string>>();
-  /** Where a payin's transaction is, from the scan that saw it. */
-  private readonly payinTxs = new Map<string, { account: Address; lt: string; utime: number }>();
+  /** Transactions of our transfers' message chains, by the message that made them (final once found). */
+  private readonly chainTxs = new Map<string, Transaction>();
 
   constructor(
     readonly config: TonChainConfig,
     private readonly keys: TonKeys = {},
   ) {
-    this.client = new TonClient({ endpoint: config.rpcUrl, apiKey: config.apiKey });
+    this.pacer = new RequestPacer(config.requestsPerSecond ?? (config.apiKey ? FREE_PLAN_REQUESTS_PER_SECOND : KEYLESS_REQUESTS_PER_SECOND));
+    this.client = pacedTonClient(this.pacer, { endpoint: config.rpcUrl, apiKey: config.apiKey });
     this.treasury = keys.treasurySecretKey ? treasuryWallet(keys.treasurySecretKey) : null;
-    this.v3Url = config.v3Url ?? config.rpcUrl.replace(/\/api\/v2\/jsonRPC\/?$/, '/api/v3');
   }
 
   private depositWalletOf(paymentId: string): TonWallet {
@@ -98,147 +147,199 @@ export class TonAdapter implements ChainAdapter {
 
   /** TON blocks are final once in the masterchain; the hash still lets the watcher notice a different node's chain. */
   async blockHash(n: number): Promise<string | null> {
-    const result = await this.rpc<{ root_hash?: string }>('lookupBlock', { workchain: -1, shard: '-9223372036854775808', seqno: n }).catch(() => null);
+    const result = await this.rpc<{ root_hash?: string }>('lookupBlock', { workchain: -1, shard: MASTERCHAIN_SHARD, seqno: n }).catch(() => null);
     return result?.root_hash ?? null;
   }
 
   /** When masterchain block `n` was generated (`getBlockHeader`'s `gen_utime`). */
   async blockTime(n: number): Promise<number | null> {
-    const header = await this.rpc<{ gen_utime?: number }>('getBlockHeader', { workchain: -1, shard: '-9223372036854775808', seqno: n }).catch(() => null);
+    const header = await this.rpc<{ gen_utime?: number }>('getBlockHeader', { workchain: -1, shard: MASTERCHAIN_SHARD, seqno: n }).catch(() => null);
     return header?.gen_utime ?? null;
   }
 
   /**
-   * One v3 `accountStates` read per `accountBatchSize` watched accounts (each deposit wallet, and its jetton wallet
-   * for jetton payments) finds the accounts whose last transaction changed since the previous scan; only those are
-   * read transaction by transaction. The RPC cost therefore grows with batches of deposits and with payins, never
-   * with a call per open payment. toncenter only serves masterchain-committed blocks, so what it shows is final.
+   * Reads every transaction of the range's masterchain blocks (the basechain shard blocks each commits, read whole
+   * with `getBlockTransactionsExt`) and reports what reached an account of a watched deposit (`transfersOf`): TON into
+   * a deposit wallet, jettons into its jetton wallets, and jettons of any other master a deposit was notified of (once
+   * that master confirms the notifying wallet is the deposit's). The accounts are recorded in PostgreSQL when a deposit
+   * is new (`recordAccounts`), and matched against a block's accounts in one query: the cost is the range's blocks
+   * and the new deposits, never the open ones, and no number of transactions hides another. The treasury's own TON
+   * (a sweep's gas) is left out. toncenter serves only masterchain-committed blocks, so what it shows is final.
    */
-  async scanPayins(input: { fromBlock: number; toBlock: number; watched: WatchedDeposits; heartbeat: () => void }): Promise<DetectedPayin[]> {
-    const targets = new Map<string, { account: Address; deposit: string; jettonMaster: string | null }>();
-    for (const deposit of await input.watched.all()) {
-      const owner = Address.parse(deposit.address);
-      targets.set(rawAddress(owner), { account: owner, deposit: deposit.address, jettonMaster: null });
-      if (!isNativeToken(deposit.tokenAddress)) {
-        const wallet = await this.jettonWallet(deposit.tokenAddress, owner);
-        targets.set(rawAddress(wallet), { account: wallet, deposit: deposit.address, jettonMaster: deposit.tokenAddress });
-      }
-    }
-    const baseline = this.baselines.get(input.fromBlock) ?? new Map<string, string>();
-    const next = new Map(baseline);
-    const changed: Array<{ target: { account: Address; deposit: string; jettonMaster: string | null }; since: string | undefined }> = [];
-    const addresses = [...targets.keys()];
-    for (let i = 0; i < addresses.length; i += this.config.accountBatchSize) {
+  async scanPayins(input: { fromBlock: number; toBlock: number; accounts: DepositAccounts; heartbeat: () => void }): Promise<DetectedPayin[]> {
+    await this.recordAccounts(input.accounts, input.heartbeat);
+    const txs: Array<BlockTransaction & { block: number }> = [];
+    for (let start = input.fromBlock; start <= input.toBlock; start += BLOCK_READ_CONCURRENCY) {
+      const numbers = Array.from({ length: Math.min(BLOCK_READ_CONCURRENCY, input.toBlock - start + 1) }, (_, i) => start + i);
+      const blocks = await Promise.all(numbers.map((n) => this.blockTransactions(n)));
       input.heartbeat();
-      for (const state of await this.accountStates(addresses.slice(i, i + this.config.accountBatchSize))) {
-        const address = Address.parseRaw(state.address.toLowerCase());
-        const key = rawAddress(address);
-        const target = targets.get(key);
-        if (!target || state.last_transaction_lt === null) continue;
-        if (baseline.get(key) !== state.last_transaction_lt) changed.push({ target, since: baseline.get(key) });
-        next.set(key, state.last_transaction_lt);
+      blocks.forEach((block, i) => txs.push(...block.map((t) => ({ ...t, block: numbers[i]! }))));
+    }
+    const notifications = txs.map((t) => notificationOf(t.tx));
+    const addresses = [...txs.map((t) => rawAddress(t.account)), ...notifications.flatMap((n) => (n ? [rawAddress(n.wallet)] : []))];
+    const known = await input.accounts.find([...new Set(addresses)]);
+    const transfers: DetectedPayin[] = [];
+    for (const [i, t] of txs.entries()) {
+      const account = known.get(rawAddress(t.account));
+      if (!account) continue;
+      transfers.push(...this.transfersInto(t, t.block, account));
+      const notification = notifications[i];
+      if (account.tokenAddress === NATIVE_TOKEN_ADDRESS && notification && !known.has(rawAddress(notification.wallet))) {
+        const other = await this.otherJettonTransfer(t, t.block, account.address, notification);
+        if (other) transfers.push(other);
       }
     }
-    const payins: DetectedPayin[] = [];
-    for (const { target, since } of changed) {
-      input.heartbeat();
-      for (const tx of await this.transactionsSince(target.account, since)) {
-        const payin = target.jettonMaster ? this.jettonPayin(tx, target.deposit, target.jettonMaster, input.toBlock) : this.nativePayin(tx, target.deposit, input.toBlock);
-        if (!payin) continue;
-        this.payinTxs.set(payin.txHash, { account: target.account, lt: tx.lt.toString(), utime: tx.now });
-        payins.push(payin);
-      }
+    return transfers;
+  }
+
+  /**
+   * A jetton deposit takes no TON as a payin: the TON reaching it rides mostly on its jetton transfers' notifications
+   * (their sender's fee for them), too little to return; it is quarantined for the operator instead.
+   */
+  takesPayin(paymentToken: string, tokenAddress: string): boolean {
+    return isNativeToken(paymentToken) || !isNativeToken(tokenAddress);
+  }
+
+  /** A transaction's transfers into a deposit's account, without the treasury's own TON. */
+  private transfersInto(t: BlockTransaction, block: number, account: DepositAccount): DetectedPayin[] {
+    const treasury = this.treasury ? rawAddress(this.treasury.contract.address) : null;
+    return transfersOf(this.config.chainId, t.tx, t.hash, block, account).filter((transfer) => transfer.from !== treasury);
+  }
+
+  /**
+   * Jettons of a master nobody configured, notified to a deposit wallet (index 0 of its transaction, beside the TON
+   * the notification carried): believed only when the master's `get_wallet_address` for the deposit is the notifying
+   * wallet, so a contract that merely claims to be a jetton wallet is not. A configured master's wallet of a deposit
+   * is recorded and read directly: another wallet naming it is not its wallet.
+   */
+  private async otherJettonTransfer(t: BlockTransaction, block: number, deposit: string, notification: JettonNotification): Promise<DetectedPayin | null> {
+    const data = await this.client.runMethod(notification.wallet, 'get_wallet_data').catch(() => null);
+    if (!data) return null;
+    data.stack.readBigNumber();
+    const owner = data.stack.readAddress();
+    const master = data.stack.readAddress();
+    if (!owner.equals(Address.parse(deposit)) || Object.values(this.config.tokens).some((token) => Address.parse(token.address).equals(master))) return null;
+    const wallet = await this.jettonWalletOf(rawAddress(master), owner).catch(() => null);
+    if (!wallet?.equals(notification.wallet)) return null;
+    const from = rawAddress(notification.sender ?? notification.wallet);
+    return { chainId: this.config.chainId, txHash: t.hash, logIndex: 0, blockNumber: block, tokenAddress: rawAddress(master), from, to: deposit, amountUnits: notification.amount.toString() };
+  }
+
+  /**
+   * Records the accounts of watched deposits created since the last scan: the deposit wallet (its TON) and its jetton
+   * wallet of every configured jetton (one `get_wallet_address` each), so every scan after matches them by address.
+   */
+  private async recordAccounts(accounts: DepositAccounts, heartbeat: () => void): Promise<void> {
+    const deposits = await accounts.unrecorded();
+    const jettons = Object.values(this.config.tokens).map((token) => token.address);
+    for (let i = 0; i < deposits.length; i += RECORD_CONCURRENCY) {
+      const batch = deposits.slice(i, i + RECORD_CONCURRENCY);
+      const recorded = await Promise.all(
+        batch.map(async ({ address }) => ({
+          address,
+          accounts: [
+            { account: address, tokenAddress: NATIVE_TOKEN_ADDRESS },
+            ...(await Promise.all(jettons.map(async (master) => ({ account: rawAddress(await this.jettonWalletOf(master, Address.parse(address))), tokenAddress: master })))),
+          ],
+        })),
+      );
+      await accounts.record(recorded);
+      heartbeat();
     }
-    this.baselines.set(input.toBlock + 1, next);
-    for (const key of [...this.baselines.keys()].sort((a, b) => a - b).slice(0, -BASELINES_KEPT)) this.baselines.delete(key);
-    return payins;
   }
 
-  /** An incoming TON transfer that the deposit kept: not bounced, not the treasury's own sweep gas, not jetton bookkeeping. */
-  private nativePayin(tx: Transaction, deposit: string, blockNumber: number): DetectedPayin | null {
-    const info = tx.inMessage?.info;
-    if (info?.type !== 'internal' || info.bounced || info.value.coins === 0n) return null;
-    if (tx.description.type !== 'generic' || tx.description.bouncePhase) return null;
-    const from = rawAddress(info.src);
-    if (this.treasury && from === rawAddress(this.treasury.contract.address)) return null;
-    const op = opOf(tx);
-    if (op === JETTON_OPS.transferNotification || op === JETTON_OPS.excesses) return null;
-    return { chainId: this.config.chainId, txHash: tx.hash().toString('hex'), logIndex: NATIVE_LOG_INDEX, blockNumber, tokenAddress: NATIVE_TOKEN_ADDRESS, from, to: deposit, amountUnits: info.value.coins.toString() };
+  /**
+   * The basechain transactions masterchain block `seqno` commits: of each shard, the shard blocks since those the
+   * previous masterchain block committed, every page of each.
+   */
+  private async blockTransactions(seqno: number): Promise<BlockTransaction[]> {
+    const [current, previous] = await Promise.all([this.shards(seqno), seqno > 0 ? this.shards(seqno - 1) : Promise.resolve([])]);
+    const blocks: ShardBlockId[] = [];
+    for (const shard of current.filter((b) => b.workchain === 0)) {
+      const before = previous.find((b) => b.workchain === shard.workchain && b.shard === shard.shard);
+      for (let n = before ? before.seqno + 1 : shard.seqno; n <= shard.seqno; n++) blocks.push({ ...shard, seqno: n });
+    }
+    return (await Promise.all(blocks.map((block) => this.shardBlockTransactions(block)))).flat();
   }
 
-  /** A TEP-74 `internal_transfer` the deposit's jetton wallet accepted (a forged one aborts in the wallet's code). */
-  private jettonPayin(tx: Transaction, deposit: string, jettonMaster: string, blockNumber: number): DetectedPayin | null {
-    const message = tx.inMessage;
-    if (message?.info.type !== 'internal' || message.info.bounced) return null;
-    const d = tx.description;
-    if (d.type !== 'generic' || d.aborted || d.computePhase.type !== 'vm' || !d.computePhase.success) return null;
-    const body = message.body.beginParse();
-    if (body.remainingBits < 32 || body.loadUint(32) !== JETTON_OPS.internalTransfer) return null;
-    body.loadUintBig(64);
-    const amount = body.loadCoins();
-    const from = body.loadMaybeAddress() ?? message.info.src;
-    if (amount === 0n) return null;
-    return { chainId: this.config.chainId, txHash: tx.hash().toString('hex'), logIndex: 0, blockNumber, tokenAddress: jettonMaster, from: rawAddress(from), to: deposit, amountUnits: amount.toString() };
+  private async shards(seqno: number): Promise<ShardBlockId[]> {
+    return (await this.rpc<{ shards: ShardBlockId[] }>('shards', { seqno })).shards;
   }
 
+  private async shardBlockTransactions(block: ShardBlockId): Promise<BlockTransaction[]> {
+    const out: BlockTransaction[] = [];
+    let after: { after_lt: string; after_hash: string } | undefined;
+    for (;;) {
+      const page = await this.rpc<BlockTransactionsPage>('getBlockTransactionsExt', { ...block, count: BLOCK_TX_PAGE, ...after });
+      for (const entry of page.transactions) {
+        const tx = loadTransaction(Cell.fromBase64(entry.data).beginParse());
+        out.push({ tx, hash: tx.hash().toString('hex'), account: Address.parse(entry.address.account_address) });
+      }
+      const last = out.at(-1);
+      if (!page.incomplete || !last) return out;
+      after = { after_lt: last.tx.lt.toString(), after_hash: last.account.hash.toString('base64') };
+    }
+  }
+
+  /**
+   * Finds the payin's transaction in the masterchain block it names and takes the transfer at its index from it
+   * alone: TON the deposit wallet took in, jettons its jetton wallet of the claimed master accepted, or jettons of an
+   * unconfigured master it was notified of. The claimed one must be exactly it. A block past the head is missing.
+   */
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
     const head = await this.head();
+    if (payin.blockNumber > head) return { state: 'missing' };
     if (head < payin.blockNumber + depth - 1) return { state: 'pending' };
-    const tx = await this.findPayinTx(payin);
-    if (!tx) return { state: 'missing' };
-    return { state: 'confirmed', payin: { ...payin, confirmedAt: new Date(tx.now * 1000).toISOString() } };
+    const found = (await this.blockTransactions(payin.blockNumber)).find((t) => t.hash === payin.txHash);
+    if (!found) return { state: 'dropped', reason: `no transaction ${payin.txHash} in masterchain block ${payin.blockNumber}` };
+    const onChain = await this.transferAt(found, payin);
+    if (!onChain) return { state: 'dropped', reason: `no transfer at index ${payin.logIndex} of the transaction into ${payin.to}` };
+    const mismatch = payinMismatch(payin, onChain);
+    if (mismatch) return { state: 'dropped', reason: mismatch };
+    return { state: 'confirmed', payin: { ...onChain, confirmedAt: new Date(found.tx.now * 1000).toISOString() } };
   }
 
-  private async findPayinTx(payin: DetectedPayin): Promise<Transaction | null> {
-    const known = this.payinTxs.get(payin.txHash);
-    if (known) return this.client.getTransaction(known.account, known.lt, Buffer.from(payin.txHash, 'hex').toString('base64'));
-    const owner = Address.parse(payin.to);
-    const account = isNativeToken(payin.tokenAddress) ? owner : await this.jettonWallet(payin.tokenAddress, owner);
-    return (await this.client.getTransactions(account, { limit: 100, archival: true })).find((tx) => tx.hash().toString('hex') === payin.txHash) ?? null;
-  }
-
-  /** The account's transactions newer than lt `since` (all when undefined), newest first. */
-  private async transactionsSince(account: Address, since: string | undefined): Promise<Transaction[]> {
-    const out: Transaction[] = [];
-    let cursor: { lt: string; hash: string } | undefined;
-    for (;;) {
-      const page = await this.client.getTransactions(account, { limit: TX_PAGE, archival: true, to_lt: since, ...(cursor ? { ...cursor, inclusive: false } : {}) });
-      out.push(...page.filter((tx) => since === undefined || tx.lt > BigInt(since)));
-      const last = page.at(-1);
-      if (page.length < TX_PAGE || !last) return out;
-      cursor = { lt: last.lt.toString(), hash: last.hash().toString('base64') };
+  private async transferAt(t: BlockTransaction, payin: DetectedPayin): Promise<DetectedPayin | undefined> {
+    const deposit = Address.parse(payin.to);
+    if (t.account.equals(deposit)) {
+      if (payin.logIndex === NATIVE_LOG_INDEX) return this.transfersInto(t, payin.blockNumber, { address: payin.to, tokenAddress: NATIVE_TOKEN_ADDRESS })[0];
+      const notification = notificationOf(t.tx);
+      return (notification && (await this.otherJettonTransfer(t, payin.blockNumber, payin.to, notification))) ?? undefined;
     }
-  }
-
-  private async accountStates(addresses: string[]): Promise<AccountStatesResponse['accounts']> {
-    const query = new URLSearchParams({ include_boc: 'false' });
-    for (const a of addresses) query.append('address', a);
-    const res = await fetch(`${this.v3Url}/accountStates?${query.toString()}`, { headers: this.config.apiKey ? { 'X-API-Key': this.config.apiKey } : {} });
-    if (!res.ok) throw new Error(`toncenter v3 accountStates answered ${res.status}`);
-    return ((await res.json()) as AccountStatesResponse).accounts;
+    if (isNativeToken(payin.tokenAddress)) return undefined;
+    const wallet = await this.jettonWallet(payin.tokenAddress, deposit).catch(() => null);
+    if (!wallet?.equals(t.account)) return undefined;
+    return this.transfersInto(t, payin.blockNumber, { address: payin.to, tokenAddress: payin.tokenAddress })[0];
   }
 
   private async rpc<T>(method: string, params: Record<string, unknown>): Promise<T> {
-    const res = await fetch(this.config.rpcUrl, {
+    const res = await pacedFetch(this.pacer, this.config.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(this.config.apiKey ? { 'X-API-Key': this.config.apiKey } : {}) },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
-    const body = (await res.json()) as { ok: boolean; result?: T; error?: string };
-    if (!body.ok || body.result === undefined) throw new Error(`toncenter ${method}: ${body.error ?? res.status}`);
-    return body.result;
+    const body = (await res.json()) as { ok: boolean; result?: T; error?: string; code?: number };
+    if (body.ok && body.result !== undefined) return body.result;
+    // toncenter's own answer (a liteserver refusing the message: 500, a bad request: 400), not a transport failure.
+    if (body.ok === false && (body.code === 500 || body.code === 400)) throw new ToncenterRefusal(`toncenter ${method}: ${body.error ?? res.status}`);
+    throw new Error(`toncenter ${method}: ${body.error ?? res.status}`);
   }
 
-  /** The jetton wallet `owner` has (or would have) for the master, from the master's `get_wallet_address`. */
+  /** The jetton wallet `owner` has (or would have) for the master, read once per pair in this process. */
   private async jettonWallet(master: string, owner: Address): Promise<Address> {
     const key = `${master}/${rawAddress(owner)}`;
     let wallet = this.jettonWallets.get(key);
     if (!wallet) {
-      const { stack } = await this.client.runMethod(Address.parse(master), 'get_wallet_address', [{ type: 'slice', cell: beginCell().storeAddress(owner).endCell() }]);
-      wallet = stack.readAddress();
+      wallet = await this.jettonWalletOf(master, owner);
       this.jettonWallets.set(key, wallet);
     }
     return wallet;
+  }
+
+  /** The master's `get_wallet_address` for `owner`: a pure function of the two. */
+  private async jettonWalletOf(master: string, owner: Address): Promise<Address> {
+    const { stack } = await this.client.runMethod(Address.parse(master), 'get_wallet_address', [{ type: 'slice', cell: beginCell().storeAddress(owner).endCell() }]);
+    return stack.readAddress();
   }
 
   /** A wallet's seqno, 0 before it is deployed. */
@@ -251,36 +352,44 @@ export class TonAdapter implements ChainAdapter {
   /**
    * Every action is one treasury transaction. A sweep is the treasury's internal message to the deposit wallet
    * carrying the wallet's state init (deploying it on first use), gas, and the deposit key's signed request
-   * (wallet v5r1 internal authentication) to send the funds on: the deposit never needs TON of its own.
+   * (wallet v5r1 internal authentication) to send the funds on: the deposit never needs TON of its own. `hops`: the
+   * internal messages the transfer's chain takes to land (refund economics).
    */
-  private async messages(action: ChainAction, treasury: TonWallet): Promise<{ to: Address; messages: MessageRelaxed[] }> {
+  private async messages(action: ChainAction, treasury: TonWallet): Promise<{ to: Address; messages: MessageRelaxed[]; hops: number; kept: bigint }> {
     const validUntil = Math.floor(Date.now() / 1000) + MESSAGE_VALIDITY_SECONDS;
     const to = Address.parse(action.to);
     const amount = BigInt(action.amountUnits);
     const treasuryAddress = treasury.contract.address;
     if (action.kind === 'transfer') {
-      if (isNativeToken(action.tokenAddress)) return { to, messages: [internal({ to, value: amount, bounce: false })] };
+      if (isNativeToken(action.tokenAddress)) return { to, messages: [internal({ to, value: amount, bounce: false })], hops: 1, kept: 0n };
       const wallet = await this.jettonWallet(action.tokenAddress, treasuryAddress);
       const body = jettonTransferBody({ queryId: BigInt(Date.now()), amount, destination: to, responseTo: treasuryAddress, forwardTonAmount: JETTON_FORWARD_TON });
-      return { to, messages: [internal({ to: wallet, value: JETTON_TRANSFER_VALUE, bounce: true, body })] };
+      // The treasury's jetton wallet, the recipient's, its notification and the excess back.
+      return { to, messages: [internal({ to: wallet, value: JETTON_TRANSFER_VALUE, bounce: true, body })], hops: 4, kept: 0n };
     }
     const deposit = this.depositWalletOf(action.paymentId);
     const depositAddress = deposit.contract.address;
     const deployed = (await this.client.getContractState(depositAddress)).state === 'active';
     const seqno = deployed ? await this.seqno(depositAddress) : 0;
-    let request: { message: MessageRelaxed; sendMode: SendMode; gas: bigint };
+    // Every message pays its fees from the deposit's balance, which the gas has joined; `GAS_KEPT` of the gas stays for them.
+    const send = (message: MessageRelaxed) => ({ message, mode: SendMode.PAY_GAS_SEPARATELY });
+    let request: { messages: Array<{ message: MessageRelaxed; mode: SendMode }>; gas: bigint; hops: number };
     if (isNativeToken(action.tokenAddress)) {
-      // To the treasury: everything, gas included. Elsewhere (refunds): exactly the amount, fees from the gas sent along.
       request = to.equals(treasuryAddress)
-        ? { message: internal({ to, value: 0n, bounce: false }), sendMode: SendMode.CARRY_ALL_REMAINING_BALANCE, gas: SWEEP_GAS }
-        : { message: internal({ to, value: amount, bounce: false }), sendMode: SendMode.PAY_GAS_SEPARATELY, gas: SWEEP_GAS };
+        ? // Into the treasury: the amount and the gas not kept, in one message.
+          { messages: [send(internal({ to, value: amount + SWEEP_GAS - GAS_KEPT, bounce: false }))], gas: SWEEP_GAS, hops: 2 }
+        : // Elsewhere (refunds): exactly the amount, and the gas not kept straight back to the treasury.
+          { messages: [send(internal({ to, value: amount, bounce: false })), send(internal({ to: treasuryAddress, value: SWEEP_GAS - GAS_KEPT, bounce: false }))], gas: SWEEP_GAS, hops: 3 };
     } else {
       const wallet = await this.jettonWallet(action.tokenAddress, depositAddress);
+      // What the deposit's jetton wallet does not spend comes back to the treasury (the transfer's response destination).
       const body = jettonTransferBody({ queryId: BigInt(Date.now()), amount, destination: to, responseTo: treasuryAddress, forwardTonAmount: JETTON_FORWARD_TON });
-      request = { message: internal({ to: wallet, value: JETTON_TRANSFER_VALUE, bounce: true, body }), sendMode: SendMode.PAY_GAS_SEPARATELY, gas: SWEEP_GAS + JETTON_TRANSFER_VALUE };
+      const gas = SWEEP_GAS + JETTON_TRANSFER_VALUE;
+      request = { messages: [send(internal({ to: wallet, value: gas - GAS_KEPT, bounce: true, body }))], gas, hops: 5 };
     }
-    const signed = signedInternalRequest(deposit, { seqno, validUntil, message: request.message, sendMode: request.sendMode });
-    return { to, messages: [internal({ to: depositAddress, value: request.gas, bounce: false, init: deployed ? undefined : deposit.contract.init, body: signed })] };
+    const signed = signedInternalRequest(deposit, { seqno, validUntil, messages: request.messages });
+    const message = internal({ to: depositAddress, value: request.gas, bounce: false, init: deployed ? undefined : deposit.contract.init, body: signed });
+    return { to, messages: [message], hops: request.hops, kept: GAS_KEPT };
   }
 
   async prepare(action: ChainAction): Promise<PreparedChainTx> {
@@ -293,49 +402,137 @@ export class TonAdapter implements ChainAdapter {
       chainPendingNonce: await this.seqno(treasury.contract.address),
       sign: (seqno) => {
         const { boc, hash } = treasuryExternal(treasury, { seqno, validUntil, messages });
-        return Promise.resolve({ rawTx: boc, txHash: hash });
+        return Promise.resolve({ rawTx: boc, txHash: hash, validUntil: String(validUntil) });
       },
     };
   }
 
-  /** A message already on chain cannot be sent again (its seqno is used): the chain having it is success for the outbox. */
+  /** The account every TON transaction of Payrail takes its seqno from: the treasury's (a deposit's rides inside it). */
+  sequenceAccount(): string {
+    return this.treasuryAddress();
+  }
+
+  /**
+   * What the action costs the treasury: the fees of its external message (toncenter's `estimateFee`, read from the
+   * chain), an upper estimate per internal message of its chain, and the gas a native refund keeps at the deposit.
+   */
+  async estimateCost(action: ChainAction): Promise<TxCost> {
+    const treasury = this.treasuryOrThrow();
+    const { messages, hops, kept } = await this.messages(action, treasury);
+    const seqno = await this.seqno(treasury.contract.address);
+    const body = treasury.contract.createTransfer({ seqno, secretKey: treasury.keyPair.secretKey, messages, sendMode: SendMode.PAY_GAS_SEPARATELY, timeout: Math.floor(Date.now() / 1000) + 60 });
+    const { source_fees: fees } = await this.client.estimateExternalMessageFee(treasury.contract.address, { body, initCode: null, initData: null, ignoreSignature: true });
+    const external = BigInt(fees.in_fwd_fee) + BigInt(fees.storage_fee) + BigInt(fees.gas_fee) + BigInt(fees.fwd_fee);
+    return { feeUnits: external + BigInt(hops) * HOP_FEE + kept, feeDecimals: 9 };
+  }
+
+  /**
+   * A treasury message can no longer land once the treasury's seqno passed it (it landed, or another message took
+   * the seqno: the check that follows tells which) or the chain's time passed its `valid_until`.
+   */
+  readonly expiry: TxExpiry = {
+    canLand: async (tx) => {
+      if ((await this.seqno(this.treasuryOrThrow().contract.address)) > tx.nonce) return false;
+      if (tx.validUntil === null) return true;
+      const now = await this.blockTime(await this.head());
+      return now === null || now < Number(tx.validUntil);
+    },
+  };
+
+  /**
+   * A message already on chain cannot be sent again (its seqno is used): the chain having it is success for the
+   * outbox. toncenter refusing it (the wallet would not accept it now) is `TxRefused`.
+   */
   async broadcast(tx: SignedChainTx): Promise<'sent' | 'known'> {
     try {
       await this.rpc('sendBoc', { boc: tx.rawTx });
       return 'sent';
     } catch (err) {
-      if ((await this.findTreasuryTx(tx.txHash)) === null) throw err;
-      return 'known';
+      if ((await this.findTreasuryTx(tx.txHash, storedMessageSeqno(tx.rawTx))) !== null) return 'known';
+      throw err instanceof ToncenterRefusal ? new TxRefused(`chain ${this.config.chainId} refused ${tx.txHash}: ${err.message}`, { cause: err }) : err;
     }
-  }
-
-  /** The treasury transaction whose external message has this normalized hash, among its recent transactions. */
-  private async findTreasuryTx(txHash: string): Promise<Transaction | null> {
-    const treasury = this.treasuryOrThrow().contract.address;
-    const recent = await this.client.getTransactions(treasury, { limit: 100, archival: true });
-    return recent.find((tx) => tx.inMessage?.info.type === 'external-in' && normalizedHash(tx.inMessage) === txHash) ?? null;
   }
 
   /**
-   * Mined once the treasury transaction is committed (TON blocks are final then). It succeeded when the treasury's
-   * transaction did and, for a sweep, the deposit wallet's transaction that carried the signed request out did too.
-   * Any depth is reached then. TON messages are never replaced (a seqno is signed once): the first hash the chain has counts.
+   * The treasury transaction whose external message has this normalized hash. Knowing the seqno it carries, the
+   * treasury's transactions are read newest first down to the one that took that seqno (another message's: null)
+   * or an earlier one; without it, among the 100 most recent.
    */
-  async checkTx(txHashes: string[]): Promise<TxCheck> {
-    for (const txHash of txHashes) {
-      const tx = await this.findTreasuryTx(txHash);
-      if (!tx) continue;
-      const head = await this.head();
-      let succeeded = ok(tx) && tx.outMessagesCount > 0;
-      for (const message of tx.outMessages.values()) {
-        if (message.info.type !== 'internal' || !message.init) continue;
-        const next = await this.client.tryLocateResultTx(message.info.src, message.info.dest, message.info.createdLt.toString()).catch(() => null);
-        if (!next) return { state: 'pending', txHash };
-        succeeded &&= ok(next) && next.outMessagesCount > 0;
+  private async findTreasuryTx(txHash: string, seqno: number | null): Promise<Transaction | null> {
+    const treasury = this.treasuryOrThrow().contract.address;
+    const ours = (tx: Transaction) => tx.inMessage?.info.type === 'external-in' && normalizedHash(tx.inMessage) === txHash;
+    if (seqno === null) return (await this.client.getTransactions(treasury, { limit: 100, archival: true })).find(ours) ?? null;
+    let cursor: { lt: string; hash: string } | undefined;
+    for (;;) {
+      const page = await this.client.getTransactions(treasury, { limit: TX_PAGE, archival: true, ...(cursor ? { ...cursor, inclusive: false } : {}) });
+      for (const tx of page) {
+        if (tx.inMessage?.info.type !== 'external-in') continue;
+        const taken = externalRequestSeqno(tx.inMessage.body);
+        if (taken === seqno) return ours(tx) ? tx : null;
+        if (taken !== null && taken < seqno) return null;
       }
-      return { state: 'mined', txHash, blockNumber: head, succeeded, confirmedAt: new Date(tx.now * 1000).toISOString() };
+      const last = page.at(-1);
+      if (page.length < TX_PAGE || !last) return null;
+      cursor = { lt: last.lt.toString(), hash: last.hash().toString('base64') };
+    }
+  }
+
+  /**
+   * Mined once the transfer landed for its receiver: the treasury's transaction and every message of its chain after
+   * it have their transactions (TON blocks are final then, so any depth is reached): the deposit wallet's that carried
+   * a signed request out, the jetton wallets' transfer and internal transfer, and the receiver's (its notification, a
+   * plain transfer). It failed when any of them failed or bounced. TON messages are never replaced (a seqno is
+   * signed once; one signed again takes another): the first hash the chain has counts.
+   */
+  async checkTx(txHashes: string[], _depth: number, sent?: SentChainTx): Promise<TxCheck> {
+    const seqno = sent ? storedMessageSeqno(sent.rawTx) : null;
+    for (const [i, txHash] of txHashes.entries()) {
+      const tx = await this.findTreasuryTx(txHash, i === 0 ? seqno : null);
+      if (!tx) continue;
+      const outcome = await this.messageChain(tx);
+      if (outcome === 'pending') return { state: 'pending', txHash };
+      return { state: 'mined', txHash, blockNumber: await this.head(), succeeded: outcome === 'landed', confirmedAt: new Date(tx.now * 1000).toISOString() };
     }
     return { state: 'unmined' };
+  }
+
+  /**
+   * Follows a treasury transaction's messages through the contracts that relay a transfer (a deposit wallet's
+   * signed request, a jetton wallet's transfer and internal transfer) to the transactions that end it (the receiver's,
+   * a notification, an excess): `pending` until each has its transaction, `failed` when a relay failed or anything
+   * bounced. Messages of the receiver's own transaction are not followed: what it does next is its own.
+   */
+  private async messageChain(root: Transaction): Promise<'pending' | 'landed' | 'failed'> {
+    if (!succeeded(root) || root.outMessagesCount === 0) return 'failed';
+    const relays = [root];
+    let followed = 0;
+    for (let tx = relays.shift(); tx; tx = relays.shift()) {
+      for (const message of tx.outMessages.values()) {
+        if (message.info.type !== 'internal') continue;
+        if (++followed > MAX_CHAIN_MESSAGES) throw new Error(`treasury transaction ${root.hash().toString('hex')} sent more messages than a transfer does`);
+        const next = await this.resultTx(message.info.src, message.info.dest, message.info.createdLt);
+        if (!next) return 'pending';
+        const op = opOf(next);
+        if (op === WALLET_V5R1_OPS.signedInternal || op === JETTON_OPS.transfer || op === JETTON_OPS.internalTransfer) {
+          // A relay that sent nothing on (its actions skipped) did not carry the transfer.
+          if (!succeeded(next) || next.outMessagesCount === 0) return 'failed';
+          relays.push(next);
+        } else if (bounced(next)) {
+          return 'failed';
+        }
+      }
+    }
+    return 'landed';
+  }
+
+  /** The transaction an internal message made at its destination, or null while it is still travelling. */
+  private async resultTx(source: Address, destination: Address, createdLt: bigint): Promise<Transaction | null> {
+    const key = `${rawAddress(destination)}:${createdLt}`;
+    const known = this.chainTxs.get(key);
+    if (known) return known;
+    const tx = await this.client.tryLocateResultTx(source, destination, createdLt.toString()).catch(() => null);
+    if (tx) this.chainTxs.set(key, tx);
+    return tx;
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
@@ -371,13 +568,14 @@ export class TonAdapter implements ChainAdapter {
   }
 }
 
-/** A transaction whose compute and action phases both succeeded. */
-function ok(tx: Transaction): boolean {
+/** A transaction whose compute and action phases both succeeded, and that bounced nothing. */
+function succeeded(tx: Transaction): boolean {
   const d = tx.description;
-  return d.type === 'generic' && !d.aborted && d.computePhase.type === 'vm' && d.computePhase.success;
+  return d.type === 'generic' && !d.aborted && d.computePhase.type === 'vm' && d.computePhase.success && (d.actionPhase?.success ?? true) && !bounced(tx);
 }
 
-function opOf(tx: Transaction): number | null {
-  const body = tx.inMessage?.body.beginParse();
-  return body && body.remainingBits >= 32 ? body.loadUint(32) : null;
+/** The transaction sent its message back (a bounceable message its destination could not take). */
+function bounced(tx: Transaction): boolean {
+  const d = tx.description;
+  return d.type === 'generic' && d.bouncePhase?.type === 'ok';
 }

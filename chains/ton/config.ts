@@ -18,12 +18,13 @@ export const tonChainSchema = z.object({
   ...commonChainFields,
   /** toncenter API key (sent as X-API-Key); without one toncenter allows 1 request a second. */
   apiKey: z.string().min(1).optional(),
-  /** toncenter v3 base URL for the batched `accountStates` read; by default the v2 URL's `/api/v2/jsonRPC` becomes `/api/v3`. */
-  v3Url: z.string().url().optional(),
-  /** Watched accounts read per v3 `accountStates` call (toncenter allows 1,000). */
-  accountBatchSize: z.number().int().min(1).max(1000).default(1000),
-  /** Masterchain blocks one watcher scan may cover: a scan reads accounts as they are now, so the range only bounds the cursor step. */
-  scanBatchBlocks: z.number().int().positive().default(10_000),
+  /**
+   * Requests a second toncenter allows the key (its plan: Free 10, Plus 25, Advanced 100): every request of the chain
+   * is paced to it. Default: 10 with a key, 1 without.
+   */
+  requestsPerSecond: z.number().positive().optional(),
+  /** Masterchain blocks one watcher scan may cover: a scan reads every transaction of its range (mainnet: a block every 5 s or so). */
+  scanBatchBlocks: z.number().int().positive().default(100),
   /** Testnet addresses carry the test-only flag in their user-friendly form. */
   testnet: z.boolean().default(false),
   /** Jettons: `address` is the jetton master (minter). */

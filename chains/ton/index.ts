@@ -5,7 +5,10 @@ import { TonAdapter } from './adapter';
 import { tonChainSchema } from './config';
 import { parseTonAddress, rawAddress } from './wallets';
 
-/** TON: a wallet v5r1 per payment (SLIP-0010 keys from one seed), deployed by the treasury when it first sweeps it. */
+/**
+ * TON: a wallet v5r1 per payment (SLIP-0010 keys from one seed), deployed by the treasury when it first sweeps it.
+ * The keys are hardened only, so only the worker (which holds the seed) can compute an address: it keeps a pool of them.
+ */
 export const ton = defineChainFamily({
   id: 'ton',
   chainSchema: tonChainSchema,
@@ -16,12 +19,13 @@ export const ton = defineChainFamily({
         .string()
         .regex(/^[0-9a-fA-F]{128}$/, 'must be a 64-byte ed25519 secret key as hex')
         .transform((hex) => Uint8Array.from(Buffer.from(hex, 'hex'))),
-    }),
-    deposits: z.object({
-      /** Seed of the deposit wallets' keys (SLIP-0010, docs/chains.md). */
+      /** Seed of the deposit wallets' keys (SLIP-0010, docs/chains.md): signs every sweep and refund out of a deposit. */
       TON_DEPOSIT_SEED: hexSeed,
     }),
+    // Deposit addresses come from the pool the worker fills: the API needs no key.
+    deposits: z.object({}),
   },
+  depositAddresses: 'pooled',
   addresses: {
     normalize(address) {
       const parsed = parseTonAddress(address);

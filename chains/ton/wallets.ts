@@ -6,7 +6,7 @@
  * (path m/44'/607'/0'/a'/b'/c'/d'/e', docs/chains.md), so the service can always sign for it and no per-payment
  * secret is stored. A deposit wallet is never deployed by a payer: Payrail deploys it when it first sweeps it.
  */
-import { Address, SendMode, beginCell, external, internal, storeMessage, type Cell, type Message, type MessageRelaxed } from '@ton/core';
+import { Address, Cell, SendMode, beginCell, external, internal, loadMessage, storeMessage, type Message, type MessageRelaxed } from '@ton/core';
 import { keyPairFromSecretKey, mnemonicToPrivateKey, type KeyPair } from '@ton/crypto';
 import { WalletContractV5R1 } from '@ton/ton';
 import { derivePrivateKey, depositPath, ed25519PublicKey } from '../solana/derivation';
@@ -76,17 +76,33 @@ export function jettonTransferBody(p: { queryId: bigint; amount: bigint; destina
     .endCell();
 }
 
-/** A wallet v5r1 request signed for delivery inside an internal message (`authType: internal`). */
-export function signedInternalRequest(wallet: TonWallet, p: { seqno: number; validUntil: number; message: MessageRelaxed; sendMode: SendMode }): Cell {
-  return wallet.contract.createTransfer({
+/** A wallet v5r1 request signed for delivery inside an internal message (`authType: internal`), each message with its send mode. */
+export function signedInternalRequest(wallet: TonWallet, p: { seqno: number; validUntil: number; messages: Array<{ message: MessageRelaxed; mode: SendMode }> }): Cell {
+  return wallet.contract.createRequest({
     seqno: p.seqno,
     secretKey: wallet.keyPair.secretKey,
-    messages: [p.message],
-    sendMode: p.sendMode,
+    actions: p.messages.map(({ message, mode }) => ({ type: 'sendMsg' as const, mode, outMsg: message })),
     timeout: p.validUntil,
     authType: 'internal',
   });
 }
+
+/** Wallet v5r1 request op codes: a request signed for an external message, or for delivery inside an internal one. */
+export const WALLET_V5R1_OPS = {
+  signedExternal: WalletContractV5R1.OpCodes.auth_signed_external,
+  signedInternal: WalletContractV5R1.OpCodes.auth_signed_internal,
+} as const;
+
+/** The seqno a wallet v5r1 external request carries (op, wallet id, valid until, seqno), or null for any other body. */
+export function externalRequestSeqno(body: Cell): number | null {
+  const slice = body.beginParse();
+  if (slice.remainingBits < 128 || slice.loadUint(32) !== WALLET_V5R1_OPS.signedExternal) return null;
+  slice.skip(64);
+  return slice.loadUint(32);
+}
+
+/** The seqno of a stored treasury message (the base64 BoC `treasuryExternal` made). */
+export const storedMessageSeqno = (boc: string): number | null => externalRequestSeqno(loadMessage(Cell.fromBase64(boc).beginParse()).body);
 
 /** The treasury's signed external message carrying `messages`, with its TEP-467 normalized hash (the id Payrail records). */
 export function treasuryExternal(wallet: TonWallet, p: { seqno: number; validUntil: number; messages: MessageRelaxed[] }): { boc: string; hash: string } {

@@ -10,13 +10,13 @@ export const tronChainSchema = z.object({
   ...commonChainFields,
   /** TRC-20 contracts. */
   tokens: z.record(tokenSymbol, z.object({ address: tronAddress, ...tokenFields })),
-  /** `fee_limit` of every contract call (sun): the most TRX one call may burn for energy. */
-  feeLimitSun: z.number().int().positive().default(50_000_000),
   /**
-   * TRX (sun) the treasury sends a deposit address before it sweeps, to burn for the TRC-20 transfer's energy
-   * (mainnet: about 65,000 energy × 210 sun, 14–28 TRX; docs/chains.md).
+   * `fee_limit` of every contract call (sun): the most TRX one call may burn for energy, and the most the treasury
+   * tops a deposit up with before a transfer out of it (the burn estimated from the chain, plus a margin).
    */
-  sweepTopUpSun: z.number().int().positive().default(30_000_000),
+  feeLimitSun: z.number().int().positive().default(50_000_000),
+  /** TronGrid's API key, sent as the `TRON-PRO-API-KEY` header on every request (TronGrid throttles requests without one). */
+  apiKey: z.string().min(1).optional(),
   nativeCurrency: z.undefined().optional(),
 });
 

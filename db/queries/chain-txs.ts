@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ChainTxRow, ChainTxStatus } from '../tables';
+import type { ChainTxQueueRow, ChainTxRow, ChainTxStatus } from '../tables';
 
 export async function findChainTx(options: { knex: Knex; intentKey: string }): Promise<ChainTxRow | undefined> {
   return options.knex<ChainTxRow>('chain_txs').where({ intent_key: options.intentKey }).first();
@@ -46,11 +46,14 @@ export async function lockChainTx(options: { trx: Knex.Transaction; intentKey: s
   return options.trx<ChainTxRow>('chain_txs').where({ intent_key: options.intentKey }).forUpdate().first();
 }
 
-/** A new attempt of the intent (same nonce with higher fees, or a new nonce): the current one joins the replaced. */
+/**
+ * A new attempt of the intent (same nonce with higher fees, a new nonce, or signed again once the old one can no
+ * longer land): the current one joins the replaced.
+ */
 export async function replaceChainTx(options: {
   trx: Knex.Transaction;
   intentKey: string;
-  attempt: Pick<ChainTxRow, 'nonce' | 'raw_tx' | 'tx_hash' | 'max_fee_per_gas' | 'max_priority_fee_per_gas'>;
+  attempt: Pick<ChainTxRow, 'nonce' | 'raw_tx' | 'tx_hash' | 'max_fee_per_gas' | 'max_priority_fee_per_gas' | 'valid_until'>;
 }): Promise<void> {
   const { trx, intentKey, attempt } = options;
   await trx<ChainTxRow>('chain_txs')
@@ -114,7 +117,60 @@ export async function listUnminedBefore(options: {
     .limit(options.limit);
 }
 
-/** Forgets the nonce counters of chains whose state was reset (the devnet starts from block 0 on every run). */
+/**
+ * Forgets the nonce counters and send queues of chains whose state was reset (the devnet starts from block 0 on every
+ * run): a transaction in flight on the old chain never holds a queue of the new one.
+ */
 export async function resetSignerNonces(options: { knex: Knex; chainIds: number[] }): Promise<void> {
   await options.knex('signer_nonces').whereIn('chain_id', options.chainIds).delete();
+  await options.knex('chain_tx_queue').whereIn('chain_id', options.chainIds).delete();
+  await options.knex<ChainTxRow>('chain_txs').whereIn('chain_id', options.chainIds).where({ status: 'signed' }).update({ queue_key: null });
+}
+
+/** Queues an intent for its turn on its send queue; queuing it again changes nothing. */
+export async function enqueueChainTx(options: { knex: Knex; row: Omit<ChainTxQueueRow, 'refused' | 'created_at'> }): Promise<void> {
+  const { row } = options;
+  await options
+    .knex<ChainTxQueueRow>('chain_tx_queue')
+    .insert({ ...row, request: JSON.stringify(row.request) as never, action: JSON.stringify(row.action) as never })
+    .onConflict('intent_key')
+    .ignore();
+}
+
+export async function findQueuedChainTx(options: { knex: Knex; intentKey: string }): Promise<ChainTxQueueRow | undefined> {
+  return options.knex<ChainTxQueueRow>('chain_tx_queue').where({ intent_key: options.intentKey }).first();
+}
+
+/** Holds the send queue until the transaction ends: one worker at a time decides and signs its next transaction. */
+export async function lockSendQueue(options: { trx: Knex.Transaction; chainId: number; queueKey: string }): Promise<void> {
+  await options.trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`chain-tx-queue:${options.chainId}:${options.queueKey}`]);
+}
+
+/** The queue's transactions signed and not yet seen mined: the one in flight (a queue lets one out at a time). */
+export async function listInFlight(options: { knex: Knex; chainId: number; queueKey: string }): Promise<ChainTxRow[]> {
+  return options.knex<ChainTxRow>('chain_txs').where({ chain_id: options.chainId, queue_key: options.queueKey, status: 'signed' });
+}
+
+/**
+ * The queue's next intents in turn (lowest priority value, then oldest), at most `limit`. An intent refused when its
+ * turn came is skipped, except by its own wait (`own`), which tries it again.
+ */
+export async function listNextQueued(options: { knex: Knex; chainId: number; queueKey: string; own: string; limit: number }): Promise<ChainTxQueueRow[]> {
+  return options
+    .knex<ChainTxQueueRow>('chain_tx_queue')
+    .where({ chain_id: options.chainId, queue_key: options.queueKey })
+    .where((q) => {
+      void q.whereNull('refused').orWhere({ intent_key: options.own });
+    })
+    .orderBy([{ column: 'priority' }, { column: 'created_at' }, { column: 'intent_key' }])
+    .limit(options.limit);
+}
+
+export async function markQueuedRefused(options: { knex: Knex; intentKey: string; reason: string }): Promise<void> {
+  await options.knex<ChainTxQueueRow>('chain_tx_queue').where({ intent_key: options.intentKey }).update({ refused: options.reason });
+}
+
+/** The intent left the queue: signed (its row is in chain_txs now). */
+export async function dequeueChainTx(options: { knex: Knex; intentKey: string }): Promise<void> {
+  await options.knex<ChainTxQueueRow>('chain_tx_queue').where({ intent_key: options.intentKey }).delete();
 }

@@ -15,21 +15,21 @@ export async function insertLoginCode(options: {
 }
 
 /**
- * Spends one attempt on every live code of `email` (unused, unexpired, attempts left) and returns them: a guess is
- * compared with each. A new code does not void older ones, so asking for codes can't lock a developer out; the
- * number of live codes is bounded by the per-address mail limit, and guesses by the per-address failure limit.
- * The row locks of the update serialise concurrent guesses, so a code is never compared more than `maxAttempts`
- * times.
+ * Spends one attempt on the login's code (`id`, for `email`), if it is live (unused, unexpired, attempts left), and
+ * returns it for the guess to be compared with. Only the login that asked for a code knows its id, so guesses at
+ * other logins' codes never spend the attempts of a developer's own. The row lock of the update serialises
+ * concurrent guesses, so a code is never compared more than `maxAttempts` times.
  */
-export async function claimLoginCodeAttempts(options: { knex: Knex; email: string; maxAttempts: number }): Promise<LoginCodeRow[]> {
-  const { knex, email, maxAttempts } = options;
-  return knex<LoginCodeRow>('login_codes')
-    .where({ email })
+export async function claimLoginCodeAttempt(options: { knex: Knex; id: string; email: string; maxAttempts: number }): Promise<LoginCodeRow | undefined> {
+  const { knex, id, email, maxAttempts } = options;
+  const [row] = await knex<LoginCodeRow>('login_codes')
+    .where({ id, email })
     .whereNull('consumed_at')
     .where('expires_at', '>', knex.fn.now())
     .where('attempts', '<', maxAttempts)
     .increment('attempts', 1)
     .returning('*');
+  return row;
 }
 
 /**

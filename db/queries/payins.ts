@@ -17,7 +17,8 @@ function payinRow(paymentId: string, payin: DetectedPayin) {
 
 /**
  * Records what a run made of one transfer into a deposit address; retries converge on the same row. A write not
- * newer than the stored sequence changes nothing. A disposition, once set, is never taken back.
+ * newer than the stored sequence changes nothing. A disposition, once set, is never taken back, nor is its payin
+ * then recorded as dropped; and a run never writes over another payment's payin (a forged signal naming it).
  */
 export async function upsertPayin(options: {
   knex: Knex;
@@ -39,7 +40,8 @@ export async function upsertPayin(options: {
       sequence,
       updated_at: knex.fn.now() as unknown as Date,
     });
-  await merge.where('payins.sequence', '<', sequence);
+  const guarded = merge.where('payins.sequence', '<', sequence).where('payins.payment_id', paymentId);
+  await (status === 'dropped' ? guarded.whereNull('payins.disposition') : guarded);
 }
 
 /**

@@ -158,19 +158,6 @@ export async function findWatchedDepositAddresses(options: {
     .where('watch_until', '>', options.knex.fn.now());
 }
 
-/** Every watched deposit address on the chain, as the payment spells it, with the token its payment takes. */
-export async function listWatchedDeposits(options: {
-  knex: Knex;
-  chainId: number;
-}): Promise<Array<{ address: string; paymentId: string; tokenAddress: string }>> {
-  return options
-    .knex<DepositAddressRow>('deposit_addresses as d')
-    .join('payments as p', 'p.id', 'd.payment_id')
-    .select({ address: 'p.deposit_address', paymentId: 'p.id', tokenAddress: 'p.source_token_address' })
-    .where('d.chain_id', options.chainId)
-    .where('d.watch_until', '>', options.knex.fn.now());
-}
-
 export async function findPaymentsByIds(options: { knex: Knex; ids: string[] }): Promise<PaymentRow[]> {
   if (options.ids.length === 0) return [];
   return options.knex<PaymentRow>('payments').whereIn('id', options.ids);

@@ -26,15 +26,6 @@ export async function incrementRateLimitCounter(options: { knex: Knex; bucket: s
   return { count: rows[0]!.count, retryAfterSeconds: rows[0]!.retry_after };
 }
 
-/** The current window of `bucket`, without counting anything. */
-export async function readRateLimitCounter(options: { knex: Knex; bucket: string; windowSeconds: number }): Promise<RateLimitWindow> {
-  const { rows } = await options.knex.raw<{ rows: Array<{ count: number; retry_after: number }> }>(
-    `select count, ${RETRY_AFTER} as retry_after from rate_limit_counters where bucket = :bucket and window_start = ${WINDOW_START}`,
-    { bucket: options.bucket, window: options.windowSeconds },
-  );
-  return { count: rows[0]?.count ?? 0, retryAfterSeconds: rows[0]?.retry_after ?? 0 };
-}
-
 /** Drops windows that started over a day ago: no configured window is longer (lib/config.ts). */
 export async function deleteEndedRateLimitWindows(options: { knex: Knex }): Promise<number> {
   return options.knex('rate_limit_counters').where('window_start', '<', options.knex.raw(`now() - interval '1 day'`)).delete();

@@ -133,13 +133,15 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
         purpose: 'payin to treasury',
       }),
     );
+    const { txHash } = tx;
+    assert.ok(txHash, 'nothing else of the deposit is in flight: the sweep is signed at once');
     const slow = new MockActivityEnvironment();
     const finality = inContext(slow, () => waits.awaitChainTx({ intentKey: tx.intentKey, depth: 'finality' }));
     setTimeout(() => slow.cancel(), 200);
     await assert.rejects(finality, CancelledFailure);
     // Mined, short of depth: the check names the block, so a wait reads nothing more before the head can make it deep enough.
-    const receipt = await eventually('the sweep mined', 30_000, async () => (await providerFor(stack.info, 8453).getTransactionReceipt(tx.txHash)) ?? undefined);
-    assert.deepEqual(await deps.chains.adapter(8453).checkTx([tx.txHash], 1_000), { state: 'pending', txHash: tx.txHash, blockNumber: receipt.blockNumber });
+    const receipt = await eventually('the sweep mined', 30_000, async () => (await providerFor(stack.info, 8453).getTransactionReceipt(txHash)) ?? undefined);
+    assert.deepEqual(await deps.chains.adapter(8453).checkTx([txHash], 1_000), { state: 'pending', txHash, blockNumber: receipt.blockNumber });
     // The payment pays its merchant: let it settle, so no later test sees that payout.
     await waitForStatus(stack.info.paymentApiUrl, payment.id, 'payment_completed', 120_000);
 
@@ -147,7 +149,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     // node has in no block (as after a reorg) is read again, and nothing of it is re-sent.
     const txs = createChainTxService(deps);
     const stored = (await findChainTx({ knex: deps.knex, intentKey: tx.intentKey }))!;
-    const mined = { intentKey: tx.intentKey, txHash: tx.txHash, blockNumber: receipt.blockNumber, succeeded: true };
+    const mined = { intentKey: tx.intentKey, txHash, blockNumber: receipt.blockNumber, succeeded: true };
     assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', stored)), mined);
     const gone = { ...stored, tx_hash: '0x' + 'ab'.repeat(32), replaced_tx_hashes: [] };
     assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', gone)), mined);
@@ -181,7 +183,7 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
       env.on('heartbeat', (detail: unknown) => details.push(detail));
       arrival = inContext(env, () => waits.awaitBridgeArrival({ paymentId: payment.id, quote, startTxHash: burn.txHash }));
       await eventually('heartbeats naming the unreachable attestation service', 30_000, () =>
-        Promise.resolve(details.some((d) => typeof d === 'string' && d.includes('fetch failed')) || undefined));
+        Promise.resolve(details.some((d) => typeof d === 'string' && /GET 127\.0\.0\.1:\d+\/v2\/messages\/\d+ failed: ECONNREFUSED/.test(d)) || undefined));
     } finally {
       await stack.devnets.evm.bridges.attestationService.start();
     }

@@ -11,7 +11,8 @@ import { payinId, type PayinDisposition } from '../../domain/payins';
 import type { PaymentStatus } from '../../domain/payment';
 import type { ProdStack } from '../../tools/prod/stack';
 import { reconcileLedger } from '../../services/ledger';
-import { PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import { backgroundWorkflowIds } from '../../workers/background';
+import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import type { LatePayinOutcome } from '../../workflows/types';
 import { listWorkflows } from '../api/helpers';
 import type { OrderCreated } from '../legacy/helpers';
@@ -278,14 +279,14 @@ describe('chaos on the production topology', function () {
       assert.equal(b.depositsOnChain, b.depositsInLedger, `deposit addresses of chain ${b.chainId} ${b.tokenAddress}`);
     }
 
-    // No workflow stuck: besides the chain watchers and the reconciler, only payments and orders not yet expired run.
+    // No workflow stuck: besides the background ones (chain watchers, pool keepers, the reconciler), only payments and orders not yet expired run.
     const now = Date.now();
     for (const s of streamed) {
       const { status } = await client.workflow.getHandle(paymentWorkflowId(s.paymentId)).describe();
       const row = await knex('payments').select('expires_at').where({ id: s.paymentId }).first<{ expires_at: Date }>();
       assert.ok(status.name !== 'RUNNING' || row.expires_at.getTime() > now, `workflow of payment ${s.paymentId} is ${status.name} past its expiry`);
     }
-    const background = new Set([PAYMENT_RECONCILER_WORKFLOW_ID, ...info.chains.map((c) => chainWatcherWorkflowId(c.chainId))]);
+    const background = new Set(backgroundWorkflowIds(services!.chains.registry));
     const expiries = new Map<string, Date>();
     for (const p of await knex('payments').select<Array<{ id: string; expires_at: Date }>>('id', 'expires_at')) expiries.set(paymentWorkflowId(p.id), p.expires_at);
     for (const o of await knex<OrderRow>('orders').select('id', 'expires_at')) expiries.set(orderWorkflowId(o.id), o.expires_at);

@@ -12,12 +12,15 @@ import {
   buildOftApprove, buildOftSend, findOftDelivery, lzReceiveOption, oftApprovalRequired, parseOftSentReceipt, quoteOftSend, type OftRoute,
 } from '../../chains/bridges/oft';
 import type { TxRequest } from '../../chains/bridges/tx';
+import { irisClient } from '../../services/bridges';
 import { deployDevnetBridges, type DevnetBridges } from '../../tools/devnets/bridges/deploy';
 import { compileBridgeContracts } from '../../tools/devnets/bridges/compile';
 import { startDevnet, type Devnet } from '../../tools/devnets/evm/devnet';
 
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)', 'function totalSupply() view returns (uint256)']);
 const POLL_MS = 100;
+/** The stand-in Iris listens on 127.0.0.1: reached through the vetted client with private networks allowed. */
+const iris = irisClient(true);
 
 /** Circle ships the CCTP v2 ABIs inside @circle-fin/adapter-ethers-v6 without exporting them: read the array literal. */
 function circlePublishedAbi(name: 'messageTransmitterV2Abi' | 'tokenMessengerV2Abi'): InterfaceAbi {
@@ -64,7 +67,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
   /** Customer burns `amount` USDC on chain 0 for `recipient` on chain 1; returns the burn and the maxFee it allowed. */
   const burnUsdc = async (route: CctpRoute, amount: bigint, recipient: string) => {
     const customer = signer(0, devnet.customer.privateKey);
-    const quote = await quoteCctpFee(route, amount);
+    const quote = await quoteCctpFee(route, amount, { get: iris });
     await sendTx(customer, buildCctpApprove(route, amount));
     const receipt = await sendTx(customer, buildDepositForBurn(route, { amount, mintRecipient: recipient, maxFee: quote.maxFee }));
     const [burn, ...others] = parseCctpBurnReceipt(route, receipt);
@@ -74,7 +77,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
   };
   const attested = (route: CctpRoute, burn: { txHash: string; messageIndex: number }) =>
     until('attestation', async () => {
-      const a = await fetchCctpAttestation(route, burn);
+      const a = await fetchCctpAttestation(route, burn, { get: iris });
       return a.status === 'complete' ? a : undefined;
     });
 
@@ -215,7 +218,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
     const unknown = await fetch(`${url}/v2/messages/3?transactionHash=${unknownTx}`);
     assert.equal(unknown.status, 404);
     assert.deepEqual(await unknown.json(), { error: 'Message not found' });
-    assert.deepEqual(await fetchCctpAttestation(route, { txHash: unknownTx, messageIndex: 0 }), { status: 'pending', irisStatus: undefined });
+    assert.deepEqual(await fetchCctpAttestation(route, { txHash: unknownTx, messageIndex: 0 }, { get: iris }), { status: 'pending', irisStatus: undefined });
 
     const { burn, quote } = await burnUsdc(route, 2_000_000n, devnet.merchantPayout.address);
     const attestation = await attested(route, burn);
@@ -268,7 +271,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
     const startBlock = await providers[0].getBlockNumber();
     // While Iris is away every lookup fails (the caller's retry policy keeps the transfer in bridging)…
     await until('blocks past the standard threshold', async () => ((await providers[0].getBlockNumber()) >= startBlock + 12 ? true : undefined));
-    await assert.rejects(fetchCctpAttestation(route, burn), /fetch failed/);
+    await assert.rejects(fetchCctpAttestation(route, burn, { get: iris }), /GET 127\.0\.0\.1:\d+\/v2\/messages\/\d+ failed: ECONNREFUSED/);
     await bridges.attestationService.start();
     // …and once it is back it catches up with the chain and attests.
     const attestation = await attested(route, burn);
@@ -284,7 +287,7 @@ describe('devnet bridges: CCTP v2 and LayerZero OFT on two hardhat nodes', funct
     const [, b] = devnet.chains as [Devnet['chains'][0], Devnet['chains'][0]];
     const { burn } = await burnUsdc(route, 10_000_000n, devnet.merchantPayout.address);
     const first = await until('Iris to index the burn', async () => {
-      const a = await fetchCctpAttestation(route, burn);
+      const a = await fetchCctpAttestation(route, burn, { get: iris });
       return a.status === 'pending' && a.irisStatus === undefined ? undefined : a;
     });
     // Indexed within a block or two of the burn, far from the ten confirmations a standard transfer waits for.

@@ -375,6 +375,43 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
     assert.deepEqual((await client.rpc.getSignaturesForAddress(to, { commitment: 'finalized' }).send()).map((s) => s.confirmationStatus), ['finalized']);
   });
 
+  it('serves the blocks of ended slots (getBlocks, getBlock with full transactions, their accounts, or signatures); the slot being produced has none yet', async () => {
+    const to = freshAddress();
+    const signature = await client.send(customer, [getTransferSolInstruction({ source: customer, destination: to, amount: 3_000_000n })]);
+    const { slot } = (await client.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send())!;
+    const produced = await client.rpc.getSlot({ commitment: 'processed' }).send();
+    const confirmed = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
+    assert.ok(confirmed < produced, 'the confirmed slot is the last one that ended');
+    await assert.rejects(client.rpc.getBlock(produced, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }).send(), /Block not available for slot/);
+
+    const ended = await client.waitFor('the transaction’s slot to end', async () => {
+      const newest = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
+      return newest >= slot ? newest : undefined;
+    });
+    const slots = await client.rpc.getBlocks(slot - 2n, ended + 100n, { commitment: 'confirmed' }).send();
+    assert.deepEqual(slots, Array.from({ length: Number(ended - slot) + 3 }, (_, i) => slot - 2n + BigInt(i)), 'every slot since genesis up to the confirmed one is a block');
+
+    const accounts = await client.rpc.getBlock(slot, { commitment: 'confirmed', transactionDetails: 'accounts', maxSupportedTransactionVersion: 0, rewards: false }).send();
+    const tx = accounts?.transactions.find((t) => t.transaction.signatures[0] === signature);
+    assert.ok(tx, 'the block carries the transaction');
+    const index = tx.transaction.accountKeys.findIndex((k) => k.pubkey === to);
+    assert.deepEqual(tx.transaction.accountKeys[0], { pubkey: customer.address, signer: true, source: 'transaction', writable: true });
+    assert.ok(tx.meta);
+    assert.equal(tx.meta.postBalances[index]! - tx.meta.preBalances[index]!, 3_000_000n);
+    assert.equal(accounts?.blockHeight, slot - 1_000n);
+    assert.equal(accounts?.parentSlot, slot - 1n);
+    assert.equal(accounts?.blockTime, await client.rpc.getBlockTime(slot).send());
+    assert.equal('rewards' in accounts, false);
+
+    const full = await client.rpc.getBlock(slot, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    assert.deepEqual(full?.rewards, []);
+    assert.equal(full?.transactions.find((t) => t.transaction.signatures[0] === signature)?.transaction.message.accountKeys[0], customer.address);
+    const signatures = await client.rpc.getBlock(slot, { commitment: 'confirmed', transactionDetails: 'signatures', rewards: false }).send();
+    assert.ok(signatures?.signatures.includes(signature));
+    assert.equal((await client.rpc.getBlock(slot - 1n, { commitment: 'confirmed', transactionDetails: 'accounts', maxSupportedTransactionVersion: 0 }).send())?.previousBlockhash !== undefined, true);
+    await assert.rejects(client.rpc.getBlock(999n, { commitment: 'confirmed', transactionDetails: 'none' }).send(), /skipped/);
+  });
+
   it("serves kit's websocket flows: airdropFactory, sendAndConfirmTransaction and account notifications", async () => {
     const rpcSubscriptions = createSolanaRpcSubscriptions(client.devnet.wsUrl);
     const wallet = await generateKeyPairSigner();

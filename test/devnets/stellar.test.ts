@@ -252,6 +252,34 @@ describe('Stellar devnet: Horizon over an in-memory ledger, through @stellar/ste
     assert.deepEqual([payment?.to, payment?.to_muxed, payment?.to_muxed_id], [receiving, muxed, '9000000000000000042']);
   });
 
+  it('applies path payments of one asset without a path, listed among the payments; a conversion finds no offers (op_too_few_offers)', async () => {
+    const before = await holdings(receiving);
+    const strictSend = Operation.pathPaymentStrictSend({ sendAsset: usdc, sendAmount: '3', destination: receiving, destAsset: usdc, destMin: '3', path: [] });
+    const strictReceive = Operation.pathPaymentStrictReceive({ sendAsset: Asset.native(), sendMax: '2', destination: receiving, destAsset: Asset.native(), destAmount: '1.5', path: [] });
+    const submitted = await server.submitTransaction(await build(customer, [strictSend, strictReceive], { memo: Memo.id('77') }));
+    const after = await holdings(receiving);
+    assert.deepEqual([after.usdc, after.xlm], [(before.usdc ?? 0n) + parseAmount('3'), before.xlm + parseAmount('1.5')]);
+    const result = xdr.TransactionResult.fromXDR(submitted.result_xdr, 'base64').result().results();
+    const sent = result[0]!.tr().pathPaymentStrictSendResult();
+    assert.equal(sent.switch().name, 'pathPaymentStrictSendSuccess');
+    assert.equal(sent.success().last().amount().toBigInt(), parseAmount('3'));
+    assert.equal(result[1]!.tr().pathPaymentStrictReceiveResult().switch().name, 'pathPaymentStrictReceiveSuccess');
+    const payments = (await server.payments().forTransaction(submitted.hash).call()).records as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(payments.map((p) => [p.type, p.to, p.amount, p.asset_type, p.source_asset_type, p.source_amount]), [
+      ['path_payment_strict_send', receiving, '3.0000000', 'credit_alphanum4', 'credit_alphanum4', '3.0000000'],
+      ['path_payment_strict_receive', receiving, '1.5000000', 'native', 'native', '1.5000000'],
+    ]);
+    assert.ok((await server.payments().forAccount(receiving).order('desc').limit(2).call()).records.every((r) => r.transaction_hash === submitted.hash));
+
+    const convert = Operation.pathPaymentStrictSend({ sendAsset: Asset.native(), sendAmount: '10', destination: receiving, destAsset: usdc, destMin: '1', path: [] });
+    const refusedConversion = await refused(await build(customer, [convert]), { transaction: 'tx_failed', operations: ['op_too_few_offers'] });
+    assert.equal(refusedConversion.result().results()[0]!.tr().pathPaymentStrictSendResult().switch().name, 'pathPaymentStrictSendTooFewOffers');
+    const tooLittle = Operation.pathPaymentStrictSend({ sendAsset: usdc, sendAmount: '1', destination: receiving, destAsset: usdc, destMin: '2', path: [] });
+    await refused(await build(customer, [tooLittle]), { transaction: 'tx_failed', operations: ['op_under_dest_min'] });
+    const tooMuch = Operation.pathPaymentStrictReceive({ sendAsset: usdc, sendMax: '1', destination: receiving, destAsset: usdc, destAmount: '2', path: [] });
+    await refused(await build(customer, [tooMuch]), { transaction: 'tx_failed', operations: ['op_over_source_max'] });
+  });
+
   it('refuses bad sequence, bad signature, another network, too low a fee, expired time bounds and unsupported operations, changing nothing', async () => {
     const before = await holdings(customer.publicKey());
     const payment = [pay(receiving, usdc, '1')];
@@ -341,6 +369,35 @@ describe('Stellar devnet: Horizon over an in-memory ledger, through @stellar/ste
     // A zero limit removes an empty trustline and frees its reserve.
     await server.submitTransaction(await build(merchant, [Operation.changeTrust({ asset: usdc, limit: '0' })]));
     assert.equal((await server.loadAccount(merchant.publicKey())).subentry_count, 0);
+  });
+
+  it('accepts, as stellar-core does, an operation whose source account an earlier operation of the transaction creates', async () => {
+    const merchant = Keypair.random();
+    // The treasury creates the account, then the new account opens its trustline, in one transaction signed by both.
+    const tx = await build(treasury, [
+      Operation.createAccount({ destination: merchant.publicKey(), startingBalance: '5' }),
+      Operation.changeTrust({ asset: usdc, source: merchant.publicKey() }),
+    ]);
+    tx.sign(merchant);
+    const applied = await server.submitTransaction(tx);
+    assert.equal(applied.successful, true);
+    const created = await server.loadAccount(merchant.publicKey());
+    assert.equal(created.subentry_count, 1, 'the trustline the second operation opened');
+    await server.submitTransaction(await build(treasury, [pay(merchant.publicKey(), usdc, '2')]));
+    assert.equal((await holdings(merchant.publicKey())).usdc, parseAmount('2'));
+
+    // Without the new account's signature the operation is not authorised; in the wrong order its source does not exist yet.
+    const unsigned = Keypair.random();
+    await refused(await build(treasury, [Operation.createAccount({ destination: unsigned.publicKey(), startingBalance: '5' }), Operation.changeTrust({ asset: usdc, source: unsigned.publicKey() })]), {
+      transaction: 'tx_failed',
+      operations: ['op_success', 'op_bad_auth'],
+    });
+    const early = Keypair.random();
+    const reversed = await build(treasury, [Operation.changeTrust({ asset: usdc, source: early.publicKey() }), Operation.createAccount({ destination: early.publicKey(), startingBalance: '5' })]);
+    reversed.sign(early);
+    const outcome = await server.submitTransaction(reversed).then(() => undefined, (e: unknown) => (e as { response?: { data?: TransactionProblem } }).response?.data);
+    assert.deepEqual(outcome?.extras.result_codes, { transaction: 'tx_failed', operations: ['op_no_source_account', 'op_success'] });
+    await assert.rejects(server.loadAccount(early.publicKey()), NotFoundError, 'a failed transaction changes nothing');
   });
 
   it('streams a new payment to the receiving account over SSE, with its memo', async () => {

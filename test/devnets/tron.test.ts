@@ -112,8 +112,8 @@ describe('Tron devnet (tronweb against the HTTP API)', function () {
     assert.deepEqual(parameters.find((p) => p.key === 'getDevnetContractCallFee'), { key: 'getDevnetContractCallFee', value: Number(fee()) });
 
     assert.equal(await trx(devnet.customer.address), 10_000n * SUN_PER_TRX);
-    // The treasury paid the flat fee for the two USDT mints it signed.
-    assert.equal(await trx(devnet.treasury.address), 1_000_000n * SUN_PER_TRX - 2n * fee());
+    // The treasury paid the flat fee for the three mints it signed (USDT twice, TUSD once).
+    assert.equal(await trx(devnet.treasury.address), 1_000_000n * SUN_PER_TRX - 3n * fee());
     assert.equal(await usdt(devnet.customer.address), 10_000n * USDT);
     assert.equal(await usdt(devnet.treasury.address), 1_000_000n * USDT);
     assert.equal(await readUsdt('symbol'), 'USDT');
@@ -131,7 +131,7 @@ describe('Tron devnet (tronweb against the HTTP API)', function () {
     assert.equal(Number(await tronWeb.trx.getBandwidth(devnet.customer.address)), 0);
 
     const account = await tronWeb.trx.getUnconfirmedAccount(devnet.customer.address);
-    assert.deepEqual(account, { address: hexOf(devnet.customer.address), balance: 10_000_000_000 });
+    assert.deepEqual(account, { address: hexOf(devnet.customer.address), balance: 10_000_000_000, assetV2: [{ key: devnet.otherAssets.TRC10.id, value: 1_000_000_000_000 }] });
     assert.deepEqual(await tronWeb.trx.getUnconfirmedAccount(tronUtils.accounts.generateAccount().address.base58), {});
   });
 
@@ -169,6 +169,41 @@ describe('Tron devnet (tronweb against the HTTP API)', function () {
 
     assert.equal(await trx(fresh), 26_500_000n);
     assert.equal(await trx(devnet.customer.address), customerBefore - 26_500_000n);
+  });
+
+  it('moves TRC-10 tokens with TransferAssetContracts (transferasset), and TRC-20s of any contract; a block’s transaction infos come in one call', async () => {
+    const holder = tronUtils.accounts.generateAccount();
+    const fresh = holder.address.base58;
+    const { id } = devnet.otherAssets.TRC10;
+    const built = await tronWeb.transactionBuilder.sendToken(fresh, 2_500_000, id, devnet.customer.address);
+    const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(built, devnet.customer.privateKey));
+    assert.equal(sent.result, true, JSON.stringify(sent));
+    const assetInfo = await mined(sent.txid);
+    const tx = await tronWeb.trx.getTransaction(sent.txid);
+    assert.equal(tx.raw_data.contract[0]?.type, 'TransferAssetContract');
+    assert.deepEqual(tx.raw_data.contract[0]?.parameter.value, { owner_address: hexOf(devnet.customer.address), to_address: hexOf(fresh), asset_name: Buffer.from(id).toString('hex'), amount: 2_500_000 });
+    assert.equal(tx.ret[0]?.contractRet, 'SUCCESS');
+    assert.deepEqual((await tronWeb.trx.getUnconfirmedAccount(fresh)).assetV2, [{ key: id, value: 2_500_000 }]);
+    const tooMuch = await tronWeb.transactionBuilder.sendToken(devnet.customer.address, 2_500_001, id, fresh);
+    const refused = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(tooMuch, holder.privateKey));
+    assert.deepEqual([refused.code, decodeMessage(refused.message)], ['CONTRACT_VALIDATE_ERROR', 'Contract validate error : assetBalance is not sufficient.']);
+
+    const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(devnet.otherAssets.TUSD.address, 'transfer(address,uint256)', { feeLimit: FEE_LIMIT }, [
+      { type: 'address', value: fresh },
+      { type: 'uint256', value: '7000000' },
+    ], devnet.customer.address);
+    const tusd = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, devnet.customer.privateKey));
+    const info = await mined(tusd.txid);
+    assert.equal(info.log?.[0]?.topics[0], TRANSFER_TOPIC);
+    assert.equal(info.log?.[0]?.address, hexOf(devnet.otherAssets.TUSD.address).slice(2));
+
+    for (const [blockNumber, txID] of [[assetInfo.blockNumber, sent.txid], [info.blockNumber, tusd.txid]] as const) {
+      const infos = await tronWeb.fullNode.request<Info[]>('wallet/gettransactioninfobyblocknum', { num: blockNumber }, 'post');
+      const block = await tronWeb.trx.getBlockByNumber(blockNumber);
+      assert.deepEqual(infos.map((i) => i.id), (block.transactions ?? []).map((t) => t.txID), 'one info per transaction, in the block’s order');
+      assert.deepEqual(infos.find((i) => i.id === txID), await tronWeb.trx.getUnconfirmedTransactionInfo(txID));
+    }
+    assert.deepEqual(await tronWeb.fullNode.request('wallet/gettransactioninfobyblocknum', { num: (await headNumber()) + 1_000 }, 'post'), []);
   });
 
   it('transfers USDT built with triggerSmartContract, signed with trx.sign, sent with sendRawTransaction', async () => {

@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import { concat, Interface, keccak256, parseUnits, Wallet } from 'ethers';
 import { fetchCctpAttestation, buildReceiveMessage, MESSAGE_TRANSMITTER_V2_ABI, TOKEN_MESSENGER_V2_ABI, type CctpRoute } from '../../chains/bridges/cctp';
 import { listPaymentStatusEvents } from '../../db/queries/payments';
+import { irisClient } from '../../services/bridges';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
@@ -14,6 +15,8 @@ import { connectServices, startExtraApi, type StackServices } from '../support/s
 import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
+import { paymentWorkflowId } from '../../workflows/ids';
+import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 
 /** FEE_BPS=50 in the test stack. */
 const payoutOf = (amount: string) => parseUnits(amount, 6) - (parseUnits(amount, 6) * 50n) / 10_000n;
@@ -136,7 +139,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
   });
 
   it('the destination refuses the same CCTP message a second time (nonce used)', async () => {
-    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 });
+    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 }, { get: irisClient(true) });
     if (attested.status !== 'complete') return assert.fail('Iris has no attestation for the burn');
     const replay = buildReceiveMessage(cctpRoute(), attested);
     // From the treasury, the message's only allowed caller, so the nonce check is what refuses it.
@@ -147,7 +150,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
   });
 
   it('the destination refuses a CCTP message with a forged attestation', async () => {
-    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 });
+    const attested = await fetchCctpAttestation(cctpRoute(), { txHash: await cctpBurnTx(), messageIndex: 0 }, { get: irisClient(true) });
     if (attested.status !== 'complete') return assert.fail('Iris has no attestation for the burn');
     // A fresh message (another nonce) signed by keys that are not the devnet's attesters.
     const forgedMessage = concat([attested.message.slice(0, 2 + 12 * 2), keccak256('0x01'), `0x${attested.message.slice(2 + 44 * 2)}`]);
@@ -176,8 +179,9 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     );
   });
 
-  it('waits in payment_bridging while the attestation service is down, and completes once it is back', async () => {
+  it('waits in payment_bridging while the attestation service is down, flagged AwaitingOperator=bridge_late past its time, and completes once it is back', async () => {
     const { created, before } = await payAcross('USDC', '12');
+    const awaiting = async () => (await services.client.workflow.getHandle(paymentWorkflowId(created.id)).describe()).typedSearchAttributes.get(AwaitingOperatorKey);
     // Iris goes away once it has quoted the transfer (the first bridge transaction, approval or burn, is signed on
     // the quote), before the burn can be attested. Read from the outbox: the run's history shows its local steps
     // only when their workflow task completes, which with local chain waits is after the burn has landed.
@@ -194,6 +198,8 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
       const entered = (await listPaymentStatusEvents({ knex: services.knex, paymentId: created.id })).map((e) => e.status);
       assert.equal(entered.at(-1), 'payment_bridging', `statuses entered: ${entered.join(' → ')}`);
       assert.equal((await bridgeTxs(services.knex, created.id)).filter((t) => t.purpose === 'bridge mint').length, 0);
+      // The devnet expects a CCTP transfer in 5 s: past twice that, the run asks an operator to look.
+      await eventually('AwaitingOperator=bridge_late', 60_000, async () => ((await awaiting()) === 'bridge_late' ? true : undefined), 500);
     } finally {
       await iris.close();
       await stack.devnets.evm.bridges.attestationService.start();
@@ -201,6 +207,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     await waitForStatus(api, created.id, 'payment_completed', 180_000);
     await assertMerchantPaid(before, '12');
     assert.deepEqual((await bridgeTxsAfterApproval(services.knex, created.id)).map((t) => t.purpose), ['bridge burn', 'bridge mint']);
+    assert.equal(await awaiting(), undefined, 'the flag ends with the wait');
   });
 
   it('two payments bridging at once both burn and mint: one standing allowance, not two approvals that overwrite each other', async () => {

@@ -52,8 +52,8 @@ describe('merchant API: dashboard session, payments, timeline, deliveries, order
 
   it('logs in to a cookie session (HttpOnly, SameSite=Strict, Path=/), checks the Origin of changes, and logs out for good', async () => {
     const email = uniqueEmail('cookie');
-    const { code } = await requestLoginCode(api, stack.info.mailSinkUrl!, email);
-    const res = await request<{ developerId: string; email: string }>(`${api}/auth/session`, { body: { email, code } });
+    const { code, loginId } = await requestLoginCode(api, stack.info.mailSinkUrl!, email);
+    const res = await request<{ developerId: string; email: string }>(`${api}/auth/session`, { body: { email, code, loginId } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.email, email);
     const setCookie = res.headers.get('set-cookie') ?? '';

@@ -14,15 +14,20 @@ export const uniqueEmail = (tag: string) => `${tag}-${randomBytes(5).toString('h
 /** A client IP of its own per call (sent as X-Forwarded-For to APIs that trust one proxy hop). */
 export const uniqueClientIp = () => `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]! % 254 + 1}`;
 
-/** Asks `api` for a login code for `email` and reads it from the mail sink. */
-export async function requestLoginCode(merchantApiUrl: string, mailSinkUrl: string, email: string): Promise<{ code: string; mail: SinkMessage }> {
+/** Asks `api` for a login code for `email` (from `headers`' client) and reads it from the mail sink; `loginId` goes with it. */
+export async function requestLoginCode(
+  merchantApiUrl: string,
+  mailSinkUrl: string,
+  email: string,
+  headers: Record<string, string> = {},
+): Promise<{ code: string; loginId: string; mail: SinkMessage }> {
   const before = (await sinkMessages(mailSinkUrl, email)).length;
-  const res = await request(`${merchantApiUrl}/auth/login-code`, { body: { email } });
+  const res = await request<{ loginId: string }>(`${merchantApiUrl}/auth/login-code`, { headers, body: { email } });
   assert.equal(res.status, 202, res.text);
   const mail = await eventually('the login code e-mail', 10_000, async () => (await sinkMessages(mailSinkUrl, email))[before]);
   const code = /\b(\d{6})\b/.exec(mail.text)?.[1];
   assert.ok(code, `a 6-digit code in ${JSON.stringify(mail.text)}`);
-  return { code, mail };
+  return { code, loginId: res.body.loginId, mail };
 }
 
 export interface Session {
@@ -33,8 +38,8 @@ export interface Session {
 
 /** The whole dashboard login: code by e-mail, read from the sink, traded for a token. */
 export async function login(merchantApiUrl: string, mailSinkUrl: string, email = uniqueEmail('dev')): Promise<Session> {
-  const { code } = await requestLoginCode(merchantApiUrl, mailSinkUrl, email);
-  const res = await request(`${merchantApiUrl}/auth/token`, { body: { email, code } });
+  const { code, loginId } = await requestLoginCode(merchantApiUrl, mailSinkUrl, email);
+  const res = await request(`${merchantApiUrl}/auth/token`, { body: { email, code, loginId } });
   assert.equal(res.status, 200, res.text);
   const body = res.body as { token: string; developerId: string };
   return { email, token: body.token, developerId: body.developerId };
@@ -60,8 +65,13 @@ export function registerBody(overrides: Record<string, unknown> = {}): Record<st
   };
 }
 
-export async function register(merchantApiUrl: string, token: string, body: Record<string, unknown> = registerBody()): Promise<RegisteredApp> {
-  const res = await request(`${merchantApiUrl}/register`, { headers: bearer(token), body });
+export async function register(
+  merchantApiUrl: string,
+  token: string,
+  body: Record<string, unknown> = registerBody(),
+  headers: Record<string, string> = {},
+): Promise<RegisteredApp> {
+  const res = await request(`${merchantApiUrl}/register`, { headers: { ...bearer(token), ...headers }, body });
   assert.equal(res.status, 201, res.text);
   return res.body as RegisteredApp;
 }

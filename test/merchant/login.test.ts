@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { freePort } from '../../tools/stack/ports';
 import type { Stack } from '../../tools/stack/stack';
 import { assertErrorEnvelope } from '../api/helpers';
@@ -28,21 +29,21 @@ describe('merchant service: developer login by e-mail code', function () {
   });
   after(async () => services?.close());
 
-  const exchange = (email: string, code: string) => request(`${api}/auth/token`, { body: { email, code } });
-  const assertInvalidCode = async (email: string, code: string, label: string) => {
-    const res = await exchange(email, code);
+  const exchange = (email: string, code: string, loginId: string) => request(`${api}/auth/token`, { body: { email, code, loginId } });
+  const assertInvalidCode = async (email: string, code: string, loginId: string, label: string) => {
+    const res = await exchange(email, code, loginId);
     assert.equal(res.status, 401, `${label}: ${res.text}`);
     assert.equal(assertErrorEnvelope(res, label).error, 'invalid_code', label);
   };
 
   it('mails a code to any address with the same 202, and the first login creates the developer', async () => {
     const email = uniqueEmail('first');
-    const { code, mail } = await requestLoginCode(api, sink, email);
+    const { code, loginId, mail } = await requestLoginCode(api, sink, email);
     assert.equal(mail.subject, 'Your Payrail login code');
     assert.match(mail.text, /expires in 10 minutes/);
     assert.equal(await services.knex('developers').where({ email }).first(), undefined, 'no developer before the code is verified');
 
-    const res = await exchange(email, code);
+    const res = await exchange(email, code, loginId);
     assert.equal(res.status, 200, res.text);
     const body = res.body as { token: string; expiresAt: string; developerId: string };
     assert.deepEqual(Object.keys(body).sort(), ['developerId', 'expiresAt', 'token']);
@@ -62,11 +63,12 @@ describe('merchant service: developer login by e-mail code', function () {
     assert.equal(apps.status, 200, apps.text);
     assert.deepEqual(apps.body, { data: [] });
 
-    // An address nobody has used answers exactly like a known one.
-    const known = await request(`${api}/auth/login-code`, { body: { email } });
-    const unknown = await request(`${api}/auth/login-code`, { body: { email: uniqueEmail('unknown') } });
+    // An address nobody has used answers exactly like a known one (each with the id of its own login).
+    const known = await request<{ loginId: string }>(`${api}/auth/login-code`, { body: { email } });
+    const unknown = await request<{ loginId: string }>(`${api}/auth/login-code`, { body: { email: uniqueEmail('unknown') } });
     assert.equal(known.status, 202);
-    assert.deepEqual(unknown.body, known.body);
+    const withoutId = ({ loginId, ...rest }: { loginId: string }) => (assert.match(loginId, /^[0-9a-f-]{36}$/), rest);
+    assert.deepEqual(withoutId(unknown.body), withoutId(known.body));
   });
 
   it('stores codes only as HMACs', async () => {
@@ -78,32 +80,39 @@ describe('merchant service: developer login by e-mail code', function () {
     assert.equal(row.attempts, 0);
   });
 
-  it('refuses a wrong code, a used code, an expired code and a code out of attempts with 401 invalid_code', async () => {
+  it('refuses a wrong code, a used code, an expired code, a code out of attempts and a code of another login with 401 invalid_code', async () => {
     const email = uniqueEmail('codes');
-    const { code } = await requestLoginCode(api, sink, email);
+    const { code, loginId } = await requestLoginCode(api, sink, email);
     const wrong = code === '000000' ? '000001' : '000000';
-    await assertInvalidCode(email, wrong, 'wrong code');
-    assert.equal((await exchange(email, code)).status, 200, 'a wrong guess leaves the right code usable');
-    await assertInvalidCode(email, code, 'reused code');
+    await assertInvalidCode(email, wrong, loginId, 'wrong code');
+    assert.equal((await exchange(email, code, loginId)).status, 200, 'a wrong guess leaves the right code usable');
+    await assertInvalidCode(email, code, loginId, 'reused code');
 
     const expiring = await requestLoginCode(api, sink, email);
     await services.knex('login_codes').where({ email }).update({ expires_at: services.knex.raw(`now() - interval '1 second'`) });
-    await assertInvalidCode(email, expiring.code, 'expired code');
+    await assertInvalidCode(email, expiring.code, expiring.loginId, 'expired code');
 
     const guessed = await requestLoginCode(api, sink, email);
     const other = guessed.code === '999999' ? '999998' : '999999';
-    for (let i = 1; i <= 5; i++) await assertInvalidCode(email, other, `wrong guess ${i}`);
-    await assertInvalidCode(email, guessed.code, 'the right code after 5 wrong guesses');
+    for (let i = 1; i <= 3; i++) await assertInvalidCode(email, other, guessed.loginId, `wrong guess ${i}`);
+    await assertInvalidCode(email, guessed.code, guessed.loginId, 'the right code after 3 wrong guesses');
 
-    await assertInvalidCode(uniqueEmail('nobody'), '123456', 'an address without any code');
+    // A code counts only with the login that asked for it: another login's id, or the address of another, is refused.
+    const mine = await requestLoginCode(api, sink, email);
+    const theirs = await requestLoginCode(api, sink, uniqueEmail('theirs'));
+    await assertInvalidCode(email, mine.code, theirs.loginId, "the right code with another login's id");
+    await assertInvalidCode(email, mine.code, '00000000-0000-4000-8000-000000000000', 'the right code with an id nobody was given');
+    assert.equal((await exchange(email, mine.code, mine.loginId)).status, 200, 'the code still logs in with its own login');
+
+    await assertInvalidCode(uniqueEmail('nobody'), '123456', theirs.loginId, 'an address without any code');
   });
 
   it('a new code leaves the older one good until it is used or expires (nobody can void the code a developer types); a login ends them all', async () => {
     const email = uniqueEmail('newer');
     const older = await requestLoginCode(api, sink, email);
     const newer = await requestLoginCode(api, sink, email);
-    assert.equal((await exchange(email, older.code)).status, 200, 'the older code still logs in');
-    if (older.code !== newer.code) await assertInvalidCode(email, newer.code, 'the newer code after a login with the older one');
+    assert.equal((await exchange(email, older.code, older.loginId)).status, 200, 'the older code still logs in');
+    await assertInvalidCode(email, newer.code, newer.loginId, 'the newer code after a login with the older one');
     assert.equal((await sinkMessages(sink, email)).length, 2);
   });
 
@@ -142,10 +151,12 @@ describe('merchant service: developer login by e-mail code', function () {
       ['login-code', 'email as number', { email: 42 }, 'email'],
       ['login-code', 'overlong address', { email: `${'a'.repeat(250)}@x.test` }, 'email'],
       ['login-code', 'unknown field', { email: uniqueEmail('x'), password: 'hunter2' }, '(root)'],
-      ['token', 'missing code', { email: uniqueEmail('x') }, 'code'],
-      ['token', '5-digit code', { email: uniqueEmail('x'), code: '12345' }, 'code'],
-      ['token', 'code as number', { email: uniqueEmail('x'), code: 123456 }, 'code'],
-      ['token', 'code with letters', { email: uniqueEmail('x'), code: '12a456' }, 'code'],
+      ['token', 'missing code', { email: uniqueEmail('x'), loginId: randomUUID() }, 'code'],
+      ['token', '5-digit code', { email: uniqueEmail('x'), code: '12345', loginId: randomUUID() }, 'code'],
+      ['token', 'code as number', { email: uniqueEmail('x'), code: 123456, loginId: randomUUID() }, 'code'],
+      ['token', 'code with letters', { email: uniqueEmail('x'), code: '12a456', loginId: randomUUID() }, 'code'],
+      ['token', 'missing loginId', { email: uniqueEmail('x'), code: '123456' }, 'loginId'],
+      ['token', 'loginId not an id', { email: uniqueEmail('x'), code: '123456', loginId: 'abc' }, 'loginId'],
     ];
     for (const [endpoint, label, body, field] of cases) {
       const res = await request(`${api}/auth/${endpoint}`, { body });

@@ -40,6 +40,9 @@ describe('merchant service: rate limits shared by API processes', function () {
         loginCodesPerEmail: { limit: LIMIT, windowSeconds: DAY },
         loginCodesPerIp: { limit: LIMIT * 2, windowSeconds: DAY },
         paymentCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
+        orderCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
+        createsPerDeveloper: { limit: LIMIT + 1, windowSeconds: DAY },
+        registrationsPerIp: { limit: LIMIT, windowSeconds: DAY },
         keylessCreatesPerApp: { limit: LIMIT, windowSeconds: DAY },
       },
     };
@@ -65,7 +68,7 @@ describe('merchant service: rate limits shared by API processes', function () {
     for (const [label, res] of [
       ['a bad key on B', await request(`${b.paymentApiUrl}`, { headers: from({ 'x-api-key': 'pr_live_wrong' }), body: paymentBody() })],
       ['a bad legacy token on A', await request(`${a.origin}/v1/orders`, { headers: from({ token: 'pr_live_wrong' }), body: { price_amount: 5 } })],
-      ['a code guess on B', await request(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321' } })],
+      ['a code guess on B', await request(`${b.merchantApiUrl}/auth/token`, { headers: from(), body: { email: uniqueEmail('guess'), code: '654321', loginId: randomUUID() } })],
     ] as const) {
       assertRateLimited(res, label);
     }
@@ -106,7 +109,7 @@ describe('merchant service: rate limits shared by API processes', function () {
     // Logged in through the stack's API: login codes from this test's loopback address count in a bucket every
     // other test's logins fill too, which the low per-address limit of `a` would refuse.
     const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!);
-    const { appId } = await register(a.merchantApiUrl, session.token, registerBody({ keylessPayments: true }));
+    const { appId } = await register(a.merchantApiUrl, session.token, registerBody({ keylessPayments: true }), { 'x-forwarded-for': uniqueClientIp() });
     const { key } = await createKey(a.merchantApiUrl, session.token, appId);
     const withKey = (api: ExtraApi) => request(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('burst') }) });
     const byAppId = (api: ExtraApi) =>
@@ -124,6 +127,53 @@ describe('merchant service: rate limits shared by API processes', function () {
 
     const other = await request(a.paymentApiUrl, { headers: { 'x-api-key': merchant.ordersKey }, body: paymentBody({ orderId: uniqueOrderId('other-app') }) });
     assert.equal(other.status, 201, 'another app is unaffected');
+  });
+
+  it('limits order creation (POST /v1/orders) per app across processes, answered in the legacy error shape', async () => {
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!);
+    const { appId } = await register(a.merchantApiUrl, session.token, registerBody(), { 'x-forwarded-for': uniqueClientIp() });
+    const { key } = await createKey(a.merchantApiUrl, session.token, appId);
+    const order = (api: ExtraApi) => request(`${api.origin}/v1/orders`, { headers: { token: key }, body: { price_amount: 5, price_currency: 'USD' } });
+    for (const res of [await order(a), await order(b), await order(a)]) assert.equal(res.status, 201, res.text);
+    const refused = await order(b);
+    assertRateLimited(refused, 'fourth order for one app');
+    assert.equal((refused.body as { status: number }).status, 429, 'the legacy body carries the status');
+    assert.match(assertErrorEnvelope(refused).message, /too many orders created for this app/);
+    assert.equal(await services.knex('orders').where({ app_id: appId }).count<Array<{ count: string }>>({ count: '*' }).then((r) => Number(r[0]!.count)), LIMIT);
+  });
+
+  it("limits a developer's keyed creates over all their apps together: a second app buys no more", async () => {
+    const session = await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!);
+    const [first, second] = [
+      await register(a.merchantApiUrl, session.token, registerBody(), { 'x-forwarded-for': uniqueClientIp() }),
+      await register(b.merchantApiUrl, session.token, registerBody(), { 'x-forwarded-for': uniqueClientIp() }),
+    ];
+    const keyOf = async (appId: string) => (await createKey(a.merchantApiUrl, session.token, appId)).key;
+    const [firstKey, secondKey] = [await keyOf(first.appId), await keyOf(second.appId)];
+    const pay = (api: ExtraApi, key: string) => request(api.paymentApiUrl, { headers: { 'x-api-key': key }, body: paymentBody({ orderId: uniqueOrderId('dev') }) });
+
+    for (const res of [await pay(a, firstKey), await pay(b, firstKey), await pay(a, firstKey)]) assert.equal(res.status, 201, res.text);
+    assertRateLimited(await pay(b, firstKey), 'the first app over its own budget');
+    assert.equal((await pay(a, secondKey)).status, 201, "the second app's first create is within the developer's budget");
+    const refused = await pay(b, secondKey);
+    assertRateLimited(refused, "the second app over the developer's budget");
+    assert.match(assertErrorEnvelope(refused).message, /created for this developer's apps/);
+    const order = await request(`${b.origin}/v1/orders`, { headers: { token: secondKey }, body: { price_amount: 5, price_currency: 'USD' } });
+    assertRateLimited(order, "an order over the developer's budget");
+  });
+
+  it('limits registrations per client address across processes, whatever the developer', async () => {
+    const ip = uniqueClientIp();
+    const sessions = [await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!), await login(stack.info.merchantApiUrl, stack.info.mailSinkUrl!)];
+    const from = { 'x-forwarded-for': ip };
+    await register(a.merchantApiUrl, sessions[0]!.token, registerBody(), from);
+    await register(b.merchantApiUrl, sessions[0]!.token, registerBody(), from);
+    await register(a.merchantApiUrl, sessions[1]!.token, registerBody(), from);
+    const refused = await request(`${b.merchantApiUrl}/register`, { headers: { ...bearer(sessions[1]!.token), ...from }, body: registerBody() });
+    assertRateLimited(refused, 'a fourth registration from one address, by another developer');
+    assert.match(assertErrorEnvelope(refused).message, /merchant apps registered from this network address/);
+    assert.equal((await services.knex('merchant_apps').whereIn('developer_id', sessions.map((s) => s.developerId)).pluck<string[]>('app_id')).length, LIMIT, 'a refused registration creates nothing');
+    await register(a.merchantApiUrl, sessions[1]!.token, registerBody(), { 'x-forwarded-for': uniqueClientIp() });
   });
 
   it('housekeeping drops windows that started over a day ago and codes that expired over a day ago', async () => {

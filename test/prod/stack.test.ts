@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { signingVariablesIn } from '../../services/chains';
 import type { ProdStack } from '../../tools/prod/stack';
 import { resolveTemporalServer } from '../../tools/provision/temporal-server';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
@@ -51,7 +52,7 @@ describe('the production topology (npm run stack:prod)', function () {
     await running?.stop();
   });
 
-  it('runs every API and worker as its own ready process with its own log file', async () => {
+  it('runs every API and worker as its own ready process with its own log file, reaching Temporal over mTLS, the APIs without a signing key', async () => {
     const { apis, workers } = prod!;
     assert.equal(apis.length, 2);
     assert.equal(workers.length, 3);
@@ -64,6 +65,11 @@ describe('the production topology (npm run stack:prod)', function () {
     }
     const pids = await Promise.all([...apis, ...workers].map((s) => readFile(s.options.logFile.replace(/\.log$/, '.pid'), 'utf8')));
     assert.equal(new Set(pids).size, 5, 'five distinct processes');
+    for (const service of [...apis, ...workers]) {
+      assert.equal(service.options.env.TEMPORAL_TLS_CERT, prod!.temporal.tls.certFile, `${service.name} presents Payrail's client certificate`);
+    }
+    for (const api of apis) assert.deepEqual(signingVariablesIn(api.options.env), [], `${api.name} holds no signing key`);
+    assert.ok(workers.every((w) => w.options.env.TREASURY_PRIVATE_KEY !== undefined), 'the workers sign');
   });
 
   it('pays a payment created on the second API while a worker was killed -9, and /metrics shows every series', async () => {
@@ -78,16 +84,24 @@ describe('the production topology (npm run stack:prod)', function () {
     await waitForStatus(paymentApiUrl, payment.id, 'payment_completed', 180_000);
 
     await killed.start();
-    const apiSeries = await seriesAt(`${apis[1]!.healthUrl}/metrics`);
+    const apiMetrics = apis[1]!.options.metricsUrl!;
+    const apiSeries = await seriesAt(apiMetrics);
     for (const name of API_SERIES) assert.ok(apiSeries.has(name), `API /metrics lacks ${name}`);
-    const created = (await (await fetch(`${apis[1]!.healthUrl}/metrics`)).text()).match(/^payrail_payments_created_total\{[^}]*interface="payment"[^}]*\} (\d+)/m);
+    const created = (await (await fetch(apiMetrics)).text()).match(/^payrail_payments_created_total\{[^}]*interface="payment"[^}]*\} (\d+)/m);
     assert.equal(created?.[1], '1');
+    // The public port serves the interfaces only: no series of routes, rates and balances for anyone who asks.
+    for (const api of apis) {
+      assert.notEqual(new URL(api.options.metricsUrl!).port, new URL(api.healthUrl).port, `${api.name}: /metrics has a port of its own`);
+      const publicMetrics = await fetch(`${api.healthUrl}/metrics`);
+      assert.equal(publicMetrics.status, 404, `${api.name}: no /metrics on the public port`);
+      assert.doesNotMatch(await publicMetrics.text(), /payrail_/);
+    }
 
     // The chain watcher's scan and the payment's activities ran on whichever worker polled them: look at all.
     const workerSeries = new Set<string>();
     const sdkSeries = new Set<string>();
     for (const worker of workers) {
-      for (const name of await seriesAt(`${worker.healthUrl}/metrics`)) workerSeries.add(name);
+      for (const name of await seriesAt(worker.options.metricsUrl!)) workerSeries.add(name);
       for (const name of await seriesAt(`http://${worker.options.env.TEMPORAL_METRICS_BIND_ADDRESS}/metrics`)) sdkSeries.add(name);
     }
     for (const name of WORKER_SERIES) assert.ok(workerSeries.has(name), `worker /metrics lacks ${name}`);

@@ -10,8 +10,8 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { chainWatcherWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
-import { chainWatcherWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
+import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
 import { FakeActivities, OTHER_SENDER_ADDRESS, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
@@ -19,7 +19,7 @@ import type { DetectedPayin } from '../../domain/payins';
 
 export type History = temporal.api.history.v1.IHistory;
 
-export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow';
+export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow' | 'depositAddressPoolWorkflow';
 
 export interface HistoryScenario {
   /** File name (without .json) under ./histories. */
@@ -108,6 +108,22 @@ export const RECORDINGS: Recording[] = [
     name: 'payment-cross-chain-bridged-completed',
     terms: { crossChain: true },
     drive: (signal) => signal(detectedPayin({ tx: 'cross-bridged' })),
+    result: 'payment_completed',
+    activities: [
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
+      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+    ],
+  }),
+  paymentRecording({
+    name: 'payment-cross-chain-bridge-late-then-completed',
+    terms: { crossChain: true },
+    prepare: (fakes) => (fakes.bridgeExpectedSeconds = 2),
+    drive: async (signal, fakes, run) => {
+      const release = fakes.holdBridgeArrivals();
+      await signal(detectedPayin({ tx: 'cross-late' }));
+      await eventually('the transfer to be late', 15_000, async () => ((await awaitingOperator(run)) === 'bridge_late' ? true : undefined), 200);
+      release();
+    },
     result: 'payment_completed',
     activities: [
       'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
@@ -387,6 +403,38 @@ export const RECORDINGS: Recording[] = [
             },
           );
           return new Map([['reconciler-rounds-then-continues-as-new', await first.fetchHistory()]]);
+        },
+      });
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'deposit-address-pool-rounds-then-continues-as-new',
+        workflowType: 'depositAddressPoolWorkflow',
+        marker: '"chainId":501',
+        ending: 'continued-as-new',
+        activities: ['refillDepositAddressPool'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      return runWorkflow<typeof depositAddressPoolWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes: new FakeActivities(),
+        workflowType: 'depositAddressPoolWorkflow',
+        workflowId: `replay-${depositAddressPoolWorkflowId(501)}`,
+        args: [{ chainId: 501, intervalMs: 2_000, roundsPerRun: 5 }],
+        searchAttributes: false,
+        body: async (handle) => {
+          const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
+          await first.result().then(
+            () => Promise.reject(new Error('the pool keeper ended')),
+            (err: unknown) => {
+              if (!(err instanceof WorkflowContinuedAsNewError)) throw err;
+            },
+          );
+          return new Map([['deposit-address-pool-rounds-then-continues-as-new', await first.fetchHistory()]]);
         },
       });
     },

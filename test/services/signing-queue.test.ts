@@ -28,6 +28,8 @@ const draft = (intentKey: string): ChainTxDraft => ({
   to_address: '0x0000000000000000000000000000000000000001',
   token_address: null,
   amount_units: null,
+  queue_key: null,
+  action: null,
 });
 
 describe('the signing queue: one signer’s transactions signed in batches at consecutive nonces', function () {

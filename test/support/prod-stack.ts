@@ -25,7 +25,10 @@ export async function startTestProdStack(name: string, env: Record<string, strin
       varDir: dir,
       persistent: false,
       ports: {
-        apis: [await freePort(), await freePort()],
+        apis: [
+          { http: await freePort(), metrics: await freePort() },
+          { http: await freePort(), metrics: await freePort() },
+        ],
         workers,
         postgres: 0,
         temporal: await freePort(),

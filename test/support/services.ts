@@ -8,6 +8,7 @@ import { loadChains, type ChainAdapters } from '../../services/chains';
 import { createKnex } from '../../db/connection';
 import type { AccountLimits, AppConfig, RateLimits } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
+import { temporalTlsOptions } from '../../lib/temporal-connection';
 import type { Stack } from '../../tools/stack/stack';
 import type { ActivityDeps } from '../../activities';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
@@ -22,7 +23,7 @@ export interface StackServices {
 
 export async function connectServices(stack: Stack): Promise<StackServices> {
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 4 });
-  const connection = await Connection.connect({ address: stack.info.temporalAddress });
+  const connection = await Connection.connect({ address: stack.info.temporalAddress, tls: temporalTlsOptions(stack.config.temporal.tls) });
   const client = new Client({ connection, namespace: stack.config.temporal.namespace });
   const chains = loadChains(stack.config, 'worker');
   return {
@@ -104,6 +105,7 @@ export function activityDeps(stack: Stack, services: StackServices, latePayinWin
     chains: services.chains,
     temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
     latePayinWindowMs,
+    depositAddressPool: stack.config.worker.depositAddressPool,
     log: createLogger('silent', 'test'),
     metrics: createWorkerMetrics(createRegistry({ process: 'test' })),
     webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },

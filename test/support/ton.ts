@@ -16,12 +16,16 @@ export async function tonPayer(endpoint: string, mnemonic: string[]): Promise<To
   return { client, key, wallet: client.open(WalletContractV5R1.create({ workchain: 0, publicKey: key.publicKey })) };
 }
 
-/** Sends one transfer and waits until the wallet's seqno shows it was included. */
-async function send(payer: TonPayer, message: ReturnType<typeof internal>): Promise<void> {
+/** Sends one wallet message (up to 255 outputs) and waits until the wallet's seqno shows it was included. */
+async function send(payer: TonPayer, ...messages: Array<ReturnType<typeof internal>>): Promise<void> {
   const seqno = await payer.wallet.getSeqno();
-  await payer.wallet.sendTransfer({ seqno, secretKey: payer.key.secretKey, messages: [message], sendMode: SendMode.PAY_GAS_SEPARATELY });
+  await payer.wallet.sendTransfer({ seqno, secretKey: payer.key.secretKey, messages, sendMode: SendMode.PAY_GAS_SEPARATELY });
   await eventually(`seqno ${seqno + 1} of the TON payer`, 60_000, async () => ((await payer.wallet.getSeqno()) > seqno ? true : undefined));
 }
+
+/** One wallet message with an output of `nanotons` to `to` per entry (non-bounceable, as to an address without code). */
+export const payTonOutputs = (payer: TonPayer, outputs: Array<{ to: string; nanotons: bigint }>): Promise<void> =>
+  send(payer, ...outputs.map(({ to, nanotons }) => internal({ to: Address.parse(to), value: nanotons, bounce: false })));
 
 /** TON to an address that may have no code yet: non-bounceable, as wallets send to such addresses, with an optional comment. */
 export const payTon = (payer: TonPayer, to: string, nanotons: bigint, text?: string): Promise<void> =>

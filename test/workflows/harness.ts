@@ -157,6 +157,12 @@ export class FakeActivities {
   confirmationGate?: Promise<void>;
   /** Chain waits run as local activities still to fail (a node that does not answer): the run hands each to an activity task. */
   failLocalWaits = 0;
+  /** The bridge's expected time in the quote (the chains file's `expectedSeconds`). */
+  bridgeExpectedSeconds = 60;
+  /** While set, `awaitBridgeArrival` waits for it (Iris has not attested the burn yet). */
+  bridgeArrivalGate?: Promise<void>;
+  /** Waits for a payout still to fail as `ChainTxRefused` (the node keeps refusing its transaction). */
+  refusedPayoutWaits = 0;
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
   webhookGate?: Promise<void>;
   /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
@@ -185,6 +191,16 @@ export class FakeActivities {
     this.confirmationGate = gate.opened;
     return () => {
       this.confirmationGate = undefined;
+      gate.open();
+    };
+  }
+
+  /** Holds every bridge arrival until the returned function is called. */
+  holdBridgeArrivals(): () => void {
+    const gate = new Gate();
+    this.bridgeArrivalGate = gate.opened;
+    return () => {
+      this.bridgeArrivalGate = undefined;
       gate.open();
     };
   }
@@ -307,7 +323,7 @@ export class FakeActivities {
       this.record({ name: 'quoteBridge', input });
       await Promise.resolve();
       const { sourceChainId, destinationChainId, tokenSymbol, amountUnits } = input;
-      return { kind: 'cctp', sourceChainId, destinationChainId, tokenSymbol, amountUnits, recipient: TREASURY_ADDRESS, maxFeeUnits: '1100', nativeFeeWei: '0', expectedSeconds: 60, params: { minFinalityThreshold: '1000' } };
+      return { kind: 'cctp', sourceChainId, destinationChainId, tokenSymbol, amountUnits, recipient: TREASURY_ADDRESS, maxFeeUnits: '1100', nativeFeeWei: '0', expectedSeconds: this.bridgeExpectedSeconds, params: { minFinalityThreshold: '1000' } };
     },
     approveBridge: async (input) => {
       this.record({ name: 'approveBridge', input });
@@ -321,6 +337,7 @@ export class FakeActivities {
     },
     awaitBridgeArrival: async (input) => {
       this.record({ name: 'awaitBridgeArrival', input });
+      if (this.bridgeArrivalGate) await this.bridgeArrivalGate;
       await Promise.resolve();
       return { state: 'attested', message: hash(`message:${input.startTxHash}`), attestation: hash(`attestation:${input.startTxHash}`) };
     },
@@ -357,6 +374,10 @@ export class FakeActivities {
       await Promise.resolve();
       if (!this.written.has(input.intentKey)) {
         throw ApplicationFailure.nonRetryable(`awaited intent ${input.intentKey} that was never submitted`, 'UnknownIntent');
+      }
+      if (input.intentKey.startsWith('payout:') && this.refusedPayoutWaits > 0) {
+        this.refusedPayoutWaits--;
+        throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: insufficient funds for fee`, 'ChainTxRefused');
       }
       return {
         intentKey: input.intentKey,
@@ -396,6 +417,12 @@ export class FakeActivities {
       this.record({ name: 'sendOrderReceipt', input });
       await Promise.resolve();
       return { sent: true };
+    },
+    refillDepositAddressPool: async (input) => {
+      this.record({ name: 'refillDepositAddressPool', input });
+      await Promise.resolve();
+      // The first look finds the pool empty and fills it; later ones find it full.
+      return { added: this.callsOf('refillDepositAddressPool').length === 1 ? 1000 : 0 };
     },
   };
 }

@@ -269,6 +269,29 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
   });
 
+  it('cross chain: a transfer past twice its expected time shows AwaitingOperator=bridge_late until it arrives, then completes', async () => {
+    let onTime: unknown = 'not read';
+    let closedWith: unknown = 'not read';
+    const { result, fakes } = await pay(
+      { crossChain: true },
+      async (h, f) => {
+        const release = f.holdBridgeArrivals();
+        await h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-late' }));
+        await eventually('the wait for the attestation', 10_000, () => Promise.resolve(f.callsOf('awaitBridgeArrival').length > 0 ? true : undefined));
+        // Expected in 2 s (the quote's): late after 4 s of waiting, not before.
+        onTime = await awaitingOperator(h);
+        await eventually('AwaitingOperator=bridge_late', 15_000, async () => ((await awaitingOperator(h)) === 'bridge_late' ? true : undefined), 200);
+        release();
+        await h.result();
+        closedWith = await awaitingOperator(h);
+      },
+      (f) => (f.bridgeExpectedSeconds = 2),
+    );
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual([onTime, closedWith], [undefined, undefined], 'on time at first; the flag ends with the wait');
+    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'], 'the late transfer is finished once, as any other');
+  });
+
   it('a native coin is kept by the treasury: swept, never bridged, the merchant paid in the payout token', async () => {
     const native = detectedPayin({ tx: 'native-a', tokenAddress: '0x0000000000000000000000000000000000000000', amountUnits: '10000000000000000', logIndex: -1 });
     const { result, fakes } = await pay({ native: true }, (h) => h.signal(payinDetectedSignal, native));
@@ -539,6 +562,23 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     );
     assert.equal(result, 'payment_completed');
     assert.equal(closedWith, undefined);
+  });
+
+  it('a payout the node keeps refusing waits for an operator (AwaitingOperator=chain_tx_refused), then lands once retried', async () => {
+    let waiting: unknown;
+    const { result, fakes } = await pay(
+      {},
+      async (h) => {
+        await h.signal(payinDetectedSignal, detectedPayin({ tx: 'refused-a' }));
+        await eventually('the payout to wait for an operator', 10_000, async () => ((waiting = await awaitingOperator(h)) === 'chain_tx_refused' ? true : undefined));
+        await h.signal(retryChainStepSignal);
+      },
+      // The local wait and the activity task it is handed to both find the node refusing.
+      (f) => (f.refusedPayoutWaits = 2),
+    );
+    assert.equal(waiting, 'chain_tx_refused');
+    assert.equal(result, 'payment_completed');
+    assert.equal(fakes.callsOf('payOutFromTreasury').length, 1, 'the payout was signed once: only its wait was retried');
   });
 
   it('never holds the payout for a webhook delivery, but ends only once every delivery has ended', async () => {

@@ -43,14 +43,15 @@ async function demoSession(info: Stack['info']): Promise<string> {
   const email = info.demoMerchant.developerEmail;
   const inbox = async () => (await (await fetch(`${info.mailSinkUrl}/messages?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
   const before = (await inbox()).length;
-  await fetch(`${info.merchantApiUrl}/auth/login-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  const asked = await fetch(`${info.merchantApiUrl}/auth/login-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  const { loginId } = (await asked.json()) as { loginId: string };
   let code: string | undefined;
   for (let i = 0; i < 100 && !code; i++) {
     const mails = await inbox();
     code = mails.length > before ? /\b(\d{6})\b/.exec(mails[mails.length - 1]!.text)?.[1] : undefined;
     if (!code) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const login = await fetch(`${info.merchantApiUrl}/auth/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, code }) });
+  const login = await fetch(`${info.merchantApiUrl}/auth/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, code, loginId }) });
   const session = /payrail_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
   if (!session) throw new Error(`login: HTTP ${login.status} ${await login.text()}`);
   return session;

@@ -62,7 +62,7 @@ export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (li
   const api = new Service({
     name: 'api',
     entry: 'api/server.ts',
-    env: { ...stack.env, HTTP_HOST: listen.hostname, HTTP_PORT: listen.port },
+    env: { ...stack.apiEnv, HTTP_HOST: listen.hostname, HTTP_PORT: listen.port },
     healthUrl: listen.origin,
     logFile: path.join(tmpdir(), `payrail-soak-api-${process.pid}.log`),
   });

@@ -56,8 +56,9 @@ export interface DevnetFamily<Id extends string = string, Running extends Runnin
   /** The ports `npm start` gives it, each movable by its environment variable (tools/stack/launch.ts). */
   readonly ports: ReadonlyArray<{ env: string; fallback: number }>;
   /**
-   * The family's deposit-seed variables (chains/<family>/index.ts `env.deposits`): the stack generates each once and
-   * keeps it in `var/secrets.json`, so deposit addresses survive restarts.
+   * The family's deposit-seed variables (chains/<family>/index.ts `env.signing`, the worker's): the stack generates
+   * each once and keeps it in `var/secrets.json`, so deposit keys survive restarts; what the API needs of them (Tron's
+   * xpub) follows from them (`depositKeysOf` of the product family).
    */
   readonly depositSeeds: readonly string[];
   /** Starts the devnet; what it started is stopped again when the start fails. */

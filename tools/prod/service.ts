@@ -19,8 +19,10 @@ export interface ServiceOptions {
   /** Entry point relative to the repository, run with tsx (`api/server.ts`, `workers/main.ts`). */
   entry: string;
   env: NodeJS.ProcessEnv;
-  /** Where /livez, /readyz and /metrics answer. */
+  /** Where /livez and /readyz answer. */
   healthUrl: string;
+  /** Where Prometheus scrapes it (the API: a port of its own; a worker: its health port). */
+  metricsUrl?: string;
   logFile: string;
   /** Holds the pid of the running process (the log file's path with `.pid`). */
   pidFile?: string;

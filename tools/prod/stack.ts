@@ -1,9 +1,10 @@
 /**
  * The production topology on one machine, without Docker: PostgreSQL (embedded, or external by DATABASE_URL), the
- * Temporal server on it with its UI, the devnet chains and mail sink of the dev stack, and Payrail as separate OS
- * processes: N APIs on their own ports and M workers, each with its own log file and health port. Every process
- * is started only once the ones before it are ready. docker-compose.yml runs the same processes with the same
- * settings.
+ * Temporal server on it (its frontend requiring mTLS) with its UI (read-only unless the operator turns writes on), the
+ * devnet chains and mail sink of the dev stack, and Payrail as separate OS processes: N APIs on their own ports (and
+ * /metrics on a port of its own each) and M workers, each with its own log file and health port; the APIs hold no
+ * signing key. Every process is started only once the ones before it are ready. docker-compose.yml runs the same
+ * processes with the same settings.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,8 +20,11 @@ export interface ProdStackOptions {
   /** Keep PostgreSQL's data (Payrail's and Temporal's) across runs. */
   persistent: boolean;
   ports: {
-    /** One API process per port. The API and worker ports are probed ones: a restarted process keeps its port. */
-    apis: number[];
+    /**
+     * One API process per entry: its public port and its /metrics port. The API and worker ports are probed ones: a
+     * restarted process keeps its port.
+     */
+    apis: Array<{ http: number; metrics: number }>;
     /** One worker process per entry: its /livez, /readyz, /metrics port and the Temporal SDK's metrics port. */
     workers: Array<{ health: number; sdkMetrics: number }>;
     /** 0: any free port (probed; the start is tried again should it be taken first). */
@@ -32,6 +36,8 @@ export interface ProdStackOptions {
     mailSink: { smtp: number; http: number };
   };
   blockTimeMs: number;
+  /** The operator's switch: the Temporal UI may signal, cancel, terminate, reset and start workflows (default: read-only). */
+  temporalUiWriteActions?: boolean;
   /** `DATABASE_URL` selects an external PostgreSQL; other keys override Payrail's settings. */
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
@@ -78,30 +84,33 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
       uiPort: options.ports.temporalUi,
       dataDir: path.join(options.varDir, 'temporal'),
       logFile: path.join(logDir, 'temporal.log'),
+      uiWriteActions: options.temporalUiWriteActions,
     });
     stops.push(() => temporal.stop());
 
-    const [firstApiPort] = options.ports.apis;
-    if (firstApiPort === undefined) throw new Error('the production stack needs at least one API port');
+    const [firstApi] = options.ports.apis;
+    if (firstApi === undefined) throw new Error('the production stack needs at least one API port');
     const stack = await startStack({
       varDir: options.varDir,
       persistent: options.persistent,
       api: false,
       worker: false,
-      ports: { http: firstApiPort, postgres: options.ports.postgres, temporal: options.ports.temporal, devnets: options.ports.devnets, mailSink: options.ports.mailSink },
+      ports: { http: firstApi.http, postgres: options.ports.postgres, temporal: options.ports.temporal, devnets: options.ports.devnets, mailSink: options.ports.mailSink },
       blockTimeMs: options.blockTimeMs,
-      env: { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address },
+      // Every Payrail process reaches the frontend with the client certificate the server's CA signed.
+      env: { ...options.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, ...temporal.clientEnv },
       log,
     });
     stops.push(() => stack.stop());
 
     const apis = options.ports.apis.map(
-      (port, i) =>
+      (ports, i) =>
         new Service({
           name: `api-${i + 1}`,
           entry: 'api/server.ts',
-          env: { ...stack.env, HTTP_HOST: HOST, HTTP_PORT: String(port) },
-          healthUrl: `http://${HOST}:${port}`,
+          env: { ...stack.apiEnv, HTTP_HOST: HOST, HTTP_PORT: String(ports.http), API_METRICS_PORT: String(ports.metrics) },
+          healthUrl: `http://${HOST}:${ports.http}`,
+          metricsUrl: `http://${HOST}:${ports.metrics}/metrics`,
           logFile: path.join(logDir, `api-${i + 1}.log`),
         }),
     );
@@ -112,6 +121,7 @@ export async function startProdStack(options: ProdStackOptions): Promise<ProdSta
           entry: 'workers/main.ts',
           env: { ...stack.env, HTTP_HOST: HOST, WORKER_HEALTH_PORT: String(ports.health), TEMPORAL_METRICS_BIND_ADDRESS: `${HOST}:${ports.sdkMetrics}` },
           healthUrl: `http://${HOST}:${ports.health}`,
+          metricsUrl: `http://${HOST}:${ports.health}/metrics`,
           logFile: path.join(logDir, `worker-${i + 1}.log`),
         }),
     );

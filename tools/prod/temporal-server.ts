@@ -11,6 +11,11 @@
  * Every port binds 127.0.0.1: the frontend gRPC and UI ports are the caller's, the internal ones (frontend
  * HTTP, the other services' gRPC, the four membership ports) are free ports picked at start and kept for
  * restarts. Each child runs under tools/stack/supervise.ts, so it cannot outlive this process.
+ *
+ * The frontend requires mTLS (TEMPORAL_TLS_REQUIRE_CLIENT_AUTH): a CA made once in the data directory
+ * (tools/prod/tls.ts) signs the server's certificate and a client certificate each for Payrail and the UI; a client
+ * without one is refused at the handshake. The UI is read-only (`disableWriteActions`) unless the operator turns its
+ * write actions on.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,11 +24,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Connection, isGrpcServiceError } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
+import { temporalTlsOptions, type TemporalTls } from '../../lib/temporal-connection';
 import { customSearchAttributes } from '../../workflows/search-attributes';
 import { ensureSearchAttributes } from '../stack/temporal';
 import { freePort } from '../stack/ports';
 import { supervise, type SupervisedProcess } from '../stack/supervise';
 import { resolveTemporalServer, type TemporalServerBinaries } from '../provision/temporal-server';
+import { ensureTemporalCertificates, payrailTls, type TemporalCertificates } from './tls';
 
 const execFileAsync = promisify(execFile);
 
@@ -41,11 +48,19 @@ export interface TemporalServerOptions {
   namespace?: string;
   /** Default: resolveTemporalServer() (builds once into the per-user cache). */
   binaries?: TemporalServerBinaries;
+  /** The operator's switch: lets the UI signal, cancel, terminate, reset and start workflows. Default: read-only. */
+  uiWriteActions?: boolean;
 }
 
 export interface TemporalServerHandle {
   /** Frontend gRPC, host:port. */
   address: string;
+  /** Payrail's client certificate for the frontend, which refuses clients without one (lib/temporal-connection.ts). */
+  tls: TemporalTls;
+  /** The same as the environment Payrail's processes read (TEMPORAL_TLS_*, lib/config.ts). */
+  clientEnv: Record<string, string>;
+  /** Every certificate and key of the frontend's mTLS, by role. */
+  certificates: TemporalCertificates;
   uiUrl?: string;
   namespace: string;
   stop(): Promise<void>;
@@ -62,6 +77,8 @@ const SCHEMAS: ReadonlyArray<{ database: string; schemaName: string }> = [
 ];
 
 const HOST = '127.0.0.1';
+/** The name the server's certificate is issued to and clients check it against. */
+const SERVER_NAME = 'localhost';
 // First start on a 2-core CI box: four services, shard acquisition and namespace registry loads.
 const START_TIMEOUT_MS = 180_000;
 const SCHEMA_TOOL_TIMEOUT_MS = 120_000;
@@ -82,11 +99,13 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   await mkdir(path.dirname(logFile), { recursive: true });
 
   await setUpSchemas(binaries.sqlTool, db, logFile);
+  const certificates = await ensureTemporalCertificates(path.join(dataDir, 'tls'), [SERVER_NAME, HOST]);
+  const tls = payrailTls(certificates, SERVER_NAME);
 
   const dynamicConfigFile = path.join(dataDir, 'dynamicconfig.yaml');
   // The server refuses to start without the file; its defaults suit us (updates are on, etc.).
   await writeFile(dynamicConfigFile, '# Temporal dynamic config (https://docs.temporal.io/references/dynamic-configuration); server defaults apply.\n{}\n');
-  const env = await serverEnv(db, opts.frontendPort, dynamicConfigFile);
+  const env = await serverEnv(db, opts.frontendPort, dynamicConfigFile, certificates);
   const address = `${HOST}:${opts.frontendPort}`;
   const pidFile = path.join(dataDir, 'temporal-server.pid');
   const startServer = async (): Promise<SupervisedProcess> => {
@@ -106,7 +125,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   let server = await startServer();
   let ui: SupervisedProcess | undefined;
   try {
-    const connection = await waitForFrontend(address, server);
+    const connection = await waitForFrontend(address, tls, server);
     try {
       await ensureNamespace(connection, namespace);
       await ensureSearchAttributes(connection, namespace);
@@ -114,7 +133,18 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
     } finally {
       await connection.close();
     }
-    if (opts.uiPort !== undefined) ui = await startUi(binaries.uiServer, { dataDir, logFile: uiLogFile(logFile), frontend: address, port: opts.uiPort, namespace });
+    if (opts.uiPort !== undefined) {
+      ui = await startTemporalUi({
+        uiServer: binaries.uiServer,
+        root: path.join(dataDir, 'ui'),
+        logFile: uiLogFile(logFile),
+        frontend: address,
+        certificates,
+        port: opts.uiPort,
+        namespace,
+        writeActions: opts.uiWriteActions ?? false,
+      });
+    }
   } catch (err) {
     await server.stop();
     throw err;
@@ -130,6 +160,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   let stopped = false;
   return {
     address,
+    tls,
+    clientEnv: { TEMPORAL_TLS_CA: tls.caFile, TEMPORAL_TLS_CERT: tls.certFile, TEMPORAL_TLS_KEY: tls.keyFile, TEMPORAL_TLS_SERVER_NAME: SERVER_NAME },
+    certificates,
     uiUrl: opts.uiPort === undefined ? undefined : `http://${HOST}:${opts.uiPort}`,
     namespace,
     stop: serialized(async () => {
@@ -149,7 +182,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       }
       await server.exited;
       server = await startServer();
-      await (await waitForFrontend(address, server)).close();
+      await (await waitForFrontend(address, tls, server)).close();
     }),
   };
 }
@@ -207,7 +240,7 @@ async function setUpSchemas(sqlTool: string, db: DatabaseConfig, logFile: string
 }
 
 /** The embedded config template's variables (common/config/config_template_embedded.yaml in go.temporal.io/server). */
-async function serverEnv(db: DatabaseConfig, frontendPort: number, dynamicConfigFile: string): Promise<NodeJS.ProcessEnv> {
+async function serverEnv(db: DatabaseConfig, frontendPort: number, dynamicConfigFile: string, certs: TemporalCertificates): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = {
     // Nothing else from our environment: the template reads many variables (DB, ENABLE_ES, LOG_LEVEL, …).
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -221,8 +254,18 @@ async function serverEnv(db: DatabaseConfig, frontendPort: number, dynamicConfig
     BIND_ON_IP: HOST,
     FRONTEND_GRPC_PORT: String(frontendPort),
     DYNAMIC_CONFIG_FILE_PATH: dynamicConfigFile,
-    // No authorizer, as in the official image; without this the server only warns.
-    TEMPORAL_ALLOW_NO_AUTH: 'true',
+    // mTLS on the frontend and between the services: a client without a certificate the CA signed is refused. Every
+    // client that has one may do anything (no authorizer): the CA signs for Payrail, the UI and the server alone.
+    TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
+    TEMPORAL_TLS_SERVER_CA_CERT: certs.caFile,
+    TEMPORAL_TLS_SERVER_CERT: certs.server.certFile,
+    TEMPORAL_TLS_SERVER_KEY: certs.server.keyFile,
+    TEMPORAL_TLS_INTERNODE_SERVER_NAME: SERVER_NAME,
+    TEMPORAL_TLS_FRONTEND_CERT: certs.server.certFile,
+    TEMPORAL_TLS_FRONTEND_KEY: certs.server.keyFile,
+    TEMPORAL_TLS_CLIENT1_CA_CERT: certs.caFile,
+    TEMPORAL_TLS_CLIENT2_CA_CERT: certs.caFile,
+    TEMPORAL_TLS_FRONTEND_SERVER_NAME: SERVER_NAME,
   };
   // freePort's ports fit the SMALLINT Temporal's schema keeps membership ports in.
   for (const name of ['FRONTEND_HTTP_PORT', 'HISTORY_GRPC_PORT', 'MATCHING_GRPC_PORT', 'WORKER_GRPC_PORT', 'FRONTEND_MEMBERSHIP_PORT', 'HISTORY_MEMBERSHIP_PORT', 'MATCHING_MEMBERSHIP_PORT', 'WORKER_MEMBERSHIP_PORT']) {
@@ -231,7 +274,7 @@ async function serverEnv(db: DatabaseConfig, frontendPort: number, dynamicConfig
   return env;
 }
 
-async function waitForFrontend(address: string, proc: SupervisedProcess): Promise<Connection> {
+async function waitForFrontend(address: string, tls: TemporalTls, proc: SupervisedProcess): Promise<Connection> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -239,7 +282,7 @@ async function waitForFrontend(address: string, proc: SupervisedProcess): Promis
       throw new Error(`temporal-server exited during start-up (status ${await proc.exited}):\n${await proc.logTail()}`);
     }
     // Not Connection.connect(): it leaks the gRPC channel when the first call fails.
-    const connection = Connection.lazy({ address, connectTimeout: 2_000 });
+    const connection = Connection.lazy({ address, tls: temporalTlsOptions(tls), connectTimeout: 2_000 });
     try {
       await connection.ensureConnected();
       // Answers once the frontend has loaded the namespace registry from the database.
@@ -285,11 +328,22 @@ function uiLogFile(serverLogFile: string): string {
   return `${serverLogFile.replace(/\.log$/, '')}-ui.log`;
 }
 
-async function startUi(
-  uiServer: string,
-  opts: { dataDir: string; logFile: string; frontend: string; port: number; namespace: string },
-): Promise<SupervisedProcess> {
-  const root = path.join(opts.dataDir, 'ui');
+/**
+ * The Temporal UI server on `port`, reaching the frontend with its own client certificate. Read-only unless
+ * `writeActions` (`disableWriteActions` of ui-server, TEMPORAL_DISABLE_WRITE_ACTIONS of its image): its API then
+ * refuses every write (signal, cancel, terminate, reset, start, batch) with 405 and serves reads and queries.
+ */
+export async function startTemporalUi(opts: {
+  uiServer: string;
+  root: string;
+  logFile: string;
+  frontend: string;
+  certificates: TemporalCertificates;
+  port: number;
+  namespace: string;
+  writeActions: boolean;
+}): Promise<SupervisedProcess> {
+  const { root, certificates } = opts;
   await mkdir(path.join(root, 'config'), { recursive: true });
   await writeFile(
     path.join(root, 'config', 'payrail.yaml'),
@@ -300,6 +354,13 @@ async function startUi(
       'enableUi: true',
       `defaultNamespace: ${opts.namespace}`,
       'distribution: server',
+      `disableWriteActions: ${!opts.writeActions}`,
+      'tls:',
+      `  caFile: ${certificates.caFile}`,
+      `  certFile: ${certificates.ui.certFile}`,
+      `  keyFile: ${certificates.ui.keyFile}`,
+      `  serverName: ${SERVER_NAME}`,
+      '  enableHostVerification: true',
       // Served over plain HTTP: a Secure CSRF cookie would not come back, and the UI's write actions would fail.
       'cors:',
       '  cookieInsecure: true',
@@ -307,7 +368,7 @@ async function startUi(
     ].join('\n'),
   );
   const proc = await supervise({
-    command: uiServer,
+    command: opts.uiServer,
     args: ['--root', root, '--config', 'config', '--env', 'payrail', 'start'],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     cwd: root,

@@ -11,6 +11,7 @@ import { createKnex, migrateLatest } from '../../db/connection';
 import { deleteChainCursors } from '../../db/queries/chain-cursors';
 import { resetSignerNonces } from '../../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../../lib/config';
+import { depositVariablesOf, withoutSigningVariables } from '../../services/chains';
 import { SecretBox } from '../../lib/secrets';
 import { startApi, type RunningApi } from '../../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
@@ -89,9 +90,12 @@ export interface DevStackInfo {
 
 export interface Stack {
   info: DevStackInfo;
+  /** The worker's configuration (the API's is the same without its signing keys). */
   config: AppConfig;
-  /** The environment a separately started worker or API process needs to join this stack. */
+  /** The environment a separately started worker needs to join this stack. */
   env: Record<string, string>;
+  /** What a separately started API process needs: `env` without any signing key (chains/adapters.ts). */
+  apiEnv: Record<string, string>;
   /** Each family's devnet (the EVM one with its bridges: tests stop and start the attestation service). */
   devnets: RunningDevnets;
   /** The API in this process, unless `api: false`. */
@@ -176,8 +180,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       mailSink = sink;
     }
 
+    const secrets = await stackSecrets(options.varDir, options.persistent);
     const processEnv: Record<string, string> = {
-      ...(await stackSecrets(options.varDir, options.persistent)),
+      ...secrets,
+      // The public deposit keys that follow from the generated seeds (Tron's deposit account xpub), for the API.
+      ...depositVariablesOf(secrets),
       ...(mailSink ? { SMTP_URL: mailSink.smtpUrl, DEV_MAIL_SINK_URL: mailSink.url } : {}),
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -187,7 +194,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ...(temporalUiUrl ? { TEMPORAL_UI_URL: temporalUiUrl } : {}),
       ...definedEntries(env),
     };
-    const apiConfig = loadConfig(processEnv);
+    // The API holds no signing key (api/server.ts refuses to start with one), here as in production.
+    const apiConfig = loadConfig(withoutSigningVariables(processEnv));
 
     const demoPayout = running.find((d) => d.demoPayout)?.demoPayout;
     if (!demoPayout) throw new Error('no devnet provides the demo merchant a payout wallet');
@@ -244,7 +252,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       demoMerchant,
     };
     await writeFile(devStackInfoFile(options.varDir), JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, config, env: processEnv, devnets: devnets as RunningDevnets, api, publicBaseUrl, worker, stop };
+    return { info, config, env: processEnv, apiEnv: withoutSigningVariables(processEnv), devnets: devnets as RunningDevnets, api, publicBaseUrl, worker, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -264,7 +272,7 @@ async function previousDemoKeys(varDir: string): Promise<{ ordersKey: string; ad
   return previous.demoMerchant;
 }
 
-/** The variables the stack generates: its own secrets, and each devnet family's deposit seeds. */
+/** The variables the stack generates: its own secrets, and each devnet family's deposit seeds (worker only). */
 const GENERATED_SECRETS = ['PAYRAIL_JWT_SECRET', 'PAYRAIL_SECRETS_KEY', ...DEVNET_FAMILIES.flatMap((f) => f.depositSeeds)];
 
 /**

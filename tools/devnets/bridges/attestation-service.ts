@@ -33,9 +33,20 @@ export interface AttestationServiceOptions {
   pollIntervalMs?: number;
 }
 
+/** What the service attests for a burn: its message as Iris fills it in, and the burn body inside it. */
+export interface AttestedContent {
+  message: CctpMessage;
+  body?: CctpBurnMessage;
+}
+
 export interface AttestationService {
   /** Base URL to configure as the CCTP client's Iris base URL. */
   readonly url: string;
+  /**
+   * Tests: while set, every message is answered as `rewrite` makes it, and signed by the attesters all the same: an
+   * Iris that answers another message than the burn's (compromised, or impersonated). Undefined: the burn's own.
+   */
+  answerWith(rewrite: ((attested: AttestedContent) => AttestedContent) | undefined): void;
   /** Stops serving and watching (Iris is down); state is kept. */
   stop(): Promise<void>;
   /** Serves and watches again on the same port. */
@@ -99,6 +110,7 @@ export async function startAttestationService(opts: AttestationServiceOptions): 
   const feeBps = { [FAST_THRESHOLD]: opts.fastFeeBps ?? '1', [STANDARD_THRESHOLD]: opts.standardFeeBps ?? '0' };
   const pollIntervalMs = opts.pollIntervalMs ?? 200;
   const watchers = new Map(opts.chains.map((c) => [c.domain, new ChainWatcher(c)]));
+  let rewrite: ((attested: AttestedContent) => AttestedContent) | undefined;
 
   /** What Iris would attest for `seen` now, or undefined while the message waits for its finality. */
   const attest = (watcher: ChainWatcher, seen: SeenMessage): { message: string; attestation: string; decoded: CctpMessage; body?: CctpBurnMessage } | undefined => {
@@ -114,13 +126,13 @@ export async function startAttestationService(opts: AttestationServiceOptions): 
     const body = burn && { ...burn, feeExecuted: fee < burn.maxFee ? fee : burn.maxFee };
     // Derived from the burn itself, so a restarted service attests the same nonce and a burn can't be minted twice.
     const nonce = keccak256(solidityPacked(['uint32', 'bytes32', 'uint256'], [seen.message.sourceDomain, seen.txHash, seen.logIndex]));
-    const decoded: CctpMessage = {
-      ...seen.message, nonce, finalityThresholdExecuted: executed, messageBody: body ? encodeCctpBurnMessage(body) : seen.message.messageBody,
-    };
+    const own: AttestedContent = { message: { ...seen.message, nonce, finalityThresholdExecuted: executed }, body };
+    const served = rewrite ? rewrite(own) : own;
+    const decoded: CctpMessage = { ...served.message, messageBody: served.body ? encodeCctpBurnMessage(served.body) : served.message.messageBody };
     const message = encodeCctpMessage(decoded);
     const digest = keccak256(message);
     const attestation = concat(attesters.map((a) => a.signingKey.sign(digest).serialized));
-    return { message, attestation, decoded, body };
+    return { message, attestation, decoded, body: served.body };
   };
 
   const irisMessage = (watcher: ChainWatcher, seen: SeenMessage): unknown => {
@@ -230,6 +242,9 @@ export async function startAttestationService(opts: AttestationServiceOptions): 
   return {
     get url() {
       return `http://127.0.0.1:${port}`;
+    },
+    answerWith(next) {
+      rewrite = next;
     },
     stop,
     start,

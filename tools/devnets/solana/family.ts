@@ -43,6 +43,8 @@ export const solanaDevnet = defineDevnetFamily({
             USDC: { ...solana.mints.USDC, usdPegged: true },
             PYUSD: { ...solana.mints.PYUSD, usdPegged: true },
           },
+          // SOL's USD price, to weigh a refund's fee against its value (the devnet has no price feed for it).
+          feeCoinUsd: '150',
         },
       ],
       customer: solana.customer,

@@ -1,5 +1,6 @@
 // litesvm's napi binding, used directly: its kit-facing wrapper converts every address through kit's BigInt base58
 // (~70 µs each) and re-encodes transactions we already hold as wire bytes.
+import { createHash } from 'node:crypto';
 import { Account, Clock, FailedTransactionMetadata, LiteSvm, type AddressAndAccount, type TransactionMetadata } from 'litesvm/dist/internal';
 import {
   getCompiledTransactionMessageDecoder,
@@ -124,6 +125,8 @@ export interface LedgerState {
   slot: number;
   segments: SlotSegment[];
   blockhashes: BlockhashEntry[];
+  /** Absent in state files written before blocks were served. */
+  slotHashes?: [number, string][];
   txs: TxRecord[];
   undo: [number, [Address, AccountState | null][]][];
 }
@@ -173,6 +176,9 @@ export class Ledger {
   private readonly txs: TxRecord[] = [];
   private readonly bySignature = new Map<string, number>();
   private readonly byAddress = new Map<Address, number[]>();
+  private readonly bySlot = new Map<number, number[]>();
+  /** Every slot's blockhash since genesis (blocks are served for any slot, not only while the hash is valid). */
+  private readonly slotHashes = new Map<number, string>();
   /** Per slot not yet final, each touched account's state before that slot: finalized reads are served from it. */
   private readonly undo = new Map<number, Map<Address, AccountState | null>>();
   private readonly fees = new Map<number, SlotFees>();
@@ -191,6 +197,7 @@ export class Ledger {
     // A restarted devnet resumes at the next slot: the chain did not run while it was down.
     this.segments = [...state.segments, { startSlot: state.slot + 1, startMs: Date.now(), slotTimeMs: opts.slotTimeMs }];
     for (const entry of state.blockhashes) this.blockhashes.set(entry.blockhash, entry);
+    for (const [slot, hash] of state.slotHashes ?? []) this.slotHashes.set(slot, hash);
     for (const record of state.txs) this.index(record);
     for (const [slot, accounts] of state.undo) this.undo.set(slot, new Map(accounts));
     for (const program of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM]) {
@@ -217,6 +224,7 @@ export class Ledger {
       slot: this.slot,
       segments: this.segments,
       blockhashes: [...this.blockhashes.values()],
+      slotHashes: [...this.slotHashes],
       txs: this.txs,
       undo: [...this.undo].map(([slot, accounts]) => [slot, [...accounts]]),
     };
@@ -258,17 +266,27 @@ export class Ledger {
     this.svm.expireBlockhash();
     const height = this.blockHeight('processed');
     this.blockhashes.set(this.svm.latestBlockhash(), { blockhash: this.svm.latestBlockhash(), slot: this.slot, lastValidBlockHeight: height + MAX_PROCESSING_AGE });
+    this.slotHashes.set(this.slot, this.svm.latestBlockhash());
     for (const [hash, entry] of this.blockhashes) if (entry.lastValidBlockHeight < height) this.blockhashes.delete(hash);
     for (const undoSlot of this.undo.keys()) if (undoSlot <= this.finalizedSlot()) this.undo.delete(undoSlot);
     for (const feeSlot of this.fees.keys()) if (feeSlot <= this.slot - PRIORITIZATION_FEE_SLOTS) this.fees.delete(feeSlot);
   }
 
+  /**
+   * The newest slot at the commitment: the slot being produced (processed), the last one that ended, whose block is
+   * complete (confirmed), or the one `finalityDepth` slots below that (finalized).
+   */
   slotAt(commitment: Commitment): number {
-    return commitment === 'finalized' ? this.finalizedSlot() : this.slot;
+    if (commitment === 'processed') return this.slot;
+    return commitment === 'finalized' ? this.finalizedSlot() : this.confirmedSlot();
+  }
+
+  private confirmedSlot(): number {
+    return Math.max(GENESIS_SLOT, this.slot - 1);
   }
 
   private finalizedSlot(): number {
-    return Math.max(GENESIS_SLOT, this.slot - this.opts.finalityDepth);
+    return Math.max(GENESIS_SLOT, this.confirmedSlot() - this.opts.finalityDepth);
   }
 
   blockHeight(commitment: Commitment): number {
@@ -559,6 +577,9 @@ export class Ledger {
     const seq = this.txs.length;
     this.txs.push(record);
     this.bySignature.set(record.signature, seq);
+    const inSlot = this.bySlot.get(record.slot) ?? [];
+    inSlot.push(seq);
+    this.bySlot.set(record.slot, inSlot);
     for (const address of new Set(record.accountKeys)) {
       const list = this.byAddress.get(address) ?? [];
       list.push(seq);
@@ -575,6 +596,24 @@ export class Ledger {
   /** confirmations as the RPC counts them: blocks on top, null once rooted. */
   confirmations(record: TxRecord): number | null {
     return this.confirmationStatus(record) === 'finalized' ? null : this.slot - record.slot;
+  }
+
+  /**
+   * The block of a slot up to the commitment's slot (every slot since genesis has one; none before), with its
+   * transactions in the order they executed. A slot's blockhash from before a restart of an older state file is
+   * derived from the slot.
+   */
+  block(slot: number, commitment: Commitment): { blockhash: string; previousBlockhash: string; parentSlot: number; blockTime: number; blockHeight: number; txs: TxRecord[] } | null {
+    if (slot < GENESIS_SLOT || slot > this.slotAt(commitment)) return null;
+    const hashOf = (n: number) => this.slotHashes.get(n) ?? encodeBase58(createHash('sha256').update(`payrail-solana-devnet/slot/${n}`).digest());
+    return {
+      blockhash: hashOf(slot),
+      previousBlockhash: hashOf(Math.max(GENESIS_SLOT, slot - 1)),
+      parentSlot: Math.max(GENESIS_SLOT, slot - 1),
+      blockTime: this.blockTime(slot),
+      blockHeight: slot - GENESIS_SLOT,
+      txs: (this.bySlot.get(slot) ?? []).map((seq) => this.txs[seq]!),
+    };
   }
 
   /** A landed transaction visible at the commitment (processed and confirmed see it at once). */

@@ -28,6 +28,7 @@ const RENT_EPOCH_EXEMPT = 18_446_744_073_709_551_615n;
 const MAX_MULTIPLE_ACCOUNTS = 100;
 const MAX_SIGNATURE_STATUSES = 256;
 const MAX_SIGNATURES_FOR_ADDRESS = 1_000;
+const MAX_GET_BLOCKS_RANGE = 500_000;
 const MAX_BASE58_ACCOUNT_BYTES = 128;
 const MAX_REQUEST_BYTES = 50 * 1024 * 1024;
 const PACKET_DATA_SIZE = 1_232;
@@ -143,6 +144,8 @@ export class SolanaRpc {
       getEpochInfo: (p) => this.atCommitment(p, 0, (c) => this.ledger.epochInfo(c)),
       getTransactionCount: (p) => this.atCommitment(p, 0, (c) => this.ledger.epochInfo(c).transactionCount),
       getBlockTime: (p) => this.getBlockTime(p),
+      getBlock: (p) => this.getBlock(p),
+      getBlocks: (p) => this.getBlocks(p),
       getLatestBlockhash: (p) => this.withContext(p, 0, (c) => {
         const { blockhash, lastValidBlockHeight } = this.ledger.latestBlockhash(c);
         return { blockhash, lastValidBlockHeight };
@@ -420,9 +423,59 @@ export class SolanaRpc {
     // The second parameter may still be a bare encoding string in old clients.
     const config = typeof params[1] === 'string' ? { encoding: params[1] } : configAt(params, 1);
     const encoding = encodingOf(config, 'json', ['json', 'jsonParsed', 'base58', 'base64']);
-    const maxVersion = config.maxSupportedTransactionVersion === undefined ? undefined : Number(integerOf(config.maxSupportedTransactionVersion, 'maxSupportedTransactionVersion'));
     const record = this.ledger.transaction(signature, confirmedCommitmentOf(config));
     if (record === null) return null;
+    return { slot: record.slot, blockTime: record.blockTime, ...this.transactionJson(record, encoding, maxVersionOf(config)) };
+  }
+
+  /**
+   * getBlock: a slot's block up to the commitment's slot (the slot being produced has none yet), with its
+   * transactions in full, as their accounts and balances (`accounts`), as signatures, or none.
+   */
+  private getBlock(params: Params): unknown {
+    const slot = Number(integerOf(params[0], 'slot'));
+    const config = typeof params[1] === 'string' ? { encoding: params[1] } : configAt(params, 1);
+    const commitment = confirmedCommitmentOf(config);
+    const encoding = encodingOf(config, 'json', ['json', 'jsonParsed', 'base58', 'base64']);
+    const details = config.transactionDetails ?? 'full';
+    if (details !== 'full' && details !== 'accounts' && details !== 'signatures' && details !== 'none') throw invalidParams(`Invalid params: unknown transactionDetails ${JSON.stringify(details)}`);
+    if (slot < GENESIS_SLOT) throw new RpcError(RPC_SLOT_SKIPPED, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+    const block = this.ledger.block(slot, commitment);
+    if (block === null) throw new RpcError(RPC_BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
+    const maxVersion = maxVersionOf(config);
+    const head = { blockHeight: block.blockHeight, blockTime: block.blockTime, blockhash: block.blockhash, parentSlot: block.parentSlot, previousBlockhash: block.previousBlockhash };
+    const rewards = config.rewards === false ? {} : { rewards: [] };
+    if (details === 'none') return { ...head, ...rewards };
+    if (details === 'signatures') return { ...head, signatures: block.txs.map((r) => r.signature), ...rewards };
+    const transactions = block.txs.map((record) => {
+      const full = this.transactionJson(record, details === 'accounts' ? 'jsonParsed' : encoding, maxVersion);
+      if (details === 'full') return full;
+      const { message, signatures } = full.transaction as { message: { accountKeys: unknown[] }; signatures: string[] };
+      const { err, status, fee, preBalances, postBalances, preTokenBalances, postTokenBalances } = full.meta;
+      return {
+        ...('version' in full ? { version: full.version } : {}),
+        transaction: { accountKeys: message.accountKeys, signatures },
+        meta: { err, fee, postBalances, postTokenBalances, preBalances, preTokenBalances, status },
+      };
+    });
+    return { ...head, transactions, ...rewards };
+  }
+
+  /** getBlocks: the slots with a block between two slots (inclusive, at most 500,000 apart), up to the commitment's slot. */
+  private getBlocks(params: Params): number[] {
+    const start = Number(integerOf(params[0], 'start slot'));
+    const hasEnd = typeof params[1] === 'number' || typeof params[1] === 'bigint';
+    const config = configAt(params, hasEnd ? 2 : 1);
+    const newest = this.ledger.slotAt(confirmedCommitmentOf(config));
+    const end = hasEnd ? Number(integerOf(params[1], 'end slot')) : newest;
+    if (end - start > MAX_GET_BLOCKS_RANGE) throw invalidParams(`Slot range too large; max ${MAX_GET_BLOCKS_RANGE}`);
+    const slots: number[] = [];
+    for (let slot = Math.max(start, GENESIS_SLOT); slot <= Math.min(end, newest); slot++) slots.push(slot);
+    return slots;
+  }
+
+  /** A landed transaction as getTransaction and getBlock (full) print it: its version, the transaction, and meta. */
+  private transactionJson(record: TxRecord, encoding: Encoding, maxVersion: number | undefined) {
     const { message, signatures } = this.ledger.decode(record.wire);
     const version = message.version;
     if (version !== 'legacy' && (maxVersion === undefined || version > maxVersion)) {
@@ -477,8 +530,12 @@ export class SolanaRpc {
       computeUnitsConsumed: record.computeUnitsConsumed,
       ...(record.returnData === null ? {} : { returnData: SolanaRpc.returnDataJson(record.returnData) }),
     };
-    return { slot: record.slot, blockTime: record.blockTime, ...(maxVersion === undefined ? {} : { version }), transaction, meta };
+    return { ...(maxVersion === undefined ? {} : { version }), transaction, meta };
   }
+}
+
+function maxVersionOf(config: Config): number | undefined {
+  return config.maxSupportedTransactionVersion === undefined ? undefined : Number(integerOf(config.maxSupportedTransactionVersion, 'maxSupportedTransactionVersion'));
 }
 
 // ---- HTTP ----

@@ -12,6 +12,8 @@ export type AssetRef = { type: 'native' } | ({ type: 'credit' } & CreditAsset) |
 export type DecodedOp =
   | { type: 'createAccount'; source?: AccountRef; destination: string; startingBalance: bigint }
   | { type: 'payment'; source?: AccountRef; destination: AccountRef; asset: AssetRef; amount: bigint }
+  | { type: 'pathPaymentStrictSend'; source?: AccountRef; destination: AccountRef; sendAsset: AssetRef; sendAmount: bigint; destAsset: AssetRef; destMin: bigint; path: AssetRef[] }
+  | { type: 'pathPaymentStrictReceive'; source?: AccountRef; destination: AccountRef; sendAsset: AssetRef; sendMax: bigint; destAsset: AssetRef; destAmount: bigint; path: AssetRef[] }
   | { type: 'changeTrust'; source?: AccountRef; asset: AssetRef | 'pool'; limit: bigint }
   | { type: 'unsupported'; source?: AccountRef; name: string };
 
@@ -61,6 +63,12 @@ function decodeAsset(asset: xdr.Asset | xdr.ChangeTrustAsset): AssetRef | 'pool'
   return code === undefined ? undefined : { type: 'credit', code, issuer: StrKey.encodeEd25519PublicKey(alphaNum.issuer().ed25519()) };
 }
 
+/** An asset a payment moves (a pool share is none: malformed). */
+function plainAsset(asset: xdr.Asset): AssetRef {
+  const decoded = decodeAsset(asset);
+  return decoded === 'pool' ? undefined : decoded;
+}
+
 function decodeOp(op: xdr.Operation): DecodedOp {
   const sourceXdr = op.sourceAccount();
   const source = sourceXdr ? accountRef(sourceXdr) : undefined;
@@ -72,8 +80,21 @@ function decodeOp(op: xdr.Operation): DecodedOp {
     }
     case 'payment': {
       const o = body.paymentOp();
-      const asset = decodeAsset(o.asset());
-      return { type: 'payment', source, destination: accountRef(o.destination()), asset: asset === 'pool' ? undefined : asset, amount: o.amount().toBigInt() };
+      return { type: 'payment', source, destination: accountRef(o.destination()), asset: plainAsset(o.asset()), amount: o.amount().toBigInt() };
+    }
+    case 'pathPaymentStrictSend': {
+      const o = body.pathPaymentStrictSendOp();
+      return {
+        type: 'pathPaymentStrictSend', source, destination: accountRef(o.destination()),
+        sendAsset: plainAsset(o.sendAsset()), sendAmount: o.sendAmount().toBigInt(), destAsset: plainAsset(o.destAsset()), destMin: o.destMin().toBigInt(), path: o.path().map(plainAsset),
+      };
+    }
+    case 'pathPaymentStrictReceive': {
+      const o = body.pathPaymentStrictReceiveOp();
+      return {
+        type: 'pathPaymentStrictReceive', source, destination: accountRef(o.destination()),
+        sendAsset: plainAsset(o.sendAsset()), sendMax: o.sendMax().toBigInt(), destAsset: plainAsset(o.destAsset()), destAmount: o.destAmount().toBigInt(), path: o.path().map(plainAsset),
+      };
     }
     case 'changeTrust': {
       const o = body.changeTrustOp();

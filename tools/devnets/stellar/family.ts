@@ -36,7 +36,8 @@ export const stellarDevnet = defineDevnetFamily({
     return {
       chains,
       // A closed ledger is final.
-      registryEntries: () => [{ family: 'stellar' as const, ...chain, confirmations: 1, finalityDepth: 1, pollIntervalMs: 500, tokens: { USDC: { ...usdc, usdPegged: true } } }],
+      // XLM's USD price weighs a refund's fee against its value (the devnet has no price feed for it).
+      registryEntries: () => [{ family: 'stellar' as const, ...chain, confirmations: 1, finalityDepth: 1, pollIntervalMs: 500, tokens: { USDC: { ...usdc, usdPegged: true } }, feeCoinUsd: '0.3' }],
       customer: { secret: stellar.customer.secret, address: stellar.customer.publicKey },
       env: { STELLAR_TREASURY_SECRET: stellar.treasury.secret, STELLAR_RECEIVING_SECRET: stellar.receiving.secret },
       freshChainIds: [],

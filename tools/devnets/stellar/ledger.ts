@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import { Account, Asset, Keypair, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { formatAmount, INT64_MAX, parseAmount } from './amount';
-import { decodeEnvelope, type AccountRef, type DecodedFeeBump, type DecodedOp, type DecodedTransaction, type Memo } from './decode';
+import { decodeEnvelope, type AccountRef, type AssetRef, type DecodedFeeBump, type DecodedOp, type DecodedTransaction, type Memo } from './decode';
 import {
   accountKey, EntryStore, entryFromJson, entryToJson, LedgerTxn, type AccountEntry, type CreditAsset, type EntryJson, type TrustlineEntry,
 } from './entries';
@@ -60,6 +60,13 @@ const sha256 = (data: Buffer): Buffer => createHash('sha256').update(data).diges
 const toid = (ledger: number, txOrder = 0, opOrder = 0): bigint => (BigInt(ledger) << 32n) | (BigInt(txOrder) << 12n) | BigInt(opOrder);
 const isoSeconds = (unixSeconds: bigint): string => new Date(Number(unixSeconds) * 1000).toISOString().replace('.000Z', 'Z');
 
+/** The operation types Horizon's payments endpoints list. */
+const PAYMENT_TYPES = new Set(['create_account', 'payment', 'path_payment_strict_send', 'path_payment_strict_receive', 'account_merge']);
+
+function sameAsset(a: NonNullable<AssetRef>, b: NonNullable<AssetRef>): boolean {
+  return a.type === 'native' ? b.type === 'native' : b.type === 'credit' && a.code === b.code && a.issuer === b.issuer;
+}
+
 function assetFields(asset: { type: 'native' } | CreditAsset, prefix = ''): JsonObject {
   if ('code' in asset) {
     return { [`${prefix}asset_type`]: asset.code.length <= 4 ? 'credit_alphanum4' : 'credit_alphanum12', [`${prefix}asset_code`]: asset.code, [`${prefix}asset_issuer`]: asset.issuer };
@@ -101,6 +108,14 @@ class SignatureChecker {
     return signed && account.thresholds.master >= threshold;
   }
 
+  /**
+   * stellar-core's `checkSignatureNoAccount`: an operation whose source account does not exist yet (an earlier
+   * operation of the transaction creates it) is valid when the transaction is signed by that account's key.
+   */
+  checkNoAccount(accountId: string): boolean {
+    return this.check({ id: accountId, thresholds: { master: 1, low: 0, med: 0, high: 0 } } as AccountEntry, 0);
+  }
+
   allUsed(): boolean {
     return this.used.every(Boolean);
   }
@@ -113,6 +128,10 @@ function checkOpShape(op: DecodedOp, source: string): OpCode | undefined {
       return op.startingBalance < 0n || op.destination === source ? 'op_malformed' : undefined;
     case 'payment':
       return op.amount <= 0n || op.asset === undefined ? 'op_malformed' : undefined;
+    case 'pathPaymentStrictSend':
+      return op.sendAmount <= 0n || op.destMin <= 0n || op.sendAsset === undefined || op.destAsset === undefined || op.path.includes(undefined) ? 'op_malformed' : undefined;
+    case 'pathPaymentStrictReceive':
+      return op.sendMax <= 0n || op.destAmount <= 0n || op.sendAsset === undefined || op.destAsset === undefined || op.path.includes(undefined) ? 'op_malformed' : undefined;
     case 'changeTrust':
       if (op.asset === 'pool') return 'op_not_supported';
       return op.asset === undefined || op.asset.type === 'native' || op.asset.issuer === source || op.limit < 0n ? 'op_malformed' : undefined;
@@ -322,8 +341,15 @@ export class StellarLedger {
     if (!signatures.check(source, source.thresholds.low)) return { code: 'tx_bad_auth' };
     const ops = tx.ops.map((op): OpOutcome => {
       const type = op.type === 'unsupported' ? undefined : op.type;
-      const opSource = view.getAccount(op.source?.account ?? tx.source.account);
-      if (!opSource) return { type, code: 'op_no_source_account' };
+      const opSourceId = op.source?.account ?? tx.source.account;
+      const opSource = view.getAccount(opSourceId);
+      if (!opSource) {
+        // As stellar-core validates: an explicit source that does not exist yet may be created by an earlier
+        // operation; it must exist when the operation is applied (op_no_source_account then).
+        if (!op.source) return { type, code: 'op_no_source_account' };
+        if (!signatures.checkNoAccount(opSourceId)) return { type, code: 'op_bad_auth' };
+        return { type, code: checkOpShape(op, opSourceId) ?? 'op_success' };
+      }
       // createAccount, payment and changeTrust are all medium-threshold operations.
       if (!signatures.check(opSource, opSource.thresholds.med)) return { type, code: 'op_bad_auth' };
       return { type, code: checkOpShape(op, opSource.id) ?? 'op_success' };
@@ -337,7 +363,62 @@ export class StellarLedger {
     return undefined;
   }
 
-  private applyOp(op: DecodedOp, sourceId: string, ltx: LedgerTxn, ledgerSeq: number): OpCode {
+  /**
+   * What stellar-core's payment and path payment do once the amount is known: the receiving side first, then the
+   * sending side. The issuer creates what it sends and burns what it receives: neither side needs a trustline then.
+   */
+  private transfer(asset: NonNullable<AssetRef>, amount: bigint, sourceId: string, to: string, ltx: LedgerTxn): OpCode {
+    if (!ltx.getAccount(to)) return 'op_no_destination';
+    if (asset.type === 'native') {
+      if (to === sourceId) return 'op_success';
+      const destination = ltx.loadAccount(to) as AccountEntry;
+      if (destination.balance > INT64_MAX - amount) return 'op_line_full';
+      destination.balance += amount;
+      const source = ltx.loadAccount(sourceId) as AccountEntry;
+      if (available(source) < amount) return 'op_underfunded';
+      source.balance -= amount;
+      return 'op_success';
+    }
+    if (to !== asset.issuer) {
+      const line = ltx.loadTrustline(to, asset);
+      if (!line) return 'op_no_trust';
+      if (line.balance > line.limit - amount) return 'op_line_full';
+      line.balance += amount;
+    }
+    if (sourceId !== asset.issuer) {
+      const line = ltx.loadTrustline(sourceId, asset);
+      if (!line) return 'op_src_no_trust';
+      if (line.balance < amount) return 'op_underfunded';
+      line.balance -= amount;
+    }
+    return 'op_success';
+  }
+
+  /**
+   * A path payment: with the same asset sent and received and no path, a payment of the amount within its bound.
+   * Any conversion needs offers, and the devnet's order book has none: `op_too_few_offers`, as on a network where
+   * nobody trades the pair.
+   */
+  private pathPayment(op: Extract<DecodedOp, { type: 'pathPaymentStrictSend' | 'pathPaymentStrictReceive' }>, sourceId: string, ltx: LedgerTxn): OpOutcome {
+    const { type } = op;
+    const sendAsset = op.sendAsset!;
+    const destAsset = op.destAsset!;
+    if (!ltx.getAccount(op.destination.account)) return { type, code: 'op_no_destination' };
+    if (!sameAsset(sendAsset, destAsset) || op.path.length > 0) return { type, code: 'op_too_few_offers' };
+    const amount = op.type === 'pathPaymentStrictSend' ? op.sendAmount : op.destAmount;
+    if (op.type === 'pathPaymentStrictSend' && amount < op.destMin) return { type, code: 'op_under_dest_min' };
+    if (op.type === 'pathPaymentStrictReceive' && amount > op.sendMax) return { type, code: 'op_over_source_max' };
+    const code = this.transfer(destAsset, amount, sourceId, op.destination.account, ltx);
+    return code === 'op_success' ? { type, code, delivered: { destination: op.destination.account, asset: destAsset, amount } } : { type, code };
+  }
+
+  private applyOp(op: DecodedOp, sourceId: string, ltx: LedgerTxn, ledgerSeq: number): OpOutcome {
+    const type = op.type === 'unsupported' ? undefined : op.type;
+    if (op.type === 'pathPaymentStrictSend' || op.type === 'pathPaymentStrictReceive') return this.pathPayment(op, sourceId, ltx);
+    return { type, code: this.applyPlainOp(op, sourceId, ltx, ledgerSeq) };
+  }
+
+  private applyPlainOp(op: Exclude<DecodedOp, { type: 'pathPaymentStrictSend' | 'pathPaymentStrictReceive' }>, sourceId: string, ltx: LedgerTxn, ledgerSeq: number): OpCode {
     switch (op.type) {
       case 'createAccount': {
         if (ltx.getAccount(op.destination)) return 'op_already_exists';
@@ -351,37 +432,9 @@ export class StellarLedger {
         });
         return 'op_success';
       }
-      case 'payment': {
-        const { asset, amount } = op;
-        const to = op.destination.account;
-        if (!ltx.getAccount(to)) return 'op_no_destination';
-        if (asset === undefined) return 'op_malformed';
-        // The receiving side first, then the sending side, as stellar-core's payment (a path payment without a path).
-        if (asset.type === 'native') {
-          if (to === sourceId) return 'op_success';
-          const destination = ltx.loadAccount(to) as AccountEntry;
-          if (destination.balance > INT64_MAX - amount) return 'op_line_full';
-          destination.balance += amount;
-          const source = ltx.loadAccount(sourceId) as AccountEntry;
-          if (available(source) < amount) return 'op_underfunded';
-          source.balance -= amount;
-          return 'op_success';
-        }
-        // The issuer creates what it sends and burns what it receives: neither side needs a trustline then.
-        if (to !== asset.issuer) {
-          const line = ltx.loadTrustline(to, asset);
-          if (!line) return 'op_no_trust';
-          if (line.balance > line.limit - amount) return 'op_line_full';
-          line.balance += amount;
-        }
-        if (sourceId !== asset.issuer) {
-          const line = ltx.loadTrustline(sourceId, asset);
-          if (!line) return 'op_src_no_trust';
-          if (line.balance < amount) return 'op_underfunded';
-          line.balance -= amount;
-        }
-        return 'op_success';
-      }
+      case 'payment':
+        if (op.asset === undefined) return 'op_malformed';
+        return this.transfer(op.asset, op.amount, sourceId, op.destination.account, ltx);
       case 'changeTrust': {
         const asset = op.asset as CreditAsset;
         const source = ltx.loadAccount(sourceId) as AccountEntry;
@@ -425,6 +478,23 @@ export class StellarLedger {
             ...muxedFields(source, 'from'), ...muxedFields(op.destination, 'to'),
           },
         };
+      case 'pathPaymentStrictSend':
+      case 'pathPaymentStrictReceive': {
+        const strictSend = op.type === 'pathPaymentStrictSend';
+        // Without conversions, what is sent is what is received.
+        const amount = formatAmount(strictSend ? op.sendAmount : op.destAmount);
+        return {
+          type: strictSend ? 'path_payment_strict_send' : 'path_payment_strict_receive', typeI: strictSend ? 13 : 2, participants: [source.account, op.destination.account],
+          fields: {
+            ...assetFields(op.destAsset ?? { type: 'native' }), from: source.account, to: op.destination.account, amount,
+            path: op.path.map((a) => assetFields(a ?? { type: 'native' })),
+            source_amount: amount,
+            ...(strictSend ? { destination_min: formatAmount(op.destMin) } : { source_max: formatAmount(op.sendMax) }),
+            ...assetFields(op.sendAsset ?? { type: 'native' }, 'source_'),
+            ...muxedFields(source, 'from'), ...muxedFields(op.destination, 'to'),
+          },
+        };
+      }
       case 'changeTrust': {
         const asset = op.asset as CreditAsset;
         return {
@@ -482,9 +552,11 @@ export class StellarLedger {
       const opChanges: xdr.LedgerEntryChange[][] = [];
       for (const op of tx.ops) {
         const opTxn = new LedgerTxn(opsTxn, seq);
-        const code = this.applyOp(op, op.source?.account ?? tx.source.account, opTxn, seq);
-        outcomes.push({ type: op.type === 'unsupported' ? undefined : op.type, code });
-        if (code === 'op_success') {
+        const opSourceId = op.source?.account ?? tx.source.account;
+        // An operation's source must exist by the time it applies (an earlier operation may have created it).
+        const outcome: OpOutcome = opTxn.getAccount(opSourceId) ? this.applyOp(op, opSourceId, opTxn, seq) : { type: op.type === 'unsupported' ? undefined : op.type, code: 'op_no_source_account' };
+        outcomes.push(outcome);
+        if (outcome.code === 'op_success') {
           opChanges.push(opTxn.entryChanges());
           opTxn.commit();
         }
@@ -572,7 +644,7 @@ export class StellarLedger {
       described.participants.forEach((p) => participants.add(p));
       this.indexOperation({
         id: toid(seq, txOrder, i + 1), ledger: seq, successful, txHash: tx.hash, participants: [...new Set(described.participants)],
-        isPayment: described.type === 'payment' || described.type === 'create_account',
+        isPayment: PAYMENT_TYPES.has(described.type),
         fields: {
           transaction_successful: successful, source_account: source.account, ...muxedFields(source, 'source_account'),
           type: described.type, type_i: described.typeI, created_at: createdAt, transaction_hash: tx.hash, ...described.fields,

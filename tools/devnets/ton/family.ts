@@ -38,7 +38,8 @@ export const tonDevnet = defineDevnetFamily({
             family: 'ton' as const,
             ...TON_DEVNET_CHAIN,
             rpcUrl: ton.endpoint,
-            v3Url: ton.apiV3,
+            // The devnet enforces no rate limit: paced as toncenter's Advanced plan allows.
+            requestsPerSecond: 100,
             confirmations: 1,
             finalityDepth: 1,
             pollIntervalMs: 500,

@@ -11,6 +11,8 @@ export interface TonDevnetOptions {
   blockTimeMs?: number;
   /** Where the devnet's log goes; without it, it is discarded. */
   logFile?: string;
+  /** Hold requests to toncenter's limits: these keys at their requests a second, keyless ones at 1. Default: no limits. */
+  apiKeys?: Record<string, number>;
 }
 
 export interface TonDevnetWallet {
@@ -47,6 +49,7 @@ const STOP_TIMEOUT_MS = 30_000;
 export async function startTonDevnet(opts: TonDevnetOptions): Promise<TonDevnet> {
   const args = ['--import', 'tsx', SERVER, '--port', String(opts.port), '--block-time-ms', String(opts.blockTimeMs ?? 1000), '--exit-with-stdin'];
   if (opts.stateFile !== undefined) args.push('--state-file', opts.stateFile);
+  for (const [key, perSecond] of Object.entries(opts.apiKeys ?? {})) args.push('--api-key', `${key}:${perSecond}`);
   const devnet = new DevnetProcess({ name: 'TON devnet', args, logFile: opts.logFile, stopTimeoutMs: STOP_TIMEOUT_MS });
   const info = await devnet.readyLine(jsonLine((line) => line.tonDevnet as TonDevnetInfo | undefined), START_TIMEOUT_MS);
   return { ...info, stop: () => devnet.stop() };

@@ -1,7 +1,9 @@
 // The TON devnet process: @ton/sandbox behind a toncenter-compatible HTTP front. Started by ./index.ts.
 //
 //   node --import tsx tools/devnets/ton/server.ts [--port 0] [--state-file f] [--block-time-ms 1000] [--exit-with-stdin]
+//     [--api-key <key>:<requests a second> …]
 //
+// With --api-key, requests are held to toncenter's limits: each key to its rate, keyless requests to 1 a second.
 // Prints one JSON line `{"tonDevnet": {...}}` on stdout once it serves; logs go to stderr. Saves its state (with
 // --state-file) and exits on SIGTERM/SIGINT, and when stdin closes if --exit-with-stdin is given.
 import { existsSync } from 'node:fs';
@@ -11,6 +13,9 @@ import { DevnetChain, type SavedChain } from './chain';
 import { applyGenesis, devnetAccounts, USDT_DECIMALS } from './genesis';
 import type { TonDevnetInfo } from './index';
 import { Toncenter } from './toncenter';
+
+/** toncenter's limit without an API key. */
+const KEYLESS_REQUESTS_PER_SECOND = 1;
 
 function log(line: string): void {
   process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -31,8 +36,16 @@ async function main(): Promise<void> {
       'state-file': { type: 'string' },
       'block-time-ms': { type: 'string', default: '1000' },
       'exit-with-stdin': { type: 'boolean', default: false },
+      'api-key': { type: 'string', multiple: true },
     },
   });
+  const keys = Object.fromEntries(
+    (values['api-key'] ?? []).map((entry) => {
+      const [key, rate] = entry.split(':');
+      if (!key || !(Number(rate) > 0)) throw new Error(`--api-key ${entry}: expected <key>:<requests a second>`);
+      return [key, Number(rate)];
+    }),
+  );
   const stateFile = values['state-file'];
   const blockTimeMs = Number(values['block-time-ms']);
   if (!Number.isInteger(blockTimeMs) || blockTimeMs <= 0) throw new Error('--block-time-ms must be a positive integer');
@@ -47,7 +60,8 @@ async function main(): Promise<void> {
     await applyGenesis(chain, accounts);
     log(`genesis done at block ${chain.lastBlock.seqno}`);
   }
-  const server = await new Toncenter(chain).listen(Number(values.port), values.host);
+  const limits = Object.keys(keys).length > 0 ? { keys, keyless: KEYLESS_REQUESTS_PER_SECOND } : undefined;
+  const server = await new Toncenter(chain, limits).listen(Number(values.port), values.host);
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the HTTP server has no TCP address');
   chain.start(blockTimeMs);

@@ -121,10 +121,37 @@ function walletKind(account: AccountView): WalletKind | undefined {
 
 // --- the API ---
 
+/**
+ * toncenter's rate limits, when the devnet enforces them: each API key's requests a second (its plan), and the
+ * limit without a key (1, by caller address). A request above its limit is answered 429, an unknown key 401.
+ */
+export interface RateLimits {
+  keys: Record<string, number>;
+  keyless: number;
+}
+
+/** Requests of one key (or keyless caller) in the last second: as toncenter counts them. */
+class RequestWindow {
+  private readonly recent = new Map<string, number[]>();
+
+  admit(caller: string, perSecond: number): boolean {
+    const now = Date.now();
+    const times = (this.recent.get(caller) ?? []).filter((t) => now - t < 1000);
+    this.recent.set(caller, times);
+    if (times.length >= perSecond) return false;
+    times.push(now);
+    return true;
+  }
+}
+
 export class Toncenter {
   private readonly v2: Record<string, Handler>;
+  private readonly window = new RequestWindow();
 
-  constructor(private readonly chain: DevnetChain) {
+  constructor(
+    private readonly chain: DevnetChain,
+    private readonly limits?: RateLimits,
+  ) {
     this.v2 = {
       getAddressInformation: (p) => this.addressInformation(address(p)),
       getAddressBalance: (p) => this.chain.account(address(p)).balance.toString(),
@@ -166,8 +193,24 @@ export class Toncenter {
     });
   }
 
+  /** As toncenter: a key in `X-API-Key` or `api_key`, unknown keys refused, each key (or keyless caller) held to its rate. */
+  private admitted(req: IncomingMessage, url: URL, res: ServerResponse): boolean {
+    if (!this.limits) return true;
+    const header = req.headers['x-api-key'];
+    const key = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('api_key') ?? undefined;
+    if (key !== undefined && !(key in this.limits.keys)) {
+      send(res, 401, { ok: false, error: 'API key does not exist', code: 401 });
+      return false;
+    }
+    const caller = key === undefined ? `address:${req.socket.remoteAddress ?? ''}` : `key:${key}`;
+    if (this.window.admit(caller, key === undefined ? this.limits.keyless : this.limits.keys[key]!)) return true;
+    send(res, 429, { ok: false, result: 'Ratelimit exceed', code: 429 });
+    return false;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://devnet');
+    if (!this.admitted(req, url, res)) return;
     const path = url.pathname.replace(/\/+$/, '');
     let body: unknown = {};
     try {

@@ -31,6 +31,11 @@ export interface ApiDeps {
   chain: TronChain;
   /** Contracts whose name and ABI /wallet/getcontract reports (Tron keeps the ABI on chain; hardhat does not). */
   contracts: Map<TronHex, KnownContract>;
+  /**
+   * TronGrid's API keys (the `TRON-PRO-API-KEY` header): when given, a request without one of them is refused, as
+   * TronGrid refuses keyless and unknown-key requests once it limits them. Absent: every request is served.
+   */
+  apiKeys?: ReadonlySet<string>;
 }
 
 type Params = Record<string, unknown>;
@@ -116,7 +121,7 @@ function transactionInfoJson(stored: StoredTransaction, visible: boolean): unkno
   const mined = stored.mined;
   if (!mined) return {};
   const [contract] = stored.tx.raw_data.contract;
-  const isCall = stored.kind !== 'transfer';
+  const isCall = stored.kind === 'call' || stored.kind === 'outOfEnergy';
   const fee = stored.feeSun > 0n ? sun(stored.feeSun) : undefined;
   const failure =
     mined.outcome === 'REVERT'
@@ -160,7 +165,7 @@ function tronAbi(abi: InterfaceAbi): unknown[] {
   });
 }
 
-export function createTronApi({ chain, contracts }: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function createTronApi({ chain, contracts, apiKeys }: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const upTo = (view: View): number => (view === 'solidity' ? chain.solidHead : chain.head);
 
   const blockJson = async (number: number, visible: boolean, detail: boolean): Promise<unknown> => {
@@ -232,13 +237,25 @@ export function createTronApi({ chain, contracts }: ApiDeps): (req: IncomingMess
     return Promise.resolve(stored ? transactionInfoJson(stored, visibleOf(params)) : {});
   };
 
+  /** Every transaction's info of a block, in the block's order (`[]` for an empty block or one past the head). */
+  const transactionInfoByBlockNum: Handler = async (params, view) => {
+    const number = integer(params, 'num');
+    const block = number <= upTo(view) ? await chain.block(number) : undefined;
+    return (block?.txIDs ?? []).flatMap((txID) => {
+      const stored = chain.minedTransaction(txID, number);
+      return stored ? [transactionInfoJson(stored, visibleOf(params))] : [];
+    });
+  };
+
   const account: Handler = async (params, view) => {
     const who = address(params, 'address');
     const found = await chain.account(who, upTo(view));
     if (!found) return {};
+    const assets = [...chain.assetsOf(who)].map(([key, value]) => ({ key, value: sun(value) }));
     return {
       address: formatAddress(who, visibleOf(params)),
       ...(found.balanceSun > 0n ? { balance: sun(found.balanceSun) } : {}),
+      ...(assets.length > 0 ? { assetV2: assets } : {}),
       ...(found.isContract ? { type: 'Contract' } : {}),
     };
   };
@@ -265,6 +282,31 @@ export function createTronApi({ chain, contracts }: ApiDeps): (req: IncomingMess
       }
       const permissionId = integer(params, 'Permission_id', 0);
       return formatTransaction(await chain.buildTransaction(rawContract('TransferContract', value, permissionId)), visibleOf(params));
+    },
+    '/wallet/transferasset': (params) => {
+      // The token id: hex of its UTF-8 bytes, or the text itself with `visible`, as java-tron reads asset_name.
+      const name = text(params, 'asset_name');
+      const value = {
+        owner_address: address(params, 'owner_address'),
+        to_address: address(params, 'to_address'),
+        asset_name: visibleOf(params) ? utf8Hex(name) : hexParam(params, 'asset_name'),
+        amount: integer(params, 'amount'),
+      };
+      const id = Buffer.from(value.asset_name, 'hex').toString('utf8');
+      if (!chain.asset(id)) throw new RequestError('No asset!');
+      if ((chain.assetsOf(value.owner_address).get(id) ?? 0n) < BigInt(value.amount)) throw new RequestError('assetBalance is not sufficient.');
+      const permissionId = integer(params, 'Permission_id', 0);
+      return chain.buildTransaction(rawContract('TransferAssetContract', value, permissionId)).then((tx) => formatTransaction(tx, visibleOf(params)));
+    },
+    '/wallet/getassetissuebyid': (params) => {
+      const asset = chain.asset(text(params, 'value'));
+      const visible = visibleOf(params);
+      const label = (s: string) => (visible ? s : utf8Hex(s));
+      return Promise.resolve(
+        asset
+          ? { id: asset.id, owner_address: formatAddress(asset.owner, visible), name: label(asset.name), abbr: label(asset.abbr), total_supply: sun(asset.totalSupply), precision: asset.precision }
+          : {},
+      );
     },
     '/wallet/triggersmartcontract': async (params) => {
       try {
@@ -296,6 +338,8 @@ export function createTronApi({ chain, contracts }: ApiDeps): (req: IncomingMess
     '/walletsolidity/gettransactionbyid': transactionById,
     '/wallet/gettransactioninfobyid': transactionInfoById,
     '/walletsolidity/gettransactioninfobyid': transactionInfoById,
+    '/wallet/gettransactioninfobyblocknum': transactionInfoByBlockNum,
+    '/walletsolidity/gettransactioninfobyblocknum': transactionInfoByBlockNum,
     '/wallet/getnowblock': nowBlock,
     '/walletsolidity/getnowblock': nowBlock,
     '/wallet/getblockbynum': blockByNum,
@@ -397,6 +441,12 @@ export function createTronApi({ chain, contracts }: ApiDeps): (req: IncomingMess
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const key = req.headers['tron-pro-api-key'];
+    if (apiKeys && !(typeof key === 'string' && apiKeys.has(key))) {
+      // TronGrid's answer to a request it will not serve without a valid key.
+      send(res, 401, { Error: key === undefined ? 'ApiKey is required' : 'ApiKey not exists' });
+      return;
+    }
     const trc20 = TRONGRID_TRC20.exec(url.pathname);
     try {
       if (trc20?.[1] !== undefined) {

@@ -11,6 +11,7 @@ import {
   type ContractValue,
   type RawContract,
   type RawData,
+  type TransferAssetContractValue,
   type TransferContractValue,
   type TriggerSmartContractValue,
   type TronHex,
@@ -46,6 +47,9 @@ export interface ChainOptions {
 
 export interface LogEntry { address: string; topics: string[]; data: string }
 
+/** A TRC-10 token: its id (a decimal number as text), names, decimals (`precision`), supply and issuer. */
+export interface Trc10Asset { id: string; name: string; abbr: string; precision: number; totalSupply: bigint; owner: TronHex }
+
 export interface MinedTransaction {
   blockNumber: number;
   blockTimestamp: number;
@@ -59,8 +63,11 @@ export interface MinedTransaction {
 export interface StoredTransaction {
   tx: TronTransaction;
   feeSun: bigint;
-  kind: 'transfer' | 'call' | 'outOfEnergy';
-  /** The EVM transactions that carry it: the TRX transfer; or the fee burn, then the call (none when out of energy). */
+  kind: 'transfer' | 'asset' | 'call' | 'outOfEnergy';
+  /**
+   * The EVM transactions that carry it: the TRX transfer; or the fee burn, then the call (none when out of energy).
+   * None for a TRC-10 transfer: TRC-10 balances are the devnet's own, moved in the next block.
+   */
   evmHashes: string[];
   mined?: MinedTransaction;
 }
@@ -130,6 +137,15 @@ function canonicalValue(type: unknown, input: unknown): { type: RawContract['typ
         value: { owner_address: parseAddress(value.owner_address), to_address: parseAddress(value.to_address), amount: amount('amount') ?? 0 },
       };
     }
+    if (type === 'TransferAssetContract') {
+      const asset: TransferAssetContractValue = {
+        owner_address: parseAddress(value.owner_address),
+        to_address: parseAddress(value.to_address),
+        asset_name: hexField(value.asset_name, 'asset_name'),
+        amount: amount('amount') ?? 0,
+      };
+      return { type, value: asset };
+    }
     if (type === 'TriggerSmartContract') {
       const trigger: TriggerSmartContractValue = {
         owner_address: parseAddress(value.owner_address),
@@ -187,6 +203,9 @@ export class TronChain {
   private readonly blockTxs = new Map<number, string[]>();
   private readonly timestamps = new Map<number, number>();
   private readonly impersonated = new Set<TronHex>();
+  /** TRC-10 tokens by id, and who holds how much of each (the devnet's own ledger: TRC-10 lives outside the TVM). */
+  private readonly assets = new Map<string, Trc10Asset>();
+  private readonly assetBalances = new Map<TronHex, Map<string, bigint>>();
   private pending: string[] = [];
   private lock: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -244,7 +263,7 @@ export class TronChain {
       // Tron block times are in ms and strictly increasing.
       const timestamp = Math.max(Date.now(), previousTimestamp + 1);
       for (let n = this.head + 1; n <= number; n++) this.timestamps.set(n, timestamp);
-      await this.settlePending();
+      await this.settlePending(number);
       await this.transfers.indexBlocks(this.head + 1, number, (n) => this.timestamps.get(n) ?? timestamp, (hash) => this.txIdOfEvmHash(hash));
       this.head = number;
       return number;
@@ -255,11 +274,15 @@ export class TronChain {
     return this.txIdByEvmHash.get(hash) ?? strip0x(hash);
   }
 
-  private async settlePending(): Promise<void> {
+  private async settlePending(mined: number): Promise<void> {
     const waiting: string[] = [];
     for (const txID of this.pending) {
       const stored = this.txs.get(txID);
       if (!stored) continue;
+      if (stored.kind === 'asset') {
+        this.settleAsset(stored, mined);
+        continue;
+      }
       const receipts = await Promise.all(stored.evmHashes.map((h) => this.rpc.call<EvmReceipt | null>('eth_getTransactionReceipt', [h])));
       const last = receipts.at(-1);
       if (!last || receipts.some((r) => r === null)) {
@@ -274,6 +297,45 @@ export class TronChain {
       this.blockTxs.set(blockNumber, inBlock);
     }
     this.pending = waiting;
+  }
+
+  /** A TRC-10 transfer lands in the block being mined: balances move, the transaction is in the block. */
+  private settleAsset(stored: StoredTransaction, blockNumber: number): void {
+    const value = stored.tx.raw_data.contract[0]!.parameter.value as TransferAssetContractValue;
+    const id = Buffer.from(value.asset_name, 'hex').toString('utf8');
+    this.moveAsset(value.owner_address, id, -BigInt(value.amount));
+    this.moveAsset(value.to_address, id, BigInt(value.amount));
+    stored.mined = { blockNumber, blockTimestamp: this.timestampOf(blockNumber), outcome: 'SUCCESS', contractResult: '', logs: [] };
+    const inBlock = this.blockTxs.get(blockNumber) ?? [];
+    inBlock.push(stored.tx.txID);
+    this.blockTxs.set(blockNumber, inBlock);
+  }
+
+  private moveAsset(holder: TronHex, id: string, delta: bigint): void {
+    const balances = this.assetBalances.get(holder) ?? new Map<string, bigint>();
+    balances.set(id, (balances.get(id) ?? 0n) + delta);
+    this.assetBalances.set(holder, balances);
+  }
+
+  /** TRC-10 balances of an address (id → amount), as `getaccount` reports them in `assetV2`. */
+  assetsOf(holder: TronHex): Map<string, bigint> {
+    return new Map([...(this.assetBalances.get(holder) ?? [])].filter(([, amount]) => amount > 0n));
+  }
+
+  asset(id: string): Trc10Asset | undefined {
+    return this.assets.get(id);
+  }
+
+  /**
+   * Issues a TRC-10 token to `owner` (setup only: Tron's AssetIssueContract is not served). Ids count from 1000001 as
+   * on mainnet; the whole supply starts with the owner.
+   */
+  issueAsset(owner: TronHex, token: Omit<Trc10Asset, 'id' | 'owner'>): Trc10Asset {
+    const id = String(1_000_001 + this.assets.size);
+    const asset = { ...token, id, owner };
+    this.assets.set(id, asset);
+    this.moveAsset(owner, id, token.totalSupply);
+    return asset;
   }
 
   private async outcome(stored: StoredTransaction, receipt: EvmReceipt, blockNumber: number): Promise<MinedTransaction> {
@@ -339,7 +401,7 @@ export class TronChain {
       this.rpc.call<string>('eth_getTransactionCount', [toEvmAddress(address), hex(blockNumber)]),
       this.code(address, blockNumber),
     ]);
-    if (balanceSun === 0n && BigInt(nonce) === 0n && code === '') return undefined;
+    if (balanceSun === 0n && BigInt(nonce) === 0n && code === '' && this.assetsOf(address).size === 0) return undefined;
     return { balanceSun, isContract: code !== '' };
   }
 
@@ -410,7 +472,8 @@ export class TronChain {
       const head = await this.block(this.head);
       if (!head) throw new Error(`head block ${this.head} is missing`);
       const { expiration } = tx.raw_data;
-      if (expiration <= Date.now() || expiration > head.timestamp + MAX_EXPIRATION_MS) {
+      // java-tron's rule: expired once the head block's time reached the expiration (the chain's clock, not the wall's).
+      if (expiration <= head.timestamp || expiration > head.timestamp + MAX_EXPIRATION_MS) {
         throw new BroadcastError('TRANSACTION_EXPIRATION_ERROR', 'Transaction expired');
       }
       await this.checkTapos(tx.raw_data);
@@ -424,7 +487,9 @@ export class TronChain {
       const stored: StoredTransaction =
         contract.type === 'TransferContract'
           ? await this.queueTransfer(tx, contract.parameter.value as TransferContractValue)
-          : await this.queueCall(tx, contract.parameter.value as TriggerSmartContractValue);
+          : contract.type === 'TransferAssetContract'
+            ? this.queueAsset(tx, contract.parameter.value as TransferAssetContractValue)
+            : await this.queueCall(tx, contract.parameter.value as TriggerSmartContractValue);
       this.txs.set(tx.txID, stored);
       for (const hash of stored.evmHashes) this.txIdByEvmHash.set(hash, tx.txID);
       this.pending.push(tx.txID);
@@ -459,6 +524,24 @@ export class TronChain {
     await this.validateTransfer(value, await this.balanceSun(value.owner_address, 'pending'));
     const hash = await this.sendAs(value.owner_address, value.to_address, BigInt(value.amount), undefined, VALUE_TRANSFER_GAS);
     return { tx, feeSun: 0n, kind: 'transfer', evmHashes: [hash] };
+  }
+
+  /** java-tron's TransferAssetActuator checks, against the balance less what queued transfers already spend. */
+  private queueAsset(tx: TronTransaction, value: TransferAssetContractValue): StoredTransaction {
+    const id = Buffer.from(value.asset_name, 'hex').toString('utf8');
+    if (!this.assets.has(id)) throw new BroadcastError('CONTRACT_VALIDATE_ERROR', 'No asset!');
+    if (value.amount <= 0) throw new BroadcastError('CONTRACT_VALIDATE_ERROR', 'Amount must be greater than 0.');
+    if (value.owner_address === value.to_address) throw new BroadcastError('CONTRACT_VALIDATE_ERROR', 'Cannot transfer asset to yourself.');
+    const queued = this.pending
+      .map((txID) => this.txs.get(txID))
+      .filter((p): p is StoredTransaction => p?.kind === 'asset')
+      .map((p) => p.tx.raw_data.contract[0]!.parameter.value as TransferAssetContractValue)
+      .filter((v) => v.owner_address === value.owner_address && v.asset_name === value.asset_name)
+      .reduce((sum, v) => sum + BigInt(v.amount), 0n);
+    if ((this.assetsOf(value.owner_address).get(id) ?? 0n) - queued < BigInt(value.amount)) {
+      throw new BroadcastError('CONTRACT_VALIDATE_ERROR', 'assetBalance is not sufficient.');
+    }
+    return { tx, feeSun: 0n, kind: 'asset', evmHashes: [] };
   }
 
   private async queueCall(tx: TronTransaction, value: TriggerSmartContractValue): Promise<StoredTransaction> {

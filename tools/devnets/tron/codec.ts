@@ -40,6 +40,8 @@ export function fromEvmAddress(address: string): TronHex {
 }
 
 export interface TransferContractValue { owner_address: string; to_address: string; amount: number }
+/** A TRC-10 transfer: `asset_name` is the token id's UTF-8 bytes in hex (`31303030303031` for 1000001). */
+export interface TransferAssetContractValue { owner_address: string; to_address: string; asset_name: string; amount: number }
 export interface TriggerSmartContractValue {
   owner_address: string;
   contract_address: string;
@@ -48,8 +50,8 @@ export interface TriggerSmartContractValue {
   call_token_value?: number;
   token_id?: number;
 }
-export type ContractValue = TransferContractValue | TriggerSmartContractValue;
-export type ContractType = 'TransferContract' | 'TriggerSmartContract';
+export type ContractValue = TransferContractValue | TransferAssetContractValue | TriggerSmartContractValue;
+export type ContractType = 'TransferContract' | 'TransferAssetContract' | 'TriggerSmartContract';
 
 export interface RawContract {
   type: ContractType;
@@ -101,6 +103,8 @@ export function formatTransaction(tx: TronTransaction, visible: boolean): TronTr
     for (const field of ADDRESS_FIELDS) {
       if (typeof value[field] === 'string') value[field] = formatAddress(parseAddress(value[field]), visible);
     }
+    // java-tron prints a TRC-10 id as text when visible, as the hex of its bytes otherwise.
+    if (visible && typeof value.asset_name === 'string') value.asset_name = Buffer.from(value.asset_name, 'hex').toString('utf8');
     return { ...c, parameter: { ...c.parameter, value: value as unknown as ContractValue } };
   });
   return { ...tx, visible, raw_data: { ...tx.raw_data, contract } };

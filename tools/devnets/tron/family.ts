@@ -8,6 +8,8 @@ export interface DevStackTronChain {
   /** The full-node HTTP API (tronweb's `fullHost`). */
   rpcUrl: string;
   tokens: Record<'USDT', { address: string; decimals: number }>;
+  /** Held by the customer and configured nowhere: another TRC-20 (TUSD) and a TRC-10 token (by id). */
+  otherAssets: { TUSD: { address: string; decimals: number }; TRC10: { id: string; decimals: number } };
 }
 
 /** Tron's SLIP-44 coin type: its chain id here (docs/chains.md). */
@@ -20,7 +22,7 @@ export const tronDevnet = defineDevnetFamily({
   depositSeeds: ['TRON_DEPOSIT_SEED'],
   async start(options) {
     const tron = await startTronDevnet({ port: options.ports[0] ?? 0, blockTimeMs: options.blockTimeMs, logDir: options.logDir });
-    const chains: DevStackTronChain[] = [{ family: 'tron', ...CHAIN, rpcUrl: tron.fullHost, tokens: tron.tokens }];
+    const chains: DevStackTronChain[] = [{ family: 'tron', ...CHAIN, rpcUrl: tron.fullHost, tokens: tron.tokens, otherAssets: tron.otherAssets }];
     return {
       chains,
       registryEntries: () => [
@@ -33,9 +35,10 @@ export const tronDevnet = defineDevnetFamily({
           finalityDepth: tron.solidityDepth,
           pollIntervalMs: 500,
           tokens: { USDT: { ...tron.tokens.USDT, usdPegged: true } },
-          // The devnet burns a flat fee per contract call; the top-up covers it with room to spare.
-          sweepTopUpSun: Number(tron.contractCallFeeSun) * 2,
+          // The devnet burns a flat fee per contract call: a call's fee limit (and a deposit's top-up) covers it with room to spare.
           feeLimitSun: Number(tron.contractCallFeeSun) * 2,
+          // TRX's USD price weighs a refund's burn against its value (the devnet has no price feed for it).
+          feeCoinUsd: '0.25',
         },
       ],
       customer: tron.customer,

@@ -16,6 +16,8 @@ export interface TronDevnetOptions {
   contractCallFeeSun?: bigint;
   /** Drive this hardhat node instead of starting one (its state must be fresh; the devnet deploys USDT on it). */
   hardhatRpcUrl?: string;
+  /** Serve only requests carrying one of these keys in TronGrid's `TRON-PRO-API-KEY` header. Default: every request. */
+  apiKeys?: string[];
 }
 
 export interface TronDevnetAccount {
@@ -31,9 +33,11 @@ export interface TronDevnet {
   /** The hardhat chain id: Tron mainnet's 728126428 (0x2b6653dc). */
   chainId: number;
   tokens: { USDT: { address: string; decimals: number } };
+  /** Held by the customer, configured nowhere: another TRC-20 (TrueUSD) and a TRC-10 token. */
+  otherAssets: { TUSD: { address: string; decimals: number }; TRC10: { id: string; decimals: number } };
   /** 1,000,000 TRX (less the two mint fees) and 1,000,000 USDT; deployed USDT and minted it. */
   treasury: TronDevnetAccount;
-  /** 10,000 TRX and 10,000 USDT. */
+  /** 10,000 TRX, 10,000 USDT, 10,000 TUSD and 1,000,000 of the TRC-10. */
   customer: TronDevnetAccount;
   contractCallFeeSun: bigint;
   solidityDepth: number;
@@ -58,6 +62,7 @@ export async function startTronDevnet(opts: TronDevnetOptions): Promise<TronDevn
   if (opts.contractCallFeeSun !== undefined) args.push('--contract-call-fee-sun', opts.contractCallFeeSun.toString());
   if (opts.hardhatRpcUrl !== undefined) args.push('--hardhat-rpc', opts.hardhatRpcUrl);
   if (opts.logDir !== undefined) args.push('--log-dir', opts.logDir);
+  for (const key of opts.apiKeys ?? []) args.push('--api-key', key);
   const logFile = opts.logDir === undefined ? undefined : join(opts.logDir, 'tron-devnet.log');
   const devnet = new DevnetProcess({ name: 'Tron devnet', args, logFile, stopTimeoutMs: STOP_TIMEOUT_MS });
   const ready = await devnet.readyLine(

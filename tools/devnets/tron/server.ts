@@ -6,6 +6,7 @@
 //   --contract-call-fee-sun N  default 6500000          --hardhat-rpc URL         use this node, start none
 //   --log-dir DIR            hardhat output to DIR/tron-hardhat.log
 //   --exit-with-parent       exit when stdin closes (index.ts passes it)
+//   --api-key KEY            serve only requests carrying TRON-PRO-API-KEY: KEY (repeatable), as TronGrid
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     'hardhat-rpc': { type: 'string' },
     'log-dir': { type: 'string' },
     'exit-with-parent': { type: 'boolean', default: false },
+    'api-key': { type: 'string', multiple: true },
   },
 });
 
@@ -88,7 +90,8 @@ async function main(): Promise<void> {
   const contracts = new Map<TronHex, KnownContract>();
   const state = await setupDevnet(chain, stablecoin, contracts);
 
-  const http = createServer(createTronApi({ chain, contracts }));
+  const apiKeys = values['api-key'] ? new Set(values['api-key']) : undefined;
+  const http = createServer(createTronApi({ chain, contracts, apiKeys }));
   server = http;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -100,6 +103,7 @@ async function main(): Promise<void> {
     fullHost: `http://${values.host}:${(http.address() as AddressInfo).port}`,
     chainId,
     tokens: { USDT: { address: toBase58(state.usdt), decimals: USDT_DECIMALS } },
+    otherAssets: state.otherAssets,
     treasury: state.treasury,
     customer: state.customer,
     contractCallFeeSun: contractCallFeeSun.toString(),

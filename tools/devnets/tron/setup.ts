@@ -16,6 +16,8 @@ const TREASURY_TRX = 1_000_000n;
 const CUSTOMER_TRX = 10_000n;
 const TREASURY_USDT = 1_000_000n;
 const CUSTOMER_USDT = 10_000n;
+const CUSTOMER_TRC10 = 1_000_000n;
+const TRC10_DECIMALS = 6;
 
 export interface TronAccount {
   /** Base58 (T…). */
@@ -35,6 +37,8 @@ export interface DevnetState {
   usdt: TronHex;
   treasury: TronAccount;
   customer: TronAccount;
+  /** Assets the customer holds besides TRX and USDT, as any Tron wallet does: another TRC-20 (TUSD) and a TRC-10. */
+  otherAssets: { TUSD: { address: string; decimals: number }; TRC10: { id: string; decimals: number } };
 }
 
 /** `stablecoin`: TestStablecoin as tools/devnets/evm/compile.ts builds it. */
@@ -49,20 +53,30 @@ export async function setupDevnet(chain: TronChain, stablecoin: CompiledContract
   const usdt = await chain.deploy(treasury.hex, stablecoin.bytecode + token.encodeDeploy(['Tether USD', 'USDT', USDT_DECIMALS]).slice(2));
   contracts.set(usdt, { name: 'TestStablecoin', abi: stablecoin.abi, origin: treasury.hex });
 
-  const mint = async (to: TronHex, whole: bigint): Promise<string> => {
+  // Another stablecoin nobody configures, which the customer holds as a wallet holds many TRC-20s.
+  const tusd = await chain.deploy(treasury.hex, stablecoin.bytecode + token.encodeDeploy(['TrueUSD', 'TUSD', USDT_DECIMALS]).slice(2));
+  contracts.set(tusd, { name: 'TestStablecoin', abi: stablecoin.abi, origin: treasury.hex });
+
+  const mint = async (contract: TronHex, to: TronHex, whole: bigint): Promise<string> => {
     const data = token.encodeFunctionData('mint', [toEvmAddress(to), whole * 10n ** BigInt(USDT_DECIMALS)]).slice(2);
     const tx = await chain.buildTransaction(
-      rawContract('TriggerSmartContract', { owner_address: treasury.hex, contract_address: usdt, data }),
+      rawContract('TriggerSmartContract', { owner_address: treasury.hex, contract_address: contract, data }),
       MAX_FEE_LIMIT_SUN,
     );
     return chain.broadcast(signTransaction(tx, treasury.privateKey));
   };
-  const mints = [await mint(treasury.hex, TREASURY_USDT), await mint(customer.hex, CUSTOMER_USDT)];
+  const mints = [await mint(usdt, treasury.hex, TREASURY_USDT), await mint(usdt, customer.hex, CUSTOMER_USDT), await mint(tusd, customer.hex, CUSTOMER_USDT)];
   await chain.mine();
   for (const txID of mints) {
     const outcome = chain.minedTransaction(txID, chain.head)?.mined?.outcome;
-    if (outcome !== 'SUCCESS') throw new Error(`USDT mint ${txID} ended ${outcome ?? 'unmined'}`);
+    if (outcome !== 'SUCCESS') throw new Error(`stablecoin mint ${txID} ended ${outcome ?? 'unmined'}`);
   }
+  const trc10 = chain.issueAsset(customer.hex, { name: 'DevnetToken', abbr: 'DEV', precision: TRC10_DECIMALS, totalSupply: CUSTOMER_TRC10 * 10n ** BigInt(TRC10_DECIMALS) });
   const strip = ({ address, privateKey }: TronAccount): TronAccount => ({ address, privateKey });
-  return { usdt, treasury: strip(treasury), customer: strip(customer) };
+  return {
+    usdt,
+    treasury: strip(treasury),
+    customer: strip(customer),
+    otherAssets: { TUSD: { address: toBase58(tusd), decimals: USDT_DECIMALS }, TRC10: { id: trc10.id, decimals: TRC10_DECIMALS } },
+  };
 }

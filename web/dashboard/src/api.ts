@@ -12,6 +12,7 @@ export type {
   AppResource,
   CreatedApiKey,
   DashboardSession,
+  LoginCodeSent,
   MerchantStats,
   RegisteredApp,
   WebhookSecretRotation,

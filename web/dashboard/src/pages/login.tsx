@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, type DashboardConfig, type DashboardSession } from '../api';
+import { api, type DashboardConfig, type DashboardSession, type LoginCodeSent } from '../api';
 import { ErrorNote } from '../format';
 
 export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: DashboardSession) => void }) {
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
-  const [sent, setSent] = useState(false);
+  /** The login the mailed code belongs to: it is traded only together with it. */
+  const [loginId, setLoginId] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const run = async (action: () => Promise<void>) => {
@@ -22,13 +23,12 @@ export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: Dash
   return (
     <main id="main" class="login">
       <h1>Log in to Payrail</h1>
-      {!sent ? (
+      {loginId === null ? (
         <form
           onSubmit={(e) => {
             e.preventDefault();
             void run(async () => {
-              await api('/auth/login-code', { body: { email } });
-              setSent(true);
+              setLoginId((await api<LoginCodeSent>('/auth/login-code', { body: { email } })).loginId);
             });
           }}
         >
@@ -40,14 +40,14 @@ export function LoginPage(props: { config: DashboardConfig; onLoggedIn: (s: Dash
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            void run(async () => props.onLoggedIn(await api<DashboardSession>('/auth/session', { body: { email, code } })));
+            void run(async () => props.onLoggedIn(await api<DashboardSession>('/auth/session', { body: { email, code, loginId } })));
           }}
         >
           <p>We sent a 6-digit code to <strong>{email}</strong>.</p>
           <label for="code">Login code</label>
           <input id="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onInput={(e) => setCode((e.target as HTMLInputElement).value)} />
           <button type="submit" disabled={busy}>Log in</button>
-          <button type="button" class="link" onClick={() => setSent(false)}>Use another address</button>
+          <button type="button" class="link" onClick={() => setLoginId(null)}>Use another address</button>
         </form>
       )}
       <ErrorNote error={error} />

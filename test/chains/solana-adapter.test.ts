@@ -1,0 +1,140 @@
+/**
+ * The Solana adapter's transactions on the Solana devnet (litesvm behind the JSON-RPC): a priority fee from what
+ * recent slots paid on the same accounts (`getRecentPrioritizationFees`) and a compute-unit limit from a simulation;
+ * the blockhash's last valid block height kept with the transaction, which the outbox reads to know when it can no
+ * longer land; a payout mined only once the merchant's token balance shows it; and a refund never paying its
+ * recipient's rent.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromBytes,
+  createSolanaRpc,
+  createTransactionMessage,
+  decompileTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, getSetComputeUnitLimitInstructionDataDecoder, getSetComputeUnitPriceInstruction, getSetComputeUnitPriceInstructionDataDecoder } from '@solana-program/compute-budget';
+import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token-2022';
+import { SolanaAdapter } from '../../chains/solana/adapter';
+import type { SolanaChainConfig } from '../../chains/solana/config';
+import { chainRegistrySchema } from '../../chains/registry';
+import type { ChainAction } from '../../chains/family';
+import { startSolanaDevnet, type SolanaDevnet } from '../../tools/devnets/solana';
+import { eventually } from '../support/poll';
+
+/** The priority the competing transaction pays per compute unit (micro-lamports). */
+const COMPETING_PRICE = 7_500n;
+
+describe('Solana adapter transactions on the Solana devnet', function () {
+  this.timeout(180_000);
+  let devnet: SolanaDevnet;
+  let adapter: SolanaAdapter;
+
+  before(async function () {
+    this.timeout(180_000);
+    devnet = await startSolanaDevnet({ port: 0 });
+    const registry = chainRegistrySchema.parse({
+      chains: [{ family: 'solana', chainId: 501, name: 'Solana (devnet)', rpcUrl: devnet.rpcUrl, confirmations: 1, finalityDepth: 4, tokens: { USDC: { ...devnet.mints.USDC } }, feeCoinUsd: '150' }],
+    });
+    adapter = new SolanaAdapter(registry.chains[0] as SolanaChainConfig, { treasurySecretKey: Uint8Array.from(devnet.treasury.secretKey), depositSeed: randomBytes(32) });
+  });
+  after(async () => devnet?.stop());
+
+  const usdc = () => devnet.mints.USDC.address;
+  const ataOf = async (owner: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(usdc()), tokenProgram: address(devnet.mints.USDC.tokenProgram) }))[0];
+
+  /**
+   * The customer's wallet pays the treasury with a priority fee, writing the treasury's token account, in a slot of
+   * its own (the genesis slot's transactions wrote that account for nothing).
+   */
+  async function competingTransfer(): Promise<void> {
+    const rpc = createSolanaRpc(devnet.rpcUrl);
+    const genesis = await rpc.getSlot({ commitment: 'processed' }).send();
+    await eventually('a slot past genesis', 10_000, async () => ((await rpc.getSlot({ commitment: 'processed' }).send()) > genesis + 1n ? true : undefined));
+    const customer = await createKeyPairSignerFromBytes(Uint8Array.from(devnet.customer.secretKey));
+    const programAddress = address(devnet.mints.USDC.tokenProgram);
+    const [source, destination] = await Promise.all([ataOf(customer.address), ataOf(adapter.treasuryAddress())]);
+    const instructions = [
+      getSetComputeUnitPriceInstruction({ microLamports: COMPETING_PRICE }),
+      getTransferCheckedInstruction({ source, mint: address(usdc()), destination, authority: customer, amount: 1n, decimals: 6 }, { programAddress }),
+    ];
+    const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(customer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
+    const signature = getSignatureFromTransaction(signed);
+    await eventually('the competing transfer confirmed', 30_000, async () => ((await rpc.getSignatureStatuses([signature]).send()).value[0]?.confirmationStatus ? true : undefined));
+  }
+
+  /** The compute-budget instructions of a signed wire transaction: its unit price and limit. */
+  function computeBudget(rawTx: string): { price: bigint | undefined; limit: number | undefined } {
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(rawTx));
+    const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+    const budget = message.instructions.filter((ix) => ix.programAddress === COMPUTE_BUDGET_PROGRAM_ADDRESS);
+    const price = budget.find((ix) => ix.data?.[0] === 3);
+    const limit = budget.find((ix) => ix.data?.[0] === 2);
+    return {
+      price: price && BigInt(getSetComputeUnitPriceInstructionDataDecoder().decode(price.data!).microLamports),
+      limit: limit && getSetComputeUnitLimitInstructionDataDecoder().decode(limit.data!).units,
+    };
+  }
+
+  it('pays the priority recent slots paid on its accounts, with a simulated compute-unit limit, and lands for the merchant', async () => {
+    await competingTransfer();
+    const merchant = (await generateKeyPairSigner()).address;
+    const action: ChainAction = { kind: 'transfer', tokenAddress: usdc(), to: merchant, amountUnits: '1250000' };
+    const prepared = await adapter.prepare(action);
+    const signed = await prepared.sign(0);
+    const { price, limit } = computeBudget(signed.rawTx);
+    assert.equal(price, COMPETING_PRICE, 'the priority fee recent slots paid on the treasury’s token account');
+    assert.ok(limit !== undefined && limit > 0 && limit < 200_000, `a compute-unit limit from the simulation (${limit})`);
+    const height = await createSolanaRpc(devnet.rpcUrl).getBlockHeight({ commitment: 'confirmed' }).send();
+    assert.ok(signed.validUntil && BigInt(signed.validUntil) > height, 'the blockhash’s last valid block height is kept');
+    assert.equal(await adapter.expiry.canLand({ rawTx: signed.rawTx, txHash: signed.txHash, signer: prepared.signer, nonce: 0, validUntil: signed.validUntil ?? null }), true);
+
+    await adapter.broadcast(signed);
+    const check = await eventually('the payout mined', 30_000, async () => {
+      const found = await adapter.checkTx([signed.txHash], 1, { action, rawTx: signed.rawTx, nonce: 0 });
+      return found.state === 'mined' ? found : undefined;
+    });
+    assert.equal(check.state === 'mined' && check.succeeded, true);
+    assert.equal(await adapter.balanceOf(merchant, usdc()), 1_250_000n, 'mined means the merchant holds it');
+    const elsewhere = await adapter.checkTx([signed.txHash], 1, { action: { ...action, to: (await generateKeyPairSigner()).address }, rawTx: signed.rawTx, nonce: 0 });
+    assert.equal(elsewhere.state === 'mined' && elsewhere.succeeded, false, 'not landed for a receiver it did not credit');
+  });
+
+  it('never pays a refund recipient’s rent: a refund to a wallet without a token account is refused, one with an account costs its fee', async () => {
+    const paymentId = randomUUID();
+    const deposit = adapter.depositAddress(paymentId);
+    const fund = await adapter.prepare({ kind: 'transfer', tokenAddress: usdc(), to: deposit, amountUnits: '3000000' });
+    const funded = await fund.sign(0);
+    await adapter.broadcast(funded);
+    await eventually('the deposit funded', 30_000, async () => ((await adapter.balanceOf(deposit, usdc())) === 3_000_000n ? true : undefined));
+
+    const stranger = (await generateKeyPairSigner()).address;
+    const refusal = await adapter.estimateCost({ kind: 'sweep', paymentId, tokenAddress: usdc(), to: stranger, amountUnits: '1000000' });
+    assert.match(refusal.refusal ?? '', /no token account/);
+    const customer = devnet.customer.address;
+    const cost = await adapter.estimateCost({ kind: 'sweep', paymentId, tokenAddress: usdc(), to: customer, amountUnits: '1000000' });
+    assert.equal(cost.refusal, undefined);
+    // Two signatures (the treasury pays, the deposit signs), no rent: at most what the priority fee adds on top.
+    assert.ok(cost.feeUnits >= 10_000n && cost.feeUnits < 20_000n, `the refund costs ${cost.feeUnits} lamports`);
+  });
+});
