@@ -75,8 +75,11 @@ export class ChainSteps {
   beginOperatorWait(reason: OperatorWait): () => void {
     const show = () => {
       const oldest = this.operatorWaits[0] ?? null;
-      // The run's search attributes follow its own upserts: only a change is upserted.
-      if (oldest !== (workflowInfo().typedSearchAttributes.get(AwaitingOperatorKey) ?? null)) upsertSearchAttributes([{ key: AwaitingOperatorKey, value: oldest }]);
+      // The run's search attributes follow its own upserts: only a change is upserted, and sent before the next
+      // local wait holds the task open, so the Temporal UI never shows a wait that has ended.
+      if (oldest === (workflowInfo().typedSearchAttributes.get(AwaitingOperatorKey) ?? null)) return;
+      upsertSearchAttributes([{ key: AwaitingOperatorKey, value: oldest }]);
+      this.sendBeforeNextWait();
     };
     this.operatorWaits.push(reason);
     show();
