@@ -35,28 +35,26 @@ export type WebhookDeliveryResult =
   | { status: 'already_claimed' }
   | { status: Exclude<WebhookDeliveryStatus, 'pending'>; deliveryId: string; statusCode: number | null };
 
-/** The one attempt: `sentAt` is when the POST was made, null when nothing was sent. */
-type Attempt = PostResult & { sentAt: Date | null };
-const nothingSent = (error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error });
+/** The one attempt: `sentAt` is when the POST was made, null when nothing was sent; `body` what was (or was to be) sent. */
+type Attempt = PostResult & { sentAt: Date | null; body: string };
+const nothingSent = (body: string, error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error, body });
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { knex, log } = deps;
 
   /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
-  async function attempt(event: { url: string; sealedSecret: string; envelope: (sentAt: Date) => object }): Promise<Attempt> {
-    if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
+  async function attempt(event: { url: string; sealedSecret: string; body: string; sentAt: Date }): Promise<Attempt> {
+    const { body, sentAt } = event;
+    if (!deps.secrets) return nothingSent(body, 'PAYRAIL_SECRETS_KEY is not configured on this worker');
     let target: VettedTarget;
     try {
       // Checked again at send time, on the addresses the connection will use (DNS may have changed).
       target = await vetUrl(event.url, webhookUrlPolicy({ webhookAllowPrivateNetworks: deps.webhooks.allowPrivateNetworks }));
     } catch (err) {
-      return nothingSent(`refused: ${(err as Error).message}`);
+      return nothingSent(body, `refused: ${(err as Error).message}`);
     }
     const secret = deps.secrets.open(event.sealedSecret);
-    const sentAt = new Date();
     const timestamp = String(sentAt.getTime());
-    // Serialised once: these exact bytes are signed and sent.
-    const body = JSON.stringify(event.envelope(sentAt));
     const response = await postJson({
       target,
       body,
@@ -67,23 +65,29 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         [SIGNATURE_HEADER]: webhookSignature(secret, timestamp, body),
       },
     });
-    return { ...response, sentAt };
+    return { ...response, sentAt, body };
   }
 
   /** The claimed delivery's one attempt, its outcome written to the delivery log: 2xx is `delivered`, anything else `exhausted`. */
-  async function attemptAndRecord(deliveryId: string, event: Parameters<typeof attempt>[0]): Promise<{ status: 'delivered' | 'exhausted'; result: Attempt }> {
+  async function attemptAndRecord(
+    deliveryId: string,
+    event: { url: string; sealedSecret: string; envelope: (sentAt: Date) => object },
+  ): Promise<{ status: 'delivered' | 'exhausted'; result: Attempt }> {
+    const sentAt = new Date();
+    // Serialised once: these exact bytes are signed, sent and kept in the delivery log (the events listed by key).
+    const body = JSON.stringify(event.envelope(sentAt));
     let result: Attempt;
     try {
-      result = await attempt(event);
+      result = await attempt({ url: event.url, sealedSecret: event.sealedSecret, body, sentAt });
     } catch (err) {
       // E.g. a secret sealed under another key: still this event's one attempt.
-      result = nothingSent((err as Error).message);
+      result = nothingSent(body, (err as Error).message);
     }
     const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
     await recordWebhookDeliveryOutcome({
       knex,
       deliveryId,
-      outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
+      outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt, body },
     });
     return { status, result };
   }
