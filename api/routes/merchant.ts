@@ -216,7 +216,7 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
     const rows = await listAppWebhookEvents({
       knex,
       appId: ctx.state.apiKey.appId,
-      filter: { eventType: query.type, since: query.since, undelivered: query.delivered === false },
+      filter: { eventType: query.type, since: query.since, delivered: query.delivered },
       afterId: query.cursor?.id,
       limit: query.limit + 1,
     });

@@ -84,8 +84,8 @@ export async function listAppWebhookDeliveries(options: {
 export interface WebhookEventFilter {
   eventType?: WebhookEventType;
   since?: Date;
-  /** Only events whose one delivery did not succeed (exhausted, or still in flight). */
-  undelivered?: boolean;
+  /** true: only events whose one delivery succeeded; false: only those whose delivery did not (exhausted, or still in flight). */
+  delivered?: boolean;
 }
 
 /** One page of an app's webhook events, newest first, after the event `afterId` (keyset on `(created_at, delivery_id)`). */
@@ -100,7 +100,8 @@ export async function listAppWebhookEvents(options: {
   const query = knex<WebhookDeliveryRow>('webhook_deliveries').where('app_id', appId).whereNotNull('payment_id');
   if (filter.eventType) query.where('event_type', filter.eventType);
   if (filter.since) query.where('created_at', '>=', filter.since);
-  if (filter.undelivered) query.whereNot('status', 'delivered');
+  if (filter.delivered === true) query.where('status', 'delivered');
+  if (filter.delivered === false) query.whereNot('status', 'delivered');
   if (afterId) {
     query.whereRaw('(created_at, delivery_id) < (select created_at, delivery_id from webhook_deliveries where delivery_id = ? and app_id = ?)', [afterId, appId]);
   }
