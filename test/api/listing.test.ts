@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { EventPage, KeyPaymentPage, WebhookEvent } from '../../api/schemas/listing';
+import { eventPageSchema, keyPaymentPageSchema, webhookEventSchema, type EventPage, type KeyPaymentPage, type WebhookEvent } from '../../api/schemas/listing';
 import { applyPaymentTransition } from '../../db/queries/payments';
 import type { PaymentRow } from '../../db/tables';
 import { createLogger } from '../../lib/logger';
@@ -56,6 +56,7 @@ describe('listing by key: payments, events, statements', function () {
       if (cursor) query.set('cursor', cursor);
       const res = await get<KeyPaymentPage>(`${api}?${query.toString()}`, key);
       assert.equal(res.status, 200, res.text);
+      keyPaymentPageSchema.parse(res.body);
       seen.push(...res.body.data);
       cursor = res.body.nextCursor;
       hasMore = res.body.hasMore;
@@ -205,7 +206,7 @@ describe('listing by key: payments, events, statements', function () {
     assert.equal(result.status, 'exhausted');
     const res = await get<WebhookEvent>(`${merchantApi}/events/${(result as { deliveryId: string }).deliveryId}`, m.adminKey);
     assert.equal(res.status, 200, res.text);
-    return res.body;
+    return webhookEventSchema.parse(res.body);
   }
 
   it('an exhausted delivery shows with delivered=false, its data as it was sent', async () => {
@@ -220,6 +221,7 @@ describe('listing by key: payments, events, statements', function () {
     assert.deepEqual(event.data, (JSON.parse(body) as { data: unknown }).data);
 
     const undelivered = await get<EventPage>(`${merchantApi}/events?delivered=false`, m.adminKey);
+    eventPageSchema.parse(undelivered.body);
     assert.deepEqual(undelivered.body.data.map((e) => e.eventId), [event.eventId]);
     const delivered = await get<EventPage>(`${merchantApi}/events?delivered=true`, m.adminKey);
     assert.deepEqual(delivered.body.data, []);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { statementSchema } from '../../api/schemas/listing';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { WebhookDeliveryRow } from '../../db/tables';
 import { parseUnits } from '../../domain/money';
@@ -63,7 +64,8 @@ describe('reconciling by key: the example job and the statement', function () {
   const orders = new Map<string, { paymentId: string; status: string }>();
 
   before(async function () {
-    this.timeout(300_000);
+    // Four payments paid and paid out on the shared stack: minutes on a loaded machine.
+    this.timeout(900_000);
     stack = await getStack();
     services = await connectServices(stack);
     receiver = await startTestReceiver();
@@ -81,7 +83,7 @@ describe('reconciling by key: the example job and the statement', function () {
       orders.set(payment.orderId!, { paymentId: payment.id, status: payment.status });
     }
     for (const payment of payments) await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '5');
-    for (const payment of payments) await waitForStatus(api.paymentApiUrl, payment.id, 'payment_completed', 180_000);
+    await Promise.all(payments.map((payment) => waitForStatus(api.paymentApiUrl, payment.id, 'payment_completed', 600_000)));
     await eventually('every delivery finished', 60_000, async () => {
       const rows = await services.knex<WebhookDeliveryRow>('webhook_deliveries').where({ app_id: merchant.appId });
       return rows.length === 8 && rows.every((r) => r.status !== 'pending') ? rows : undefined;
@@ -143,6 +145,7 @@ describe('reconciling by key: the example job and the statement', function () {
 
     const json = await request<Statement>(url, { headers: { 'x-api-key': merchant.adminKey } });
     assert.equal(json.status, 200, json.text);
+    statementSchema.parse(json.body);
     const movements = rows.filter((r) => col(r, 'section') === 'movement');
     assert.equal(movements.length, json.body.movements.length);
     const paymentIds = new Set(payments.map((p) => p.id));
