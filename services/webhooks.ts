@@ -35,23 +35,23 @@ export type WebhookDeliveryResult =
   | { status: 'already_claimed' }
   | { status: Exclude<WebhookDeliveryStatus, 'pending'>; deliveryId: string; statusCode: number | null };
 
-/** The one attempt: `sentAt` is when the POST was made, null when nothing was sent; `body` what was (or was to be) sent. */
-type Attempt = PostResult & { sentAt: Date | null; body: string };
-const nothingSent = (body: string, error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error, body });
+/** The one attempt: `sentAt` is when the POST was made, null when nothing was sent. */
+type Attempt = PostResult & { sentAt: Date | null };
+const nothingSent = (error: string): Attempt => ({ sentAt: null, statusCode: null, responsePreview: null, error });
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { knex, log } = deps;
 
-  /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
+  /** Signs and POSTs the event's body (stamped `sentAt`); every failure (no key, refused URL, timeout, …) is part of the result. */
   async function attempt(event: { url: string; sealedSecret: string; body: string; sentAt: Date }): Promise<Attempt> {
     const { body, sentAt } = event;
-    if (!deps.secrets) return nothingSent(body, 'PAYRAIL_SECRETS_KEY is not configured on this worker');
+    if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
     let target: VettedTarget;
     try {
       // Checked again at send time, on the addresses the connection will use (DNS may have changed).
       target = await vetUrl(event.url, webhookUrlPolicy({ webhookAllowPrivateNetworks: deps.webhooks.allowPrivateNetworks }));
     } catch (err) {
-      return nothingSent(body, `refused: ${(err as Error).message}`);
+      return nothingSent(`refused: ${(err as Error).message}`);
     }
     const secret = deps.secrets.open(event.sealedSecret);
     const timestamp = String(sentAt.getTime());
@@ -65,7 +65,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         [SIGNATURE_HEADER]: webhookSignature(secret, timestamp, body),
       },
     });
-    return { ...response, sentAt, body };
+    return { ...response, sentAt };
   }
 
   /** The claimed delivery's one attempt, its outcome written to the delivery log: 2xx is `delivered`, anything else `exhausted`. */
@@ -81,7 +81,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       result = await attempt({ url: event.url, sealedSecret: event.sealedSecret, body, sentAt });
     } catch (err) {
       // E.g. a secret sealed under another key: still this event's one attempt.
-      result = nothingSent(body, (err as Error).message);
+      result = nothingSent((err as Error).message);
     }
     const status = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300 ? 'delivered' : 'exhausted';
     await recordWebhookDeliveryOutcome({
