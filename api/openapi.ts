@@ -49,6 +49,7 @@ import {
 import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
 import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema, servedSourceSchema } from './schemas/payments';
 import { listWebhookDeliveriesQuerySchema, webhookDeliveryLogSchema } from './schemas/webhook-deliveries';
+import { eventIdParamSchema, eventListQuerySchema, eventPageSchema, keyPaymentListQuerySchema, keyPaymentPageSchema, statementQuerySchema, statementSchema, webhookEventSchema } from './schemas/listing';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const API_REFERENCE_PATH = '/v1/docs';
@@ -62,7 +63,8 @@ interface Operation {
   path: string;
   tag: 'Payments' | 'Merchant' | 'Dashboard' | 'Legacy orders' | 'Hosted payment page';
   summary: string;
-  security?: Security;
+  /** How the operation authenticates; several: any one of them. */
+  security?: Security | Security[];
   /** The request body; a function when the document states what this server is configured for (its chains). */
   body?: z.ZodType | ((chains: ChainList) => z.ZodType);
   params?: Record<string, z.ZodType>;
@@ -72,6 +74,8 @@ interface Operation {
   /** The success answer's body: the schema the route's answer is typed by. */
   response?: z.ZodType;
   html?: boolean;
+  /** The success answer may also be CSV (a `format=csv` query), a table as text. */
+  csv?: boolean;
   /** Body shape of every other status. */
   errors: 'standard' | 'legacy';
   /**
@@ -137,6 +141,17 @@ const OPERATIONS: Operation[] = [
     security: 'apiKey',
     params: { appId: appIdSchema, orderId: orderIdSchema },
     success: [200],
+    errors: 'standard',
+  },
+  {
+    method: 'get',
+    path: `${PAYMENT}`,
+    tag: 'Payments',
+    summary: "List the key's app's payments: newest first, or by change with updatedSince (a sync that skips nothing)",
+    security: 'apiKey',
+    query: keyPaymentListQuerySchema,
+    success: [200],
+    response: keyPaymentPageSchema,
     errors: 'standard',
   },
   { method: 'get', path: `${PAYMENT}/payments/:id`, tag: 'Payments', summary: 'Read a payment', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
@@ -242,6 +257,21 @@ const OPERATIONS: Operation[] = [
     response: webhookDeliveryLogSchema,
     errors: 'standard',
   },
+  { method: 'get', path: `${MERCHANT}/events`, tag: 'Merchant', summary: "The app's webhook events with their delivery outcome, newest first (Admin key)", security: 'apiKey', query: eventListQuerySchema, success: [200], response: eventPageSchema, errors: 'standard' },
+  { method: 'get', path: `${MERCHANT}/events/:id`, tag: 'Merchant', summary: 'A webhook event (Admin key)', security: 'apiKey', params: { id: eventIdParamSchema }, success: [200], response: webhookEventSchema, errors: 'standard' },
+  {
+    method: 'get',
+    path: `${MERCHANT}/apps/:appId/statement`,
+    tag: 'Merchant',
+    summary: "An app's statement of a period from the ledger, JSON or CSV (its Admin key, or the dashboard)",
+    security: ['apiKey', 'session', 'bearer'],
+    params: { appId: appIdSchema },
+    query: statementQuerySchema,
+    success: [200],
+    response: statementSchema,
+    csv: true,
+    errors: 'standard',
+  },
   { method: 'get', path: `${MERCHANT}/me/stats`, tag: 'Merchant', summary: 'Payment statistics (Admin key)', security: 'apiKey', query: statsQuerySchema, success: [200], response: merchantStatsSchema, errors: 'standard' },
   ...dashboardReads([
     { path: '/apps/:appId/stats', summary: "An app's payment statistics", query: statsQuerySchema, response: merchantStatsSchema },
@@ -340,7 +370,10 @@ function operationObject(op: Operation, chains: ChainList): JsonSchema {
         ? { description: 'No content' }
         : {
             description: status === 201 ? 'Created' : status === 202 ? 'Accepted' : 'OK',
-            content: content(op.response ? jsonSchema(op.response, 'output') : { type: 'object' }),
+            content: {
+              ...content(op.response ? jsonSchema(op.response, 'output') : { type: 'object' }),
+              ...(op.csv ? { 'text/csv': { schema: { type: 'string' } } } : {}),
+            },
             ...(op.links ? { links: linksObject(op.links) } : {}),
           };
   }
@@ -350,7 +383,7 @@ function operationObject(op: Operation, chains: ChainList): JsonSchema {
     operationId: operationId(op),
     tags: [op.tag],
     summary: op.summary,
-    ...(op.security ? { security: [{ [op.security]: [] }] } : {}),
+    ...(op.security ? { security: [op.security].flat().map((scheme) => ({ [scheme]: [] })) } : {}),
     ...(parameters.length ? { parameters } : {}),
     // An absent body reaches the route as `{}`: it is required where the schema refuses that.
     ...(body ? { requestBody: { required: !body.safeParse({}).success, content: content(jsonSchema(body)) } } : {}),

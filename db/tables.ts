@@ -60,6 +60,8 @@ export interface WebhookDeliveryRow {
   response_preview: string | null;
   attempt_number: number;
   delivered_at: Date | null;
+  /** The event's body as it was signed and sent (its `data`, the payment as of the event); null when the attempt died unrecorded. */
+  body: string | null;
   created_at: Date;
 }
 

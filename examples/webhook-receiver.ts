@@ -15,8 +15,9 @@
  * processes. In production, record `event_id` durably before answering 2xx (e.g. an INSERT into a table with
  * a unique key, skipping the event on conflict) and process the event from there.
  *
- * Payrail makes one attempt per event and never retries. If your endpoint was down, poll
- * `GET {payment_api_url}/payments/{id}` to reconcile; the delivery log lists every attempt.
+ * Payrail makes one attempt per event and never retries. If your endpoint was down, reconcile by key:
+ * examples/reconcile-orders.ts pages through the payments changed since its last run and the events that were
+ * not delivered.
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';

@@ -42,8 +42,9 @@ const nothingSent = (error: string): Attempt => ({ sentAt: null, statusCode: nul
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { knex, log } = deps;
 
-  /** Signs and POSTs the event; every failure (no key, refused URL, timeout, …) is part of the result. */
-  async function attempt(event: { url: string; sealedSecret: string; envelope: (sentAt: Date) => object }): Promise<Attempt> {
+  /** Signs and POSTs the event's body (stamped `sentAt`); every failure (no key, refused URL, timeout, …) is part of the result. */
+  async function attempt(event: { url: string; sealedSecret: string; body: string; sentAt: Date }): Promise<Attempt> {
+    const { body, sentAt } = event;
     if (!deps.secrets) return nothingSent('PAYRAIL_SECRETS_KEY is not configured on this worker');
     let target: VettedTarget;
     try {
@@ -53,10 +54,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return nothingSent(`refused: ${(err as Error).message}`);
     }
     const secret = deps.secrets.open(event.sealedSecret);
-    const sentAt = new Date();
     const timestamp = String(sentAt.getTime());
-    // Serialised once: these exact bytes are signed and sent.
-    const body = JSON.stringify(event.envelope(sentAt));
     const response = await postJson({
       target,
       body,
@@ -71,10 +69,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   /** The claimed delivery's one attempt, its outcome written to the delivery log: 2xx is `delivered`, anything else `exhausted`. */
-  async function attemptAndRecord(deliveryId: string, event: Parameters<typeof attempt>[0]): Promise<{ status: 'delivered' | 'exhausted'; result: Attempt }> {
+  async function attemptAndRecord(
+    deliveryId: string,
+    event: { url: string; sealedSecret: string; envelope: (sentAt: Date) => object },
+  ): Promise<{ status: 'delivered' | 'exhausted'; result: Attempt }> {
+    const sentAt = new Date();
+    // Serialised once: these exact bytes are signed, sent and kept in the delivery log (the events listed by key).
+    const body = JSON.stringify(event.envelope(sentAt));
     let result: Attempt;
     try {
-      result = await attempt(event);
+      result = await attempt({ url: event.url, sealedSecret: event.sealedSecret, body, sentAt });
     } catch (err) {
       // E.g. a secret sealed under another key: still this event's one attempt.
       result = nothingSent((err as Error).message);
@@ -83,7 +87,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     await recordWebhookDeliveryOutcome({
       knex,
       deliveryId,
-      outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt },
+      outcome: { status, statusCode: result.statusCode, responsePreview: result.responsePreview, deliveredAt: result.sentAt, body },
     });
     return { status, result };
   }

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { findDeveloperApp, listApiKeys, listDeveloperAppIds, listDeveloperApps, revokeApiKey, updateAppSettings, updateWebhookUrl } from '../../db/queries/merchants';
-import { listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
-import type { MerchantAppRow } from '../../db/tables';
+import { findAppWebhookEvent, listAppWebhookEvents, listWebhookDeliveries } from '../../db/queries/webhook-deliveries';
+import type { MerchantAppRow, WebhookDeliveryRow } from '../../db/tables';
+import type { WebhookEventType } from '../../domain/webhook-events';
 import { LOGIN_CODE_TTL_SECONDS } from '../../lib/login-codes';
 import { notFound } from '../errors';
 import { requireApiKey, type ApiKeyState } from '../middleware/api-key';
@@ -44,6 +45,17 @@ import {
   type AccountServiceDeps,
 } from '../../services/accounts';
 import { merchantStats } from '../../services/stats';
+import { appStatement, statementCsv } from '../../services/statements';
+import {
+  encodeCursor,
+  eventIdParamSchema,
+  eventListQuerySchema,
+  statementQuerySchema,
+  statementSchema,
+  type EventPage,
+  type WebhookEvent,
+} from '../schemas/listing';
+import type { z } from 'zod';
 import { createWebhookService } from '../../services/webhooks';
 import { deleteDashboardSession, findDashboardSession } from '../../db/queries/sessions';
 import { ApiError } from '../errors';
@@ -186,6 +198,70 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
   });
 
   dashboardDataRoutes(router, deps, developer, ownApp);
+
+  /** A webhook event as a merchant's server reads it: the body's `data` as it was sent, and the delivery's outcome. */
+  const toWebhookEvent = (row: WebhookDeliveryRow): WebhookEvent => ({
+    eventId: row.delivery_id,
+    eventType: row.event_type as WebhookEventType,
+    paymentId: row.payment_id!,
+    createdAt: row.created_at.toISOString(),
+    data: row.body === null ? null : (JSON.parse(row.body) as { data: Record<string, unknown> }).data,
+    delivery: { status: row.status, statusCode: row.status_code, deliveredAt: row.delivered_at?.toISOString() ?? null, url: row.url },
+  });
+
+  // The app's webhook events (kept with the delivery log, which nothing deletes): what a server that missed a
+  // delivery reconciles from. Nothing is re-sent: delivery stays at most once.
+  router.get('/events', adminKey, async (ctx) => {
+    const query = parseOrThrow(eventListQuerySchema, ctx.query, 'query');
+    const rows = await listAppWebhookEvents({
+      knex,
+      appId: ctx.state.apiKey.appId,
+      filter: { eventType: query.type, since: query.since, delivered: query.delivered },
+      afterId: query.cursor?.id,
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    ctx.body = {
+      data: page.map(toWebhookEvent),
+      nextCursor: last ? encodeCursor(['e', last.delivery_id]) : (typeof ctx.query.cursor === 'string' ? ctx.query.cursor : null),
+      hasMore: rows.length > query.limit,
+    } satisfies EventPage;
+  });
+
+  router.get('/events/:id', adminKey, async (ctx) => {
+    const eventId = parseOrThrow(eventIdParamSchema, ctx.params.id, 'event id', 'id');
+    const row = await findAppWebhookEvent({ knex, appId: ctx.state.apiKey.appId, eventId });
+    if (!row) throw notFound(`event ${eventId}`);
+    ctx.body = toWebhookEvent(row);
+  });
+
+  /**
+   * An app's statement: its Admin key, or the developer who owns it (the dashboard's Export). Another app's key,
+   * like another developer, finds no such app.
+   */
+  const authenticated = async () => {};
+  router.get('/apps/:appId/statement', async (ctx) => {
+    let app: MerchantAppRow;
+    if (ctx.get('x-api-key')) {
+      await adminKey(ctx, authenticated);
+      const appId = parseOrThrow(appIdSchema, ctx.params.appId, 'appId', 'appId');
+      if (ctx.state.apiKey.appId !== appId) throw notFound(`app ${appId}`);
+      app = ctx.state.apiKey.app;
+    } else {
+      await developer(ctx, authenticated);
+      app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
+    }
+    const query = parseOrThrow(statementQuerySchema, ctx.query, 'statement query');
+    const statement = (await appStatement({ knex, registry: deps.chains.registry }, { appId: app.app_id, from: query.from, to: query.to })) satisfies z.input<typeof statementSchema>;
+    if (query.format === 'csv') {
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.attachment(`${app.app_id}-statement-${statement.from.slice(0, 10)}-${statement.to.slice(0, 10)}.csv`);
+      ctx.body = statementCsv(statement);
+    } else {
+      ctx.body = statement;
+    }
+  });
 
   router.get('/me/stats', adminKey, async (ctx) => {
     const { period } = parseOrThrow(statsQuerySchema, ctx.query, 'stats query');

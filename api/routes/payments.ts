@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { paymentLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
-import { findMerchantPaymentByOrder, findPaymentById } from '../../db/queries/payments';
+import { findMerchantPaymentByOrder, findPaymentById, listAppPaymentChanges, listAppPayments } from '../../db/queries/payments';
 import type { MerchantAppRow, PaymentRow } from '../../db/tables';
 import type { ApiMetrics } from '../../lib/metrics';
 import { invalidRequest, notFound } from '../errors';
@@ -15,6 +15,7 @@ import {
   orderIdSchema,
   paymentIdParamSchema,
 } from '../schemas/payments';
+import { changeCursor, createdCursor, encodeCursor, keyPaymentListQuerySchema, type KeyPaymentPage } from '../schemas/listing';
 import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
@@ -47,6 +48,36 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   // Public: which chains and tokens payments may use, with decimals and minimums.
   router.get('/chains', (ctx) => {
     ctx.body = toChainList(deps.chains.registry, deps.pricing);
+  });
+
+  /**
+   * The key's app's payments, each as its key reads it. Newest first; with `updatedSince`, by change, oldest first
+   * (a client syncing pages by `updatedSince` and the cursor, and never skips a change; see listAppPaymentChanges).
+   */
+  router.get('/', anyKey, async (ctx) => {
+    const query = parseOrThrow(keyPaymentListQuerySchema, ctx.query, 'query');
+    const { app, appId } = ctx.state.apiKey;
+    const created = { status: query.status, createdFrom: query.createdFrom, createdBefore: query.createdTo };
+    let rows: PaymentRow[];
+    let cursorAt: (row: PaymentRow) => string;
+    if (query.updatedSince === undefined) {
+      const after = query.cursor === undefined ? undefined : parseOrThrow(createdCursor, query.cursor, 'cursor', 'cursor');
+      const search = query.orderId === undefined ? undefined : { orderId: query.orderId };
+      rows = await listAppPayments({ knex, filter: { appId, ...created, search }, afterId: after?.id, limit: query.limit + 1 });
+      cursorAt = (row) => encodeCursor(['c', row.id]);
+    } else {
+      const after = query.cursor === undefined ? undefined : parseOrThrow(changeCursor, query.cursor, 'cursor', 'cursor');
+      const changes = await listAppPaymentChanges({ knex, filter: { appId, ...created, orderId: query.orderId, updatedSince: query.updatedSince }, after, limit: query.limit + 1 });
+      rows = changes;
+      cursorAt = (row) => encodeCursor(['u', (row as (typeof changes)[number]).updated_us, row.id]);
+    }
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    ctx.body = {
+      data: await Promise.all(page.map((row) => present(row, appId, app))),
+      nextCursor: last ? cursorAt(last) : (query.cursor ?? null),
+      hasMore: rows.length > query.limit,
+    } satisfies KeyPaymentPage;
   });
 
   router.post('/', anyKey, async (ctx) => {

@@ -213,3 +213,47 @@ export async function listAppPaymentsChangedSince(options: { knex: Knex; appId: 
 export async function listPaymentStatusEvents(options: { knex: Knex; paymentId: string }): Promise<Array<{ status: PaymentRow['status']; at: Date }>> {
   return options.knex('payment_status_events').select('status', 'at').where({ payment_id: options.paymentId }).orderBy('id');
 }
+
+/** A filter of one app's payments, as a merchant's server lists them by key. */
+export interface PaymentChangeFilter {
+  appId: string;
+  status?: string;
+  orderId?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+  updatedSince?: Date;
+}
+
+/** A position in an app's changes: a payment's change stamp (`updated_at` in microseconds since the epoch) and id. */
+export interface PaymentChangePosition {
+  updatedUs: string;
+  id: string;
+}
+
+/**
+ * One page of an app's payments in the order of their last change, oldest first, after `after` (keyset on
+ * `(updated_at, id)`, served by `payments_app_updated_idx`). One app's stamps are unique and follow the order its
+ * writes commit in (the trigger of migration 20261201120000), so paging by position never skips a change: a payment
+ * changed while a client pages moves past the client's position and shows once more, as it now is.
+ */
+export async function listAppPaymentChanges(options: {
+  knex: Knex;
+  filter: PaymentChangeFilter;
+  after?: PaymentChangePosition;
+  limit: number;
+}): Promise<Array<PaymentRow & { updated_us: string }>> {
+  const { knex, filter, after, limit } = options;
+  const query = knex<PaymentRow>('payments')
+    .select('*', knex.raw(`(extract(epoch from updated_at) * 1000000)::bigint::text as updated_us`))
+    .where('app_id', filter.appId);
+  if (filter.status) query.where('status', filter.status);
+  if (filter.orderId) query.where('order_id', filter.orderId);
+  if (filter.createdFrom) query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) query.where('created_at', '<', filter.createdBefore);
+  if (filter.updatedSince) query.where('updated_at', '>=', filter.updatedSince);
+  if (after) query.whereRaw(`(updated_at, id) > (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::uuid)`, [after.updatedUs, after.id]);
+  return query.orderBy([
+    { column: 'updated_at', order: 'asc' },
+    { column: 'id', order: 'asc' },
+  ]).limit(limit) as Promise<Array<PaymentRow & { updated_us: string }>>;
+}

@@ -22,7 +22,7 @@ export async function claimWebhookDelivery(options: {
 export async function recordWebhookDeliveryOutcome(options: {
   knex: Knex;
   deliveryId: string;
-  outcome: { status: Exclude<WebhookDeliveryStatus, 'pending'>; statusCode: number | null; responsePreview: string | null; deliveredAt: Date | null };
+  outcome: { status: Exclude<WebhookDeliveryStatus, 'pending'>; statusCode: number | null; responsePreview: string | null; deliveredAt: Date | null; body: string };
 }): Promise<void> {
   const { knex, deliveryId, outcome } = options;
   await knex<WebhookDeliveryRow>('webhook_deliveries').where({ delivery_id: deliveryId }).update({
@@ -30,6 +30,7 @@ export async function recordWebhookDeliveryOutcome(options: {
     status_code: outcome.statusCode,
     response_preview: outcome.responsePreview,
     delivered_at: outcome.deliveredAt,
+    body: outcome.body,
   });
 }
 
@@ -77,4 +78,44 @@ export async function listAppWebhookDeliveries(options: {
     { column: 'created_at', order: 'desc' },
     { column: 'delivery_id', order: 'desc' },
   ]).limit(limit);
+}
+
+/** The webhook events of an app (its payments' two event types, not the dashboard's test events), as a merchant's server reads them by key. */
+export interface WebhookEventFilter {
+  eventType?: WebhookEventType;
+  since?: Date;
+  /** true: only events whose one delivery succeeded; false: only those whose delivery did not (exhausted, or still in flight). */
+  delivered?: boolean;
+}
+
+/** One page of an app's webhook events, newest first, after the event `afterId` (keyset on `(created_at, delivery_id)`). */
+export async function listAppWebhookEvents(options: {
+  knex: Knex;
+  appId: string;
+  filter: WebhookEventFilter;
+  afterId?: string;
+  limit: number;
+}): Promise<WebhookDeliveryRow[]> {
+  const { knex, appId, filter, afterId, limit } = options;
+  const query = knex<WebhookDeliveryRow>('webhook_deliveries').where('app_id', appId).whereNotNull('payment_id');
+  if (filter.eventType) query.where('event_type', filter.eventType);
+  if (filter.since) query.where('created_at', '>=', filter.since);
+  if (filter.delivered === true) query.where('status', 'delivered');
+  if (filter.delivered === false) query.whereNot('status', 'delivered');
+  if (afterId) {
+    query.whereRaw('(created_at, delivery_id) < (select created_at, delivery_id from webhook_deliveries where delivery_id = ? and app_id = ?)', [afterId, appId]);
+  }
+  return query.orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'delivery_id', order: 'desc' },
+  ]).limit(limit);
+}
+
+/** One webhook event of an app by its id (the body's `event_id`); another app's event is not found. */
+export async function findAppWebhookEvent(options: { knex: Knex; appId: string; eventId: string }): Promise<WebhookDeliveryRow | undefined> {
+  return options
+    .knex<WebhookDeliveryRow>('webhook_deliveries')
+    .where({ app_id: options.appId, delivery_id: options.eventId })
+    .whereNotNull('payment_id')
+    .first();
 }

@@ -19,6 +19,13 @@ describe('OpenAPI document and reference page', function () {
     for (const path of ['/v1/payment-api', '/v1/payment-api/payments/{id}', '/v1/merchant-api/register', '/v1/orders', '/v1/orders/{id}', '/pay/{id}/state']) {
       assert.ok(doc.paths[path], `document lacks ${path}`);
     }
+    // Listing by key: the payments, the events and the statement (JSON or CSV).
+    for (const path of ['/v1/payment-api', '/v1/merchant-api/events', '/v1/merchant-api/events/{id}', '/v1/merchant-api/apps/{appId}/statement']) {
+      assert.ok(doc.paths[path]?.get, `document lacks GET ${path}`);
+    }
+    const statement = doc.paths['/v1/merchant-api/apps/{appId}/statement']!.get! as unknown as { security: unknown[]; responses: { '200': { content: Record<string, unknown> } } };
+    assert.deepEqual(Object.keys(statement.responses['200'].content), ['application/json', 'text/csv']);
+    assert.deepEqual(statement.security, [{ apiKey: [] }, { session: [] }, { bearer: [] }]);
     const create = doc.paths['/v1/payment-api']!.post!;
     assert.deepEqual(create.requestBody?.content['application/json']?.schema.required, ['display', 'source']);
     assert.equal(create.requestBody?.content['application/json']?.schema.additionalProperties, false);

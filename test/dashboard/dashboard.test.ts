@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
@@ -331,6 +331,22 @@ describe('merchant dashboard in Chromium', function () {
       newerShown: () => eventually("the newer filter's deliveries", 10_000, async () => ((await shownEvents()).join() === 'payment_payout_completed' ? true : undefined)),
     });
     assert.deepEqual(await shownEvents(), ['payment_payout_completed']);
+  });
+
+  it("exports the app's statement as CSV with the session: the paid payment's payin, fee and payout", async () => {
+    await nav('Payments').click();
+    const exporter = page.getByRole('form', { name: 'Export a statement' });
+    const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    await exporter.getByLabel('Statement from').fill(day(-1));
+    await exporter.getByLabel('Statement before').fill(day(1));
+    const [download] = await Promise.all([page.waitForEvent('download'), exporter.getByRole('link', { name: 'Export' }).click()]);
+    assert.equal(download.suggestedFilename(), `${appId}-statement-${day(-1)}-${day(1)}.csv`);
+    const csv = await readFile(await download.path(), 'utf8');
+    const lines = csv.trim().split('\r\n');
+    assert.equal(lines[0], 'section,at,kind,payment_id,order_id,chain_id,token_symbol,token_address,amount,amount_units,debit,credit,tx_hash,ref');
+    const kinds = lines.filter((l) => l.startsWith('movement,') && l.includes(payment.id)).map((l) => l.split(',')[2]);
+    for (const kind of ['payin', 'fee', 'payout']) assert.ok(kinds.includes(kind), `the statement lists the payment's ${kind}`);
+    assert.ok(lines.some((l) => l.startsWith('closing,')), 'closing figures');
   });
 
   it('revokes the Orders key after a confirmation; the API refuses it at once', async () => {

@@ -40,7 +40,7 @@ describe('webhook delivery log', function () {
       await recordWebhookDeliveryOutcome({
         knex: services.knex,
         deliveryId,
-        outcome: { status, statusCode: status === 'delivered' ? 200 : 503, responsePreview: `preview ${deliveryId}`, deliveredAt: createdAt },
+        outcome: { status, statusCode: status === 'delivered' ? 200 : 503, responsePreview: `preview ${deliveryId}`, deliveredAt: createdAt, body: JSON.stringify({ event_id: deliveryId, type: eventType }) },
       });
       await services.knex<WebhookDeliveryRow>('webhook_deliveries').where({ delivery_id: deliveryId }).update({ created_at: createdAt });
       ids.push(deliveryId);

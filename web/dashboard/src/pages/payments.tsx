@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, useNewestRequest, usePolling, type PaymentChanges, type PaymentDetail, type PaymentPage } from '../api';
+import { API, api, useNewestRequest, usePolling, type PaymentChanges, type PaymentDetail, type PaymentPage } from '../api';
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
@@ -23,6 +23,35 @@ const queryString = (f: Filters, cursor?: string) => {
   if (cursor) q.set('cursor', cursor);
   return q.toString();
 };
+
+/** `YYYY-MM-DD` of a UTC date. */
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * The Export button: the app's statement of a period (every ledger movement of its payments, with opening and
+ * closing totals) as a CSV file, downloaded with the dashboard's session. The period defaults to this month.
+ */
+function StatementExport({ appId }: { appId: string }) {
+  const now = new Date();
+  const [from, setFrom] = useState(day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1))));
+  const [to, setTo] = useState(day(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1))));
+  const href = `${API}/apps/${encodeURIComponent(appId)}/statement?${new URLSearchParams({ from, to, format: 'csv' }).toString()}`;
+  return (
+    <form class="filters" aria-label="Export a statement" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        Statement from
+        <input type="date" value={from} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        Statement before
+        <input type="date" value={to} onInput={(e) => setTo((e.target as HTMLInputElement).value)} />
+      </label>
+      <a class="button" href={href} download>
+        Export
+      </a>
+    </form>
+  );
+}
 
 export function PaymentsPage({ app, config }: PageProps) {
   const [filters, setFilters] = useState<Filters>({ status: '', q: '', from: '', to: '' });
@@ -101,6 +130,7 @@ export function PaymentsPage({ app, config }: PageProps) {
         </label>
         <button type="submit">Apply filters</button>
       </form>
+      <StatementExport appId={app.appId} />
       <ErrorNote error={error} />
       {shown === null ? (
         <p>Loading…</p>
