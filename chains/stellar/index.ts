@@ -24,7 +24,7 @@ export const stellar = defineChainFamily({
     deposits: z.object({}),
   },
   depositAddresses: 'derived',
-  walletLinkLabel: 'Open in a Stellar wallet (SEP-7 web+stellar: link)',
+  walletLinkLabel: 'Open in a Stellar wallet (SEP-7 link)',
   addresses: {
     normalize: (address) => (StrKey.isValidEd25519PublicKey(address) ? address : null),
     // Stored as wallets write it: G… accounts, M… for a deposit (the page also shows the receiving account and memo).

@@ -71,7 +71,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
     assert.match(memo, /^\d+$/);
     assert.match((await page.locator('#memo-label').textContent()) ?? '', /Memo.*required/);
     assert.equal(await page.getByRole('button', { name: `Copy memo ${memo}` }).getAttribute('data-copy'), memo);
-    const link = new URL((await page.getByRole('link', { name: 'Open in a Stellar wallet (SEP-7 web+stellar: link)' }).getAttribute('href'))!);
+    const link = new URL((await page.getByRole('link', { name: 'Open in a Stellar wallet (SEP-7 link)' }).getAttribute('href'))!);
     assert.equal(link.protocol, 'web+stellar:');
     assert.equal(link.searchParams.get('destination'), chain.receivingAccount);
     assert.equal(link.searchParams.get('memo'), memo);

@@ -35,6 +35,8 @@ export interface EvmTestWallet {
   chainId(): string;
   /** The customer declines the next request that needs approval (EIP-1193 4001). */
   refuseNext(): void;
+  /** While set, `wallet_switchEthereumChain` answers success and leaves the wallet where it is (the customer dismissed it). */
+  stayOnChain(stay: boolean): void;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function installEvmTestWallet(page: Page, options: { privateKey: st
   const signer = new Wallet(options.privateKey);
   let current = options.startChainId;
   let refuse = false;
+  let stay = false;
   const sent: string[] = [];
   const calls: string[] = [];
   const providers = new Map<string, JsonRpcProvider>();
@@ -76,7 +79,7 @@ export async function installEvmTestWallet(page: Page, options: { privateKey: st
         const { chainId } = params[0] as { chainId: string };
         if (!known.has(chainId)) throw Object.assign(new Error(`Unrecognized chain ID "${chainId}". Try adding the chain using wallet_addEthereumChain first.`), { rpcCode: 4902 });
         approval();
-        current = chainId;
+        if (!stay) current = chainId;
         return null;
       }
       case 'wallet_addEthereumChain': {
@@ -112,29 +115,32 @@ export async function installEvmTestWallet(page: Page, options: { privateKey: st
     }
     return JSON.stringify(answer);
   });
-  await page.addInitScript((icon: string) => {
-    const bridge = (window as unknown as { __payrailEvmTestWallet(this: void, method: string, params: string): Promise<string> }).__payrailEvmTestWallet;
+  // A script as text: a function would be serialized as tsx compiled it (with helpers the page lacks).
+  await page.addInitScript(`(() => {
+    const bridge = window.__payrailEvmTestWallet;
     const provider = {
-      async request({ method, params }: { method: string; params?: unknown[] }) {
-        const answer = JSON.parse(await bridge(method, JSON.stringify(params ?? []))) as { result?: unknown; error?: { code: number; message: string } };
+      async request({ method, params }) {
+        const answer = JSON.parse(await bridge(method, JSON.stringify(params ?? [])));
         if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
         return answer.result;
       },
       on() {},
       removeListener() {},
     };
-    const info = Object.freeze({ uuid: '6f1d3a2e-2f6b-4c55-9a57-2b0f0e6f9c01', name: 'Payrail Test Wallet', icon, rdns: 'dev.payrail.test-wallet' });
+    const info = Object.freeze({ uuid: '6f1d3a2e-2f6b-4c55-9a57-2b0f0e6f9c01', name: 'Payrail Test Wallet', icon: ${JSON.stringify(ICON)}, rdns: 'dev.payrail.test-wallet' });
     const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
     window.addEventListener('eip6963:requestProvider', announce);
     announce();
-  }, ICON);
-  return { address: signer.address, sent, calls, chainId: () => current, refuseNext: () => void (refuse = true) };
+  })();`);
+  return { address: signer.address, sent, calls, chainId: () => current, refuseNext: () => void (refuse = true), stayOnChain: (value) => void (stay = value) };
 }
 
 export interface SolanaTestWallet {
   readonly address: string;
   /** Signatures of the transactions the wallet signed and sent, in order. */
   readonly sent: string[];
+  /** The next request finds the wallet gone (its extension closed or disconnected): it rejects, sending nothing. */
+  disconnectNext(): void;
 }
 
 /**
@@ -147,7 +153,12 @@ export async function installSolanaTestWallet(page: Page, options: { secretKey: 
   const owner = await getAddressFromPublicKey(keyPair.publicKey);
   const rpc = createSolanaRpc(options.rpcUrl);
   const sent: string[] = [];
+  let gone = false;
   await page.exposeFunction('__payrailSolanaTestWallet', async (transactionBase64: string): Promise<string> => {
+    if (gone) {
+      gone = false;
+      throw new Error('WalletDisconnectedError: the wallet is disconnected');
+    }
     const transaction = getTransactionDecoder().decode(Buffer.from(transactionBase64, 'base64'));
     const signed = await signTransaction([keyPair], transaction);
     await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
@@ -155,38 +166,43 @@ export async function installSolanaTestWallet(page: Page, options: { secretKey: 
     sent.push(signature);
     return Buffer.from(signed.signatures[owner]!).toString('base64');
   });
-  await page.addInitScript(
-    ({ owner, publicKey, chain, icon }: { owner: string; publicKey: number[]; chain: string; icon: string }) => {
-      const bridge = (window as unknown as { __payrailSolanaTestWallet(this: void, tx: string): Promise<string> }).__payrailSolanaTestWallet;
-      const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-      const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-      const account = Object.freeze({ address: owner, publicKey: Uint8Array.from(publicKey), chains: [chain], features: ['solana:signAndSendTransaction'], label: 'Customer', icon });
-      const wallet = {
-        version: '1.0.0',
-        name: 'Payrail Test Solana Wallet',
-        icon,
-        chains: [chain],
-        accounts: [account],
-        features: {
-          'standard:connect': { version: '1.0.0', connect: () => Promise.resolve({ accounts: [account] }) },
-          'standard:events': { version: '1.0.0', on: () => () => undefined },
-          'solana:signAndSendTransaction': {
-            version: '1.0.0',
-            supportedTransactionVersions: ['legacy', 0],
-            signAndSendTransaction: async (...inputs: Array<{ transaction: Uint8Array }>) =>
-              Promise.all(inputs.map(async (input) => ({ signature: fromBase64(await bridge(toBase64(input.transaction))) }))),
-          },
+  await page.addInitScript(`(() => {
+    const bridge = window.__payrailSolanaTestWallet;
+    const toBase64 = (bytes) => btoa(String.fromCharCode(...bytes));
+    const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    const chain = ${JSON.stringify(options.chain)};
+    const icon = ${JSON.stringify(ICON)};
+    const account = Object.freeze({
+      address: ${JSON.stringify(owner)},
+      publicKey: Uint8Array.from(${JSON.stringify(Array.from(getAddressEncoder().encode(owner)))}),
+      chains: [chain],
+      features: ['solana:signAndSendTransaction'],
+      label: 'Customer',
+      icon,
+    });
+    const wallet = {
+      version: '1.0.0',
+      name: 'Payrail Test Solana Wallet',
+      icon,
+      chains: [chain],
+      accounts: [account],
+      features: {
+        'standard:connect': { version: '1.0.0', connect: () => Promise.resolve({ accounts: [account] }) },
+        'standard:events': { version: '1.0.0', on: () => () => undefined },
+        'solana:signAndSendTransaction': {
+          version: '1.0.0',
+          supportedTransactionVersions: ['legacy', 0],
+          signAndSendTransaction: (...inputs) => Promise.all(inputs.map(async (input) => ({ signature: fromBase64(await bridge(toBase64(input.transaction))) }))),
         },
-      };
-      const register = (api: { register(w: unknown): unknown }) => api.register(wallet);
-      try {
-        window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: register }));
-      } catch {
-        // An app that is not there yet announces itself with app-ready.
-      }
-      window.addEventListener('wallet-standard:app-ready', (event) => register((event as CustomEvent<{ register(w: unknown): unknown }>).detail));
-    },
-    { owner, publicKey: Array.from(getAddressEncoder().encode(owner)), chain: options.chain, icon: ICON },
-  );
-  return { address: owner, sent };
+      },
+    };
+    const register = (api) => api.register(wallet);
+    try {
+      window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: register }));
+    } catch {
+      // An app that is not there yet announces itself with app-ready.
+    }
+    window.addEventListener('wallet-standard:app-ready', (event) => register(event.detail));
+  })();`);
+  return { address: owner, sent, disconnectNext: () => void (gone = true) };
 }

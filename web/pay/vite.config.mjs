@@ -7,6 +7,8 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   logLevel: 'warn',
+  // A library build keeps `process.env.NODE_ENV` as written; the browser has no `process` (the Solana libraries read it).
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   build: {
     outDir: '../../dist/pay',
     emptyOutDir: true,
