@@ -1,22 +1,24 @@
-# The API and the worker share one image; the command picks the role. The dashboard is built in a stage that has
-# the dev dependencies (Vite, Preact); the image itself installs the production dependencies only, whose `prepare`
-# skips the dashboard build (tools/build-dashboard.ts: no Vite there).
-FROM node:20-bookworm-slim AS dashboard
+# The API and the worker share one image; the command picks the role. The browser bundles (the dashboard, the pay
+# page's wallet script) are built in a stage that has the dev dependencies (Vite, Preact, the wallet libraries); the
+# image itself installs the production dependencies only, whose `prepare` skips the build (tools/build-web.ts: no
+# Vite there).
+FROM node:20-bookworm-slim AS web
 WORKDIR /build
 COPY package.json package-lock.json ./
 COPY web ./web
-COPY lib/dashboard-build.ts ./lib/
-COPY tools/build-dashboard.ts ./tools/
+COPY lib/web-build.ts ./lib/
+COPY tools/build-web.ts ./tools/
 RUN npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-COPY lib/dashboard-build.ts ./lib/
-COPY tools/build-dashboard.ts ./tools/
+COPY lib/web-build.ts ./lib/
+COPY tools/build-web.ts ./tools/
 RUN npm ci --omit=dev --no-audit --no-fund
-COPY --from=dashboard /build/dist/dashboard ./dist/dashboard
+COPY --from=web /build/dist/dashboard ./dist/dashboard
+COPY --from=web /build/dist/pay ./dist/pay
 COPY api ./api
 COPY activities ./activities
 COPY chains ./chains

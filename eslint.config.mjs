@@ -51,11 +51,11 @@ const layerRules = Object.entries(LAYERS).map(([layer, { may, why }]) => {
 });
 
 /**
- * The dashboard is a browser bundle (Vite, web/dashboard): it takes the API's schemas and the domain for their types
- * only, which the build erases, so it ships no zod and no server code.
+ * The dashboard and the pay page's wallet script are browser bundles (Vite, web/dashboard, web/pay): they take the
+ * API's schemas and the domain for their types only, which the build erases, so they ship no zod and no server code.
  */
 const dashboardRule = {
-  files: ['web/dashboard/src/**/*.{ts,tsx}'],
+  files: ['web/dashboard/src/**/*.{ts,tsx}', 'web/pay/src/**/*.ts'],
   rules: {
     '@typescript-eslint/no-restricted-imports': [
       'error',
@@ -63,7 +63,7 @@ const dashboardRule = {
         patterns: [
           {
             regex: `^((\\.\\./){3,}(${ALL.join('|')})(/|$)|zod(/|$))`,
-            message: 'the dashboard imports the API and the domain for their types only (import type): its bundle carries no server code',
+            message: 'a browser bundle imports the API and the domain for their types only (import type): it carries no server code',
             allowTypeImports: true,
           },
         ],
@@ -73,7 +73,7 @@ const dashboardRule = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'dist/**', 'tools/devnets/evm/hardhat.config.js', 'eslint.config.mjs'] },
+  { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'web/pay/vite.config.mjs', 'dist/**', 'tools/devnets/evm/hardhat.config.js', 'eslint.config.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

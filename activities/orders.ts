@@ -35,7 +35,7 @@ export function createOrderActivities(deps: ActivityDeps) {
     async deliverOrderCallback(input: { orderId: string; callbackId: string; status: OrderStatus }): Promise<{ attempt: number; statusCode: number }> {
       const attempt = Context.current().info.attempt;
       const outcome = await asActivity(() =>
-        deliverOrderCallback({ knex, publicBaseUrl, secrets: deps.secrets, allowPrivateCallbackTargets, callbackTimeoutMs: CALLBACK_TIMEOUT_MS }, { ...input, attempt }),
+        deliverOrderCallback({ knex, chains, publicBaseUrl, secrets: deps.secrets, allowPrivateCallbackTargets, callbackTimeoutMs: CALLBACK_TIMEOUT_MS }, { ...input, attempt }),
       );
       if (outcome.delivered) return { attempt, statusCode: outcome.statusCode };
       if (outcome.final) throw ApplicationFailure.nonRetryable(outcome.reason, 'CallbackUrlRefused');

@@ -47,6 +47,7 @@ import {
   webhookUpdateBodySchema,
 } from './schemas/merchant';
 import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
+import { payWalletSchema } from './schemas/pay';
 import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema, servedSourceSchema } from './schemas/payments';
 import { listWebhookDeliveriesQuerySchema, webhookDeliveryLogSchema } from './schemas/webhook-deliveries';
 import { eventIdParamSchema, eventListQuerySchema, eventPageSchema, keyPaymentListQuerySchema, keyPaymentPageSchema, statementQuerySchema, statementSchema, webhookEventSchema } from './schemas/listing';
@@ -94,6 +95,7 @@ const PAYMENT_LINKS = {
   [`get ${PAYMENT}/payments/order/:appId/:orderId`]: { appId: '$response.body#/appId', orderId: '$response.body#/orderId' },
   'get /pay/:id': { id: '$response.body#/id' },
   'get /pay/:id/state': { id: '$response.body#/id' },
+  'get /pay/:id/wallet': { id: '$response.body#/id' },
 };
 const ORDER_LINKS = {
   [`get ${LEGACY_ORDERS_PATH}/:id`]: { id: '$response.body#/order/id' },
@@ -299,6 +301,16 @@ const OPERATIONS: Operation[] = [
   },
   { method: 'post', path: '/pay/order/:orderId/cancel', tag: 'Hosted payment page', summary: 'Cancel an unpaid order', params: { orderId: z.string() }, success: [200], errors: 'standard' },
   ...hostedPage({ path: '/pay/:id', param: 'id', page: "A payment's page", state: "A payment's page state" }),
+  {
+    method: 'get',
+    path: '/pay/:id/wallet',
+    tag: 'Hosted payment page',
+    summary: 'What a wallet connected to the page is asked to send (EIP-1193 or the Solana Wallet Standard); 409 when the payment takes no wallet payment now',
+    params: { id: z.string() },
+    success: [200],
+    response: payWalletSchema,
+    errors: 'standard',
+  },
 ];
 
 /**

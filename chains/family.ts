@@ -158,6 +158,42 @@ export interface PaymentDestination {
 export const paymentDestination = (adapter: ChainAdapter, depositAddress: string): PaymentDestination =>
   adapter.paymentDestination?.(depositAddress) ?? { address: depositAddress, memo: null };
 
+/**
+ * What the hosted page's script needs to ask a connected wallet for the payment, by the standard the family's wallets
+ * speak: EIP-1193 (EVM: the chain to switch to or add, and the transaction to send) or the Wallet Standard's
+ * `solana:signAndSendTransaction` (the cluster, the mint and a recent blockhash the transaction is built on).
+ */
+export type WalletRequest =
+  | {
+      standard: 'eip1193';
+      /** The chain id as `wallet_switchEthereumChain` takes it (0x hex). */
+      chainIdHex: string;
+      chainName: string;
+      /** What `wallet_addEthereumChain` is given: an RPC the customer's wallet can reach (empty: the chain cannot be added). */
+      rpcUrls: string[];
+      nativeCurrency: { name: string; symbol: string; decimals: number };
+      blockExplorerUrls: string[];
+      /** The ERC-20 paid; null for the native coin. */
+      tokenAddress: string | null;
+      recipient: string;
+      amountUnits: string;
+      /** The call `eth_sendTransaction` carries (`from` is the wallet's account). */
+      transaction: { to: string; value: string; data: string };
+    }
+  | {
+      standard: 'solana';
+      /** The Wallet Standard chain (`solana:mainnet`, `solana:devnet`, `solana:localnet`). */
+      chain: string;
+      /** The mint paid; null for SOL. */
+      tokenAddress: string | null;
+      tokenProgram: string | null;
+      decimals: number;
+      recipient: string;
+      amountUnits: string;
+      recentBlockhash: string;
+      lastValidBlockHeight: string;
+    };
+
 export interface ChainAdapter {
   /** The chain's entry of the chains file (the family's adapter has its family's own config type). */
   readonly config: CommonChainConfig;
@@ -254,6 +290,11 @@ export interface ChainAdapter {
   /** The link a wallet opens to pay (EIP-681 `ethereum:`, Solana Pay `solana:`, `ton://transfer`). */
   paymentUri(input: { address: string; tokenAddress: string | null; amountUnits: string; decimals: number }): string;
   /**
+   * Optional (absent: the family's wallets pay by link and QR only): what a wallet connected to the hosted page is
+   * asked to send for the payment (chains/family.ts `WalletRequest`), read now (a Solana blockhash).
+   */
+  walletRequest?(input: { address: string; tokenAddress: string | null; amountUnits: string; decimals: number }): Promise<WalletRequest>;
+  /**
    * Optional (absent: no bridge reaches the chain): the chain's side of the bridges (chains/bridges): its bridge
    * contracts, a read provider, the treasury, and preparing a contract call for the outbox (EVM: CCTP, OFT).
    */
@@ -272,10 +313,18 @@ export interface FeedReading extends UsdRate {
 /** The feed cannot be used now: no answer, a non-positive answer, an answer older than allowed, or no feeds at all. */
 export class PriceUnavailable extends Error {}
 
-/** A family's addresses: how they are checked and stored, and how a refusal names the expected form. */
-export interface AddressRules {
-  /** The address in the form Payrail stores and shows, or null when it is not a valid address of this family. */
+/**
+ * A family's addresses: how they are checked and stored, how a customer's wallet writes them, and how a refusal
+ * names the expected form.
+ */
+export interface AddressRules<Config = unknown> {
+  /** The address in the form Payrail stores, or null when it is not a valid address of this family. */
   normalize(address: string): string | null;
+  /**
+   * A stored deposit address as the family's wallets write it, as the API and the hosted page show it (EVM: EIP-55;
+   * TON: user-friendly non-bounceable, as a deposit wallet not deployed yet must be paid). `normalize` takes it back.
+   */
+  display(address: string, chain: Config): string;
   /** How a valid address looks, for refusals that name the expected form ("0x and 40 hex digits, …"). */
   readonly form: string;
 }
@@ -319,7 +368,9 @@ export interface ChainFamily<Schema extends z.ZodObject = z.ZodObject, Env exten
    * `npm run deposit-keys` prints them for an operator.
    */
   depositKeysOf?(signing: Readonly<NodeJS.ProcessEnv>): Record<string, string>;
-  readonly addresses: AddressRules;
+  readonly addresses: AddressRules<z.output<Schema>>;
+  /** What the family's payment link (`ChainAdapter.paymentUri`) opens, as the hosted page's button says it. */
+  readonly walletLinkLabel: string;
   /** The adapter of one configured chain; `reads` shares a block's answers between the chain's callers. */
   createAdapter(config: z.output<Schema>, keys: FamilyKeys<Env>, reads: RecentReads): ChainAdapter;
   /** The largest block (slot, ledger) range one watcher scan of the chain covers. */

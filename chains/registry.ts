@@ -46,6 +46,12 @@ export class ChainRegistry {
     return chain;
   }
 
+  /** A stored address of the chain as its family's wallets write it (chains/family.ts `AddressRules.display`). */
+  displayAddress(chainId: number, address: string): string {
+    const chain = this.chain(chainId);
+    return chainFamily(chain.family).addresses.display(address, chain);
+  }
+
   findChain(chainId: number): ChainConfig | undefined {
     return this.byId.get(chainId);
   }

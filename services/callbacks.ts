@@ -9,10 +9,13 @@ import type { SecretBox } from '../lib/secrets';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
 import { postJson, type PostResult } from '../lib/http-client';
 import { UrlRefused, vetUrl } from '../lib/url-policy';
+import { withDisplayedDeposit, type ChainAdapters } from './chains';
 import { orderPaymentUrl } from './orders';
 
 export interface CallbackServiceDeps {
   knex: Knex;
+  /** The chains, whose families say how a callback shows the deposit address (as the API does). */
+  chains: Pick<ChainAdapters, 'registry'>;
   publicBaseUrl: string;
   /** Opens the app's sealed webhook secret, which signs callbacks; without it callbacks go unsigned. */
   secrets?: SecretBox;
@@ -65,7 +68,7 @@ export async function deliverOrderCallback(
   const body = JSON.stringify(
     callbackBody({
       order,
-      payment,
+      payment: payment && withDisplayedDeposit(deps.chains.registry, payment),
       paymentUrl: orderPaymentUrl(deps.publicBaseUrl, order.id),
       callbackId: input.callbackId,
       status: input.status,

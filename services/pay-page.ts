@@ -1,5 +1,6 @@
 import type { ChainAdapters } from '../chains/adapters';
-import { paymentDestination } from '../chains/family';
+import { chainFamily } from '../chains/families';
+import { paymentDestination, type WalletRequest } from '../chains/family';
 import { formatUnits } from '../domain/money';
 import { canonicalPrice } from '../domain/order-resource';
 import { PAY_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
@@ -32,8 +33,14 @@ export interface PagePayment {
   address: string;
   /** The memo the payment must carry (Stellar's MEMO_ID); without it the payment is held, not credited. */
   memo: string | null;
-  /** EIP-681 payment request: what the QR code and the wallet link carry. */
+  /** Where a memo is needed: the one address that carries it (Stellar's muxed `M…`), for wallets that take it. */
+  memo_free_address: string | null;
+  /** The family's payment link (EIP-681, Solana Pay, ton://, tron:, SEP-7): what the QR code and the wallet link carry. */
   uri: string;
+  /** What the wallet link opens, as its button says ("Open in a TON wallet"). */
+  uri_label: string;
+  /** A wallet in the browser can be asked to pay (GET /pay/<id>/wallet says what to send). */
+  connect_wallet: boolean;
   tx_hash: string | null;
 }
 
@@ -72,8 +79,9 @@ function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: st
   const adapter = chains.adapter(payment.source_chain_id);
   const chain = adapter.config;
   const network = payCurrency && isPayCurrencyCode(payCurrency) ? PAY_CURRENCIES[payCurrency].network : chain.name;
-  const address = payment.deposit_address;
+  const address = chains.registry.displayAddress(payment.source_chain_id, payment.deposit_address);
   const tokenAddress = native ? null : payment.source_token_address;
+  const destination = paymentDestination(adapter, address);
   return {
     id: payment.id,
     status: payment.status,
@@ -84,8 +92,11 @@ function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: st
     chain_id: payment.source_chain_id,
     network,
     chain_name: chain.name,
-    ...paymentDestination(adapter, address),
-    uri: adapter.paymentUri({ address, tokenAddress, amountUnits: payment.source_amount_units, decimals: payment.source_decimals }),
+    ...destination,
+    memo_free_address: destination.memo ? address : null,
+    uri: adapter.paymentUri({ address: payment.deposit_address, tokenAddress, amountUnits: payment.source_amount_units, decimals: payment.source_decimals }),
+    uri_label: chainFamily(chains.registry.chain(payment.source_chain_id).family).walletLinkLabel,
+    connect_wallet: adapter.walletRequest !== undefined,
     tx_hash: payment.payin_tx_hash,
   };
 }
@@ -96,7 +107,7 @@ const TEXTS: Record<PageView, { headline: string; message: string }> = {
   paid: { headline: 'Payment received', message: 'Thank you. Your payment has arrived and is confirmed.' },
   expired: { headline: 'This payment has expired', message: 'It was not paid in the time allowed. If you still want to buy, start again from the shop.' },
   canceled: { headline: 'Payment cancelled', message: 'You cancelled this payment. Nothing was taken.' },
-  invalid: { headline: 'Payment could not be accepted', message: 'The amount or token sent did not match this payment. It is being sent back to the address it came from.' },
+  invalid: { headline: 'Payment could not be accepted', message: 'The amount sent did not match this payment. It is being sent back to the address it came from.' },
   refunded: { headline: 'Payment refunded', message: 'This payment was sent back to the address it came from.' },
 };
 
@@ -154,7 +165,7 @@ export function orderPageState(input: {
     // Between the payment's creation and the order's move to `pending`, the customer is already waiting to pay.
     status_text: returned ? 'Not accepted, returned' : ORDER_STATUS_TEXT[order.status === 'new' && payment ? 'pending' : order.status],
     ...TEXTS[view],
-    ...(returned ? { message: 'The amount or token sent did not match this payment. It was sent back to the address it came from.' } : {}),
+    ...(returned ? { message: 'The amount sent did not match this payment. It was sent back to the address it came from.' } : {}),
     title: order.title ?? (order.merchant_order_id ? `Order ${order.merchant_order_id}` : 'Your order'),
     description: order.description,
     merchant: input.merchant,
@@ -202,4 +213,19 @@ export function paymentPageState(input: { payment: PaymentRow; chains: ChainAdap
     options: [],
     payment: page,
   };
+}
+
+/**
+ * What a wallet connected to the page is asked to send for the payment (chains/family.ts `WalletRequest`), or null
+ * when its family's wallets pay by link only.
+ */
+export async function walletRequestOf(payment: PaymentRow, chains: ChainAdapters): Promise<WalletRequest | null> {
+  const adapter = chains.adapter(payment.source_chain_id);
+  if (!adapter.walletRequest) return null;
+  return adapter.walletRequest({
+    address: chains.registry.displayAddress(payment.source_chain_id, payment.deposit_address),
+    tokenAddress: isNativeToken(payment.source_token_address) ? null : payment.source_token_address,
+    amountUnits: payment.source_amount_units,
+    decimals: payment.source_decimals,
+  });
 }

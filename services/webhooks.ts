@@ -12,9 +12,12 @@ import type { SecretBox } from '../lib/secrets';
 import { loggableUrl, vetUrl, type VettedTarget } from '../lib/url-policy';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from '../lib/webhooks/verify';
 import { webhookUrlPolicy } from './accounts';
+import { withDisplayedDeposit, type ChainAdapters } from './chains';
 
 export interface WebhookServiceDeps {
   knex: Knex;
+  /** The chains, whose families say how an event shows the deposit address (as the API does). */
+  chains: Pick<ChainAdapters, 'registry'>;
   log: Logger;
   /** Opens the apps' sealed webhook secrets; without it (no PAYRAIL_SECRETS_KEY) every delivery fails as `exhausted`. */
   secrets?: SecretBox;
@@ -122,7 +125,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       }
       deps.afterWebhookClaim?.(eventType);
 
-      const { status, result } = await attemptAndRecord(deliveryId, { url, sealedSecret, envelope: (sentAt) => webhookEnvelope({ deliveryId, eventType, payment, sentAt }) });
+      const { status, result } = await attemptAndRecord(deliveryId, { url, sealedSecret, envelope: (sentAt) => webhookEnvelope({ deliveryId, eventType, payment: withDisplayedDeposit(deps.chains.registry, payment), sentAt }) });
       const entry = { paymentId, eventType, deliveryId, url: loggableUrl(url), statusCode: result.statusCode, error: result.error };
       if (status === 'delivered') log.info(entry, 'webhook delivered');
       else log.warn(entry, 'webhook delivery failed; it is not retried');

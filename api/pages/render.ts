@@ -27,7 +27,7 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-function layout(options: { title: string; mobile: boolean; body: string }): string {
+function layout(options: { title: string; mobile: boolean; body: string; walletScript?: boolean }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -37,7 +37,7 @@ function layout(options: { title: string; mobile: boolean; body: string }): stri
 <link rel="icon" href="data:,">
 <title>${esc(options.title)} · Payrail</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}/pay.css">
-<script src="${ASSET_PREFIX}/pay.js" defer></script>
+<script src="${ASSET_PREFIX}/pay.js" defer></script>${options.walletScript ? `\n<script type="module" src="${ASSET_PREFIX}/wallet.js"></script>` : ''}
 </head>
 <body class="${options.mobile ? 'mobile' : 'desktop'}">
 ${options.body}
@@ -106,19 +106,41 @@ async function paymentDetails(state: PageState): Promise<string> {
         <code class="value address" id="pay-memo" aria-labelledby="memo-label">${esc(p.memo)}</code>
         <button type="button" class="copy" data-copy="${esc(p.memo)}" aria-label="Copy memo ${esc(p.memo)}">Copy</button>
       </div>
-      <p class="memo-warning">Enter this memo in your wallet. A payment without it cannot be matched to your order and waits for manual handling.</p>
-    </div>`
+      <p class="memo-warning"><strong>Without this memo the payment cannot be matched to your order.</strong> Enter it in your wallet or exchange (its field may be called memo, tag or ID). A payment without it is held for manual handling, not credited.</p>
+    </div>${
+      p.memo_free_address
+        ? `
+    <details class="field alternative">
+      <summary>Your wallet takes muxed (M…) addresses? Send to one address, no memo</summary>
+      <div class="value-row">
+        <code class="value address" id="memo-free-address">${esc(p.memo_free_address)}</code>
+        <button type="button" class="copy" data-copy="${esc(p.memo_free_address)}" aria-label="Copy the address that carries the memo">Copy</button>
+      </div>
+    </details>`
+        : ''
+    }`
         : ''
     }
-    ${state.mobile ? `<a class="button wallet" href="${esc(p.uri)}">Open in wallet app</a>
-    <details class="qr-details"><summary>Show QR code</summary>${qrFigure}</details>` : `${qrFigure}
-    <a class="button wallet secondary" href="${esc(p.uri)}">Open in wallet app</a>`}
+    ${state.mobile ? `<a class="button wallet" href="${esc(p.uri)}">${esc(p.uri_label)}</a>
+    ${qrFigure}` : `${qrFigure}
+    <a class="button wallet secondary" href="${esc(p.uri)}">${esc(p.uri_label)}</a>`}
+    ${p.connect_wallet ? connectWallet(p.id) : ''}
     <p class="hint">${
       p.token_address
         ? `Send only ${esc(p.symbol)} (token contract <code class="token-address">${esc(p.token_address)}</code>) on ${esc(p.network)}.`
         : `Send only ${esc(p.symbol)}, the network's own coin, on ${esc(p.network)}.`
-    } Anything else is sent back.</p>
+    } Other tokens sent here are not credited to this payment: they are held (quarantined) for manual review.</p>
   </section>`;
+}
+
+/** Filled by the wallet script (web/pay/src/wallet.ts) with a button per wallet found in the browser; hidden without it. */
+function connectWallet(paymentId: string): string {
+  return `<section id="connect-wallet" class="connect" aria-labelledby="connect-heading" data-wallet-url="/pay/${esc(paymentId)}/wallet" hidden>
+      <h3 id="connect-heading">Pay from a wallet in this browser</h3>
+      <p class="hint" id="wallet-hint">Looking for wallets in this browser…</p>
+      <ul id="wallet-list" class="wallets" role="list"></ul>
+      <p id="wallet-message" class="error" role="alert" hidden></p>
+    </section>`;
 }
 
 function outcome(state: PageState): string {
@@ -169,7 +191,7 @@ export async function renderPayPage(state: PageState, urls: { state: string; cho
     <p class="powered">Secured by Payrail</p>
   </footer>
 </main>`;
-  return layout({ title: state.title, mobile: state.mobile, body });
+  return layout({ title: state.title, mobile: state.mobile, body, walletScript: state.view === 'pay' && state.payment?.connect_wallet === true });
 }
 
 export function renderNotFoundPage(what: 'order' | 'payment'): string {

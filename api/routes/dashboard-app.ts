@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Router from '@koa/router';
-import { DASHBOARD_BUILD_DIR } from '../../lib/dashboard-build';
+import { DASHBOARD_BUILD_DIR } from '../../lib/web-build';
 import { ApiError, notFound } from '../errors';
 import { PAGE_SECURITY_HEADERS } from '../pages/render';
 
@@ -39,7 +39,7 @@ export function dashboardAppRoutes(buildDir = DASHBOARD_BUILD_DIR): Router {
 
   router.get(`${DASHBOARD_PATH}{/*rest}`, async (ctx) => {
     const page = await load('index.html');
-    if (!page) throw new ApiError(503, 'dashboard_not_built', 'the dashboard is not built: run npm run build:dashboard (npm install and npm start build it)');
+    if (!page) throw new ApiError(503, 'dashboard_not_built', 'the dashboard is not built: run npm run build:web (npm install and npm start build it)');
     ctx.set(PAGE_SECURITY_HEADERS);
     ctx.set('cache-control', 'no-cache');
     ctx.type = 'text/html; charset=utf-8';

@@ -9,6 +9,7 @@ import type { MerchantAppRow } from '../../db/tables';
 import { PAYMENT_STATUSES } from '../../domain/payment';
 import { paymentData } from '../../domain/payment-resource';
 import { listQuarantinedTransfers } from '../../services/ledger';
+import { withDisplayedDeposit } from '../../services/chains';
 import { merchantStats } from '../../services/stats';
 import { paymentWorkflowId } from '../../services/workflows';
 import { notFound } from '../errors';
@@ -116,7 +117,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
     ]);
     const workflowId = paymentWorkflowId(paymentId);
     ctx.body = {
-      payment: paymentData(payment),
+      payment: paymentData(withDisplayedDeposit(deps.chains.registry, payment)),
       paymentLink: `${deps.publicBaseUrl}/pay/${paymentId}`,
       timeline: [{ status: 'payment_unpaid', at: payment.created_at.toISOString() }, ...events.map((e) => ({ status: e.status, at: e.at.toISOString() }))],
       links: {

@@ -181,6 +181,7 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   const webhooks = createWebhookService({
     knex,
+    chains: deps.chains,
     log: deps.log,
     secrets: deps.secretBox,
     webhooks: { allowPrivateNetworks: deps.webhookAllowPrivateNetworks, timeoutMs: deps.webhookTimeoutMs },

@@ -11,6 +11,7 @@ import type { ApiKeyState } from '../middleware/api-key';
 import { createOrderBodySchema, orderIdParamSchema } from '../schemas/orders';
 import { orderResource } from '../../domain/order-resource';
 import { toCallbackAttemptResource } from '../serializers/order';
+import { withDisplayedDeposit } from '../../services/chains';
 import { createOrder, orderPaymentUrl, type OrderServiceDeps } from '../../services/orders';
 import type { RateLimiter } from '../../services/rate-limits';
 
@@ -31,7 +32,7 @@ export function orderRoutes(deps: OrderRoutesDeps): Router<ApiKeyState> {
 
   const present = async (order: OrderRow) => {
     const payment = order.payment_id ? await findPaymentById({ knex, id: order.payment_id }) : null;
-    return orderResource(order, payment, orderPaymentUrl(deps.publicBaseUrl, order.id));
+    return orderResource(order, payment && withDisplayedDeposit(deps.chains.registry, payment), orderPaymentUrl(deps.publicBaseUrl, order.id));
   };
 
   router.post('/v1/orders', token, async (ctx) => {

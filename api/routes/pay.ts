@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { PAY_BUILD_DIR } from '../../lib/web-build';
 import { orderLogParam, paymentLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById } from '../../db/queries/orders';
@@ -9,13 +10,19 @@ import { findPaymentById } from '../../db/queries/payments';
 import type { OrderRow, PaymentRow } from '../../db/tables';
 import { ApiError, notFound } from '../errors';
 import { ASSET_PREFIX, PAGE_SECURITY_HEADERS, renderNotFoundPage, renderPayPage } from '../pages/render';
-import { orderPageState, paymentPageState, type PageState } from '../../services/pay-page';
+import { orderPageState, paymentPageState, walletRequestOf, type PageState } from '../../services/pay-page';
+import type { PayWallet } from '../schemas/pay';
 import { chooseCurrencyBodySchema, orderIdParamSchema } from '../schemas/orders';
 import { cancelOrder, chooseOrderCurrency, type OrderServiceDeps } from '../../services/orders';
 import { parseOrThrow } from '../validation';
 
 const WEB_DIR = path.resolve(__dirname, '../../web/pay');
-const ASSETS: Record<string, string> = { 'pay.css': 'text/css; charset=utf-8', 'pay.js': 'text/javascript; charset=utf-8' };
+/** The page's files: its stylesheet and script as written, and the wallet script as Vite bundled it (tools/build-web.ts). */
+const ASSETS: Record<string, { dir: string; type: string }> = {
+  'pay.css': { dir: WEB_DIR, type: 'text/css; charset=utf-8' },
+  'pay.js': { dir: WEB_DIR, type: 'text/javascript; charset=utf-8' },
+  'wallet.js': { dir: PAY_BUILD_DIR, type: 'text/javascript; charset=utf-8' },
+};
 
 /**
  * The hosted payment page (`/pay/<payment id>`, and `/pay/order/<order id>` = a legacy order's `payment_url`), its
@@ -26,7 +33,16 @@ export function payRoutes(deps: OrderServiceDeps): Router {
   const router = new Router();
   router.param('orderId', orderLogParam);
   router.param('id', paymentLogParam);
-  const assets = new Map(Object.entries(ASSETS).map(([file, type]) => [file, { type, body: readFileSync(path.join(WEB_DIR, file)) }]));
+  // Read once; a file that is absent (the wallet script before its build) is looked for again at the next request.
+  const assets = new Map<string, { type: string; body: Buffer }>();
+  const asset = (file: string) => {
+    const known = assets.get(file);
+    const source = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+    if (known || !source || !existsSync(path.join(source.dir, file))) return known;
+    const loaded = { type: source.type, body: readFileSync(path.join(source.dir, file)) };
+    assets.set(file, loaded);
+    return loaded;
+  };
 
   const merchantName = async (appId: string) => (await findMerchantApp({ knex, appId }))?.name ?? appId;
   const isUuid = (id: string) => orderIdParamSchema.safeParse(id).success;
@@ -52,12 +68,12 @@ export function payRoutes(deps: OrderServiceDeps): Router {
   };
 
   router.get(`${ASSET_PREFIX}/:file`, (ctx) => {
-    const asset = assets.get(ctx.params.file ?? '');
-    if (!asset) throw notFound('asset');
+    const found = asset(ctx.params.file ?? '');
+    if (!found) throw notFound('asset');
     ctx.set('cache-control', 'public, max-age=300');
     ctx.set('x-content-type-options', 'nosniff');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
+    ctx.type = found.type;
+    ctx.body = found.body;
   });
 
   router.get('/pay/order/:orderId', async (ctx) => {
@@ -101,6 +117,15 @@ export function payRoutes(deps: OrderServiceDeps): Router {
     const payment = await loadPayment(ctx.params.id ?? '');
     if (!payment) throw new ApiError(404, 'not_found', 'payment not found');
     json(ctx, paymentPageState({ payment, chains, merchant: await merchantName(payment.app_id) }));
+  });
+
+  router.get('/pay/:id/wallet', async (ctx) => {
+    const payment = await loadPayment(ctx.params.id ?? '');
+    if (!payment) throw new ApiError(404, 'not_found', 'payment not found');
+    if (payment.status !== 'payment_unpaid') throw new ApiError(409, 'payment_not_payable', 'this payment is not waiting for a payment any more');
+    const wallet = await walletRequestOf(payment, chains);
+    if (!wallet) throw new ApiError(409, 'wallet_not_supported', "this payment's network is paid by wallet link or QR code, not by a connected wallet");
+    json(ctx, { payment_id: payment.id, wallet } satisfies PayWallet);
   });
 
   return router;

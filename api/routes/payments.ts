@@ -43,7 +43,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   };
   /** `reader`: the app whose key authenticated the request, if any; only the owning app sees its private fields. */
   const present = async (row: PaymentRow, reader: string | null, app?: MerchantAppRow) =>
-    toPaymentResource(row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl, { withMerchantFields: reader === row.app_id });
+    toPaymentResource(deps.chains.registry, row, app ?? (await loadApp(row.app_id)), deps.publicBaseUrl, { withMerchantFields: reader === row.app_id });
 
   // Public: which chains and tokens payments may use, with decimals and minimums.
   router.get('/chains', (ctx) => {

@@ -2,9 +2,9 @@ import { Contract, JsonRpcProvider, Wallet, isError, type TransactionReceipt } f
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import type { BridgeEndpoint } from '../bridges/endpoint';
-import { TxRefused, TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxFees, type TxReplacement } from '../family';
+import { TxRefused, TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxFees, type TxReplacement, type WalletRequest } from '../family';
 import type { EvmChainConfig } from './config';
-import { depositAddress, erc20Abi, paymentSalt } from './contracts';
+import { depositAddress, erc20Abi, erc20Interface, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
 import './http';
 import { readUsdPriceFeed } from './price-feeds';
@@ -197,6 +197,27 @@ export class EvmAdapter implements ChainAdapter {
   paymentUri(input: { address: string; tokenAddress: string | null; amountUnits: string }): string {
     const token = input.tokenAddress && !isNativeToken(input.tokenAddress) ? input.tokenAddress : null;
     return eip681Uri({ tokenAddress: token, chainId: this.config.chainId, address: input.address, units: input.amountUnits });
+  }
+
+  /** EIP-1193: the chain to switch to (or add), and the token's `transfer` (or the plain value transfer) to the deposit. */
+  walletRequest(input: { address: string; tokenAddress: string | null; amountUnits: string }): Promise<WalletRequest> {
+    const token = input.tokenAddress && !isNativeToken(input.tokenAddress) ? input.tokenAddress : null;
+    const native = this.config.nativeCurrency;
+    const value = `0x${BigInt(input.amountUnits).toString(16)}`;
+    return Promise.resolve({
+      standard: 'eip1193',
+      chainIdHex: `0x${this.config.chainId.toString(16)}`,
+      chainName: this.config.name,
+      rpcUrls: this.config.walletRpcUrl ? [this.config.walletRpcUrl] : [],
+      nativeCurrency: { name: native?.symbol ?? 'ETH', symbol: native?.symbol ?? 'ETH', decimals: native?.decimals ?? 18 },
+      blockExplorerUrls: this.config.explorerUrl ? [this.config.explorerUrl] : [],
+      tokenAddress: token,
+      recipient: input.address,
+      amountUnits: input.amountUnits,
+      transaction: token
+        ? { to: token, value: '0x0', data: erc20Interface.encodeFunctionData('transfer', [input.address, BigInt(input.amountUnits)]) }
+        : { to: input.address, value, data: '0x' },
+    });
   }
 
   destroy(): void {

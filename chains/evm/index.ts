@@ -17,12 +17,14 @@ export const evm = defineChainFamily({
     deposits: z.object({}),
   },
   depositAddresses: 'derived',
+  walletLinkLabel: 'Open in an Ethereum wallet (EIP-681 link)',
   addresses: {
     normalize(address) {
       if (!isAddress(address)) return null;
       const normalized = getAddress(address);
       return normalized === ZeroAddress ? null : normalized;
     },
+    display: (address) => getAddress(address),
     form: '0x and 40 hex digits, not the zero address; mixed case must match the EIP-55 checksum',
   },
   createAdapter: (config, keys, reads) => new EvmAdapter(config, keys.TREASURY_PRIVATE_KEY, reads),

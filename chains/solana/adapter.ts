@@ -46,6 +46,7 @@ import {
   type TxCheck,
   type TxCost,
   type TxExpiry,
+  type WalletRequest,
 } from '../family';
 import type { TokenConfig } from '../registry';
 import type { SolanaChainConfig } from './config';
@@ -403,6 +404,23 @@ export class SolanaAdapter implements ChainAdapter {
     const params = new URLSearchParams({ amount: formatUnits(BigInt(input.amountUnits), input.decimals) });
     if (input.tokenAddress) params.set('spl-token', input.tokenAddress);
     return `solana:${input.address}?${params.toString()}`;
+  }
+
+  /** Wallet Standard: the cluster, the mint and its program, and a blockhash the page builds the transfer on. */
+  async walletRequest(input: { address: string; tokenAddress: string | null; amountUnits: string; decimals: number }): Promise<WalletRequest> {
+    const { value } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const token = input.tokenAddress ? Object.values(this.config.tokens).find((t) => t.address === input.tokenAddress) : undefined;
+    return {
+      standard: 'solana',
+      chain: `solana:${this.config.cluster}`,
+      tokenAddress: input.tokenAddress,
+      tokenProgram: token?.tokenProgram ?? null,
+      decimals: input.decimals,
+      recipient: input.address,
+      amountUnits: input.amountUnits,
+      recentBlockhash: value.blockhash,
+      lastValidBlockHeight: value.lastValidBlockHeight.toString(),
+    };
   }
 
   destroy(): void {

@@ -8,6 +8,8 @@ const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 export const solanaChainSchema = z.object({
   family: z.literal('solana'),
   ...commonChainFields,
+  /** The cluster as the Wallet Standard names it (`solana:<cluster>`), which a connected wallet is asked to pay on. */
+  cluster: z.enum(['mainnet', 'devnet', 'testnet', 'localnet']).default('mainnet'),
   /** Slots one watcher scan may cover: a scan reads every block of its range (mainnet: 2.5 slots a second). */
   scanBatchSlots: z.number().int().positive().default(500),
   /** The priority fee paid: this percentile of what recent slots' transactions on the same accounts paid per compute unit. */

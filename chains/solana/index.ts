@@ -36,8 +36,11 @@ export const solana = defineChainFamily({
     deposits: z.object({}),
   },
   depositAddresses: 'pooled',
+  walletLinkLabel: 'Open in a Solana wallet (Solana Pay link)',
   addresses: {
     normalize: (address) => (isAddress(address) ? address : null),
+    // Stored as the family's wallets write it (base58).
+    display: (address) => address,
     form: 'a base58 ed25519 public key of 32 bytes, such as a wallet address',
   },
   createAdapter: (config, keys) => new SolanaAdapter(config, { treasurySecretKey: keys.SOLANA_TREASURY_SECRET_KEY, depositSeed: keys.SOLANA_DEPOSIT_SEED }),

@@ -24,8 +24,11 @@ export const stellar = defineChainFamily({
     deposits: z.object({}),
   },
   depositAddresses: 'derived',
+  walletLinkLabel: 'Open in a Stellar wallet (SEP-7 link)',
   addresses: {
     normalize: (address) => (StrKey.isValidEd25519PublicKey(address) ? address : null),
+    // Stored as wallets write it: G… accounts, M… for a deposit (the page also shows the receiving account and memo).
+    display: (address) => address,
     form: 'a G… account id (StrKey)',
   },
   createAdapter: (config, keys) => new StellarAdapter(config, { treasurySecret: keys.STELLAR_TREASURY_SECRET, receivingSecret: keys.STELLAR_RECEIVING_SECRET }),

@@ -1,9 +1,10 @@
+import { Address } from '@ton/core';
 import { z } from 'zod';
 import { hexSeed } from '../config';
 import { defineChainFamily } from '../family';
 import { TonAdapter } from './adapter';
 import { tonChainSchema } from './config';
-import { parseTonAddress, rawAddress } from './wallets';
+import { parseTonAddress, rawAddress, walletFacingAddress } from './wallets';
 
 /**
  * TON: a wallet v5r1 per payment (SLIP-0010 keys from one seed), deployed by the treasury when it first sweeps it.
@@ -26,11 +27,14 @@ export const ton = defineChainFamily({
     deposits: z.object({}),
   },
   depositAddresses: 'pooled',
+  walletLinkLabel: 'Open in a TON wallet (ton:// link)',
   addresses: {
     normalize(address) {
       const parsed = parseTonAddress(address);
       return parsed && rawAddress(parsed);
     },
+    // Non-bounceable, as the payment link: a deposit wallet has no code until its first sweep.
+    display: (address, chain) => walletFacingAddress(Address.parse(address), chain.testnet),
     form: 'a TON account address, raw (0:<64 hex>) or user-friendly (48 base64url characters)',
   },
   createAdapter: (config, keys) => new TonAdapter(config, { treasurySecretKey: keys.TON_TREASURY_SECRET_KEY, depositSeed: keys.TON_DEPOSIT_SEED }),

@@ -37,8 +37,11 @@ export const tron = defineChainFamily({
   depositKeysOf(signing): Record<string, string> {
     return signing.TRON_DEPOSIT_SEED ? { TRON_DEPOSIT_XPUB: depositAccountXpub(hexSeed.parse(signing.TRON_DEPOSIT_SEED)) } : {};
   },
+  walletLinkLabel: 'Open in a Tron wallet (tron: link)',
   addresses: {
     normalize: (address) => (/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address) && TronWeb.isAddress(address) ? address : null),
+    // Stored as the family's wallets write it (base58).
+    display: (address) => address,
     form: 'a base58check address starting with T',
   },
   createAdapter: (config, keys) =>

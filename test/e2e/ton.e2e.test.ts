@@ -71,7 +71,9 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
   async function payAndComplete(label: string, merchant: TestMerchant, tokenSymbol: 'TON' | 'USDT', amount: string, pay: (to: string) => Promise<void>): Promise<PaymentResource> {
     const created = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `ton-${randomUUID()}`, chainId: String(ton.chainId), tokenSymbol, amount }));
     assert.equal(created.status, 'payment_unpaid');
-    assert.match(created.source.receiverAddress, /^0:[0-9a-f]{64}$/);
+    // Shown as TON wallets write a deposit: user-friendly, non-bounceable (a deposit wallet has no code until swept).
+    assert.match(created.source.receiverAddress, /^UQ[A-Za-z0-9_-]{46}$/);
+    assert.equal(Address.parseFriendly(created.source.receiverAddress).isBounceable, false);
     const t0 = performance.now();
     await pay(created.source.receiverAddress);
     const { payment } = await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 180_000);
@@ -180,11 +182,12 @@ describe('a TON legacy order on the hosted page in Chromium', function () {
     const addressBox = page.locator('#deposit-address');
     await addressBox.waitFor({ timeout: 30_000 });
     const deposit = (await addressBox.textContent())!.trim();
-    assert.match(deposit, /^0:[0-9a-f]{64}$/);
+    assert.equal(Address.parseFriendly(deposit).isBounceable, false, 'the deposit is shown non-bounceable');
+    assert.equal(await page.getByRole('button', { name: 'Copy deposit address' }).getAttribute('data-copy'), deposit);
     assert.equal(await page.locator('#pay-amount').textContent(), '2 TON');
     assert.equal(await page.getByRole('img', { name: /QR code to pay 2 TON/ }).count(), 1);
-    const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
-    assert.equal(walletLink, `ton://transfer/${Address.parse(deposit).toString({ bounceable: false, urlSafe: true })}?amount=2000000000`);
+    const walletLink = await page.getByRole('link', { name: 'Open in a TON wallet (ton:// link)' }).getAttribute('href');
+    assert.equal(walletLink, `ton://transfer/${deposit}?amount=2000000000`);
 
     await payTon(customer, deposit, toNano('2'));
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'Paid', undefined, { timeout: 120_000 });

@@ -53,7 +53,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
     assert.match(deposit, /^T[1-9A-HJ-NP-Za-km-z]{33}$/);
     assert.equal(await page.locator('#pay-memo').count(), 0, 'no memo on Tron');
     assert.equal(await page.locator('#pay-amount').textContent(), '7.5 USDT');
-    const link = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
+    const link = await page.getByRole('link', { name: 'Open in a Tron wallet (tron: link)' }).getAttribute('href');
     assert.equal(link, `tron:${deposit}?amount=7.5&token=${chain.tokens.USDT.address}`);
     await tronCustomerTransfer(stack.info, deposit, '7.5');
     await paid(page);
@@ -71,7 +71,7 @@ describe('the hosted page for USDT_TRC20 and USDC_XLM orders (Chromium)', functi
     assert.match(memo, /^\d+$/);
     assert.match((await page.locator('#memo-label').textContent()) ?? '', /Memo.*required/);
     assert.equal(await page.getByRole('button', { name: `Copy memo ${memo}` }).getAttribute('data-copy'), memo);
-    const link = new URL((await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href'))!);
+    const link = new URL((await page.getByRole('link', { name: 'Open in a Stellar wallet (SEP-7 link)' }).getAttribute('href'))!);
     assert.equal(link.protocol, 'web+stellar:');
     assert.equal(link.searchParams.get('destination'), chain.receivingAccount);
     assert.equal(link.searchParams.get('memo'), memo);

@@ -148,7 +148,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.match((await page.locator('#pay-network').textContent()) ?? '', /^Arbitrum/);
     assert.equal(await page.getByRole('img', { name: /QR code to pay 15\.25 USDC/ }).count(), 1);
     assert.equal(await page.getByRole('button', { name: 'Copy deposit address' }).getAttribute('data-copy'), deposit);
-    const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
+    const walletLink = await page.getByRole('link', { name: 'Open in an Ethereum wallet (EIP-681 link)' }).getAttribute('href');
     assert.match(walletLink ?? '', new RegExp(`^ethereum:0x[0-9a-fA-F]{40}@42161/transfer\\?address=${deposit}&uint256=15250000$`));
     assert.equal(await statusText(page), 'Waiting for your payment');
     await screenshot(page, 'pay');
@@ -220,7 +220,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     assert.equal(await page.locator('#pay-amount').textContent(), '7.5 USDC');
     assert.match((await page.locator('#pay-network').textContent()) ?? '', /^Solana/);
     assert.equal(await page.getByRole('img', { name: /QR code to pay 7\.5 USDC/ }).count(), 1);
-    const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
+    const walletLink = await page.getByRole('link', { name: 'Open in a Solana wallet (Solana Pay link)' }).getAttribute('href');
     assert.equal(walletLink, `solana:${deposit}?amount=7.5&spl-token=${stackChain(stack.info, 'solana').tokens.USDC.address}`);
     await screenshot(page, 'solana-pay');
 
@@ -288,7 +288,7 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
 
     const page = await newPage();
     await page.goto(created.payment_url);
-    const walletLink = await page.getByRole('link', { name: 'Open in wallet app' }).getAttribute('href');
+    const walletLink = await page.getByRole('link', { name: 'Open in an Ethereum wallet (EIP-681 link)' }).getAttribute('href');
     assert.equal(walletLink, `ethereum:${deposit}@8453?value=${parseEther('0.01')}`);
     await screenshot(page, 'pay-eth');
 
@@ -369,8 +369,8 @@ describe('legacy orders end to end (hosted page in Chromium, callbacks, receipts
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(mobile.payment_url);
     assert.equal(await page.locator('body').getAttribute('class'), 'mobile');
-    assert.ok(await page.getByRole('link', { name: 'Open in wallet app' }).isVisible());
-    assert.ok(!(await page.getByRole('img', { name: /QR code/ }).isVisible()), 'the QR code is folded away on a phone');
+    assert.ok(await page.getByRole('link', { name: 'Open in an Ethereum wallet (EIP-681 link)' }).isVisible());
+    assert.ok(await page.getByRole('img', { name: /QR code/ }).isVisible(), 'the QR code is shown on a phone too (to scan from another device)');
     await screenshot(page, 'mobile');
 
     const missing = await page.goto(`${origin}/pay/order/${randomUUID()}`);

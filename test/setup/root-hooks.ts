@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ensureDashboardBuilt } from '../../tools/build-dashboard';
+import { ensureWebBuilt } from '../../tools/build-web';
 import { stopStack } from '../support/stack';
 import { quietSdkLogs, stopTestEnv } from '../support/temporal';
 
@@ -23,10 +23,10 @@ export const mochaHooks = {
 
 /**
  * Runs once in the main mocha process, before any worker starts: the stacks of the parallel workers serve the
- * dashboard's build, which must not be made twice at the same time.
+ * browser bundles (tools/build-web.ts), which must not be made twice at the same time.
  */
 export async function mochaGlobalSetup(): Promise<void> {
-  await ensureDashboardBuilt();
+  await ensureWebBuilt();
 }
 
 if (PARALLEL_WORKER) stopStackWhenWorkerEnds();

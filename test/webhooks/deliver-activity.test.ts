@@ -43,6 +43,7 @@ describe('deliverWebhook (activity), called directly', function () {
   function activities(overrides: { allowPrivateNetworks?: boolean; secrets?: SecretBox | null; afterWebhookClaim?: () => void } = {}) {
     return createWebhookActivities({
       knex: services.knex,
+      chains: services.chains,
       log: createLogger('silent', 'test'),
       secrets: overrides.secrets === null ? undefined : (overrides.secrets ?? new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!)),
       webhooks: { allowPrivateNetworks: overrides.allowPrivateNetworks ?? true, timeoutMs: 2_000 },

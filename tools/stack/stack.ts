@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureDashboardBuilt } from '../build-dashboard';
+import { ensureWebBuilt } from '../build-web';
 import type { ChainRegistryFile } from '../../chains/registry';
 import { DEVNET_FAMILIES, type DevnetPorts, type DevStackChain, type DevStackCustomers, type RunningDevnets } from '../devnets/families';
 import type { RunningDevnet, UsdPriceFeeds } from '../devnets/family';
@@ -121,8 +121,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 
   try {
-    // The API serves the dashboard from its build: made here when missing or older than its sources.
-    await ensureDashboardBuilt(log);
+    // The API serves the dashboard and the pay page's wallet script from their builds: made here when missing or older than their sources.
+    await ensureWebBuilt(log);
     let databaseUrl = env.DATABASE_URL;
     if (!databaseUrl) {
       log('starting PostgreSQL (embedded)…');

@@ -59,11 +59,18 @@
   Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
     button.addEventListener('click', function () {
       var value = button.getAttribute('data-copy') || '';
+      // The accessible name keeps the visible text in it ("Copied …" while it says Copied).
+      var label = button.getAttribute('aria-label') || 'Copy';
       var done = function () {
         button.classList.add('copied');
         button.textContent = 'Copied';
+        button.setAttribute('aria-label', label.replace(/^Copy/, 'Copied'));
         announce('Copied to the clipboard');
-        window.setTimeout(function () { button.classList.remove('copied'); button.textContent = 'Copy'; }, 2000);
+        window.setTimeout(function () {
+          button.classList.remove('copied');
+          button.textContent = 'Copy';
+          button.setAttribute('aria-label', label);
+        }, 2000);
       };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(value).then(done, function () { fallbackCopy(value); done(); });

@@ -72,6 +72,8 @@ export const evmDevnet = defineDevnetFamily({
           chainId: c.chainId,
           name: c.name,
           rpcUrl: c.rpcUrl,
+          // The devnet's RPC is on this machine: a wallet in this machine's browser reaches it too.
+          walletRpcUrl: c.rpcUrl,
           confirmations: 2,
           finalityDepth: 4,
           pollIntervalMs: 500,

@@ -35,6 +35,7 @@ export const solanaDevnet = defineDevnetFamily({
           family: 'solana' as const,
           ...CHAIN,
           rpcUrl: solana.rpcUrl,
+          cluster: 'localnet' as const,
           // One confirmed slot on top; finalized as the devnet finalizes (4 slots deep).
           confirmations: 1,
           finalityDepth: 4,
