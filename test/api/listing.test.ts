@@ -197,6 +197,7 @@ describe('listing by key: payments, events, statements', function () {
     await setWebhookUrl(services.knex, m.appId, null);
     const webhooks = createWebhookService({
       knex: services.knex,
+      chains: services.chains,
       log: createLogger('silent', 'test'),
       secrets: new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!),
       webhooks: { allowPrivateNetworks: true, timeoutMs: 2_000 },
