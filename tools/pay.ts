@@ -1,13 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../chains/evm/contracts';
+import { parseUnits as parseDecimal } from '../domain/money';
 import type { PageState } from '../services/pay-page';
+import { solanaCustomerTransfer, type SolanaTokenSymbol } from '../test/support/solana';
+import { stellarCustomerPayment, stellarDestination } from '../test/support/stellar';
+import { payJetton, payTon, tonPayer } from '../test/support/ton';
+import { tronCustomerTransfer } from '../test/support/tron';
 import { devStackInfoFile, devVarDir } from './stack/launch';
-import type { DevStackInfo } from './stack/stack';
+import type { DevStackChain, DevStackInfo } from './stack/stack';
+
+type PagePayment = NonNullable<PageState['payment']>;
+
+/** Nanotons in a TON. */
+const TON_DECIMALS = 9;
+
+/**
+ * How the stack's customer wallet of each non-EVM family pays `amount` (decimal) of the payment's token to its
+ * deposit, as a wallet does (the devnet customer payers of test/support); returns what identifies the transfer.
+ */
+const FAMILY_PAYERS: Record<Exclude<DevStackChain['family'], 'evm'>, (info: DevStackInfo, chain: DevStackChain, payment: PagePayment, amount: string) => Promise<string>> = {
+  solana: (info, _chain, payment, amount) => solanaCustomerTransfer(info, payment.symbol as SolanaTokenSymbol, payment.address, amount),
+  tron: (info, _chain, payment, amount) => tronCustomerTransfer(info, payment.address, amount),
+  stellar: (info, _chain, payment, amount) => stellarCustomerPayment(info, stellarDestination(payment.address), amount),
+  ton: async (info, chain, payment, amount) => {
+    const payer = await tonPayer(chain.rpcUrl, info.customer.ton.mnemonic);
+    const decimals = payment.token_address === null ? TON_DECIMALS : chain.tokens[payment.symbol]?.decimals;
+    if (decimals === undefined) throw new Error(`the TON devnet has no ${payment.symbol}`);
+    const units = parseDecimal(amount, decimals);
+    if (payment.token_address === null) await payTon(payer, payment.address, units);
+    else await payJetton(payer, payment.token_address, payment.address, units);
+    return `from ${payer.wallet.address.toString()}`;
+  },
+};
 
 /**
  * `npm run pay -- <payment id | order id> [amount]`: pays a devnet payment, or a legacy order whose currency is
- * chosen, from the stack's funded customer wallet. Reads what to send from the hosted page's state.
+ * chosen, from the stack's funded customer wallet of the payment's chain family (EVM, Solana, Tron, TON, Stellar).
+ * Reads what to send from the hosted page's state.
  */
 async function main(): Promise<void> {
   const [id, amountOverride] = process.argv.slice(2);
@@ -21,7 +51,12 @@ async function main(): Promise<void> {
   if (!payment) throw new Error(`order ${id} has no payment yet: choose a currency on its payment page first`);
   const chain = info.chains.find((c) => c.chainId === payment.chain_id);
   if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
-  if (chain.family !== 'evm') throw new Error(`npm run pay pays on the EVM devnets; pay ${chain.name} with its family's wallet (customer.${chain.family} in ${infoFile})`);
+  if (chain.family !== 'evm') {
+    const amount = amountOverride ?? payment.amount;
+    const sent = await FAMILY_PAYERS[chain.family](info, chain, payment, amount);
+    console.log(`paid ${amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${sent}`);
+    return;
+  }
   const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
   const customer = new Wallet(info.customer.evm.privateKey, provider);
   let tx: { hash: string; wait(): Promise<unknown> };

@@ -250,11 +250,12 @@ describe('legacy orders API: POST /v1/orders and GET /v1/orders/:id', function (
       const expiresIn = Date.parse(created.order.expires_at) - Date.parse(created.order.created_at);
       assert.ok(Math.abs(expiresIn - 3_600_000) < 2_000, `expires 60 minutes after creation (${expiresIn} ms)`);
       const state = (await request(`${origin}/pay/order/${created.order.id}/state`)).body as PageState;
+      // All sixteen, whatever family the merchant's payout wallet is on: the treasury of the payout chain pays from
+      // its float; a coin priced at its feed (TON, ETH) is paid out in the merchant's stablecoin.
+      assert.equal(PAY_CURRENCY_CODES.length, 16);
       assert.deepEqual(
         state.options.map((o) => o.code),
-        // USDC_SOL and USDT_TON too: no bridge carries them to this merchant's payout on Base. TON is offered: a coin
-        // priced at its feed is paid out in the merchant's stablecoin (the treasury keeps the coin).
-        PAY_CURRENCY_CODES.filter((c) => !['USDC_SOL', 'USDT_TRC20', 'USDT_TON', 'USDC_XLM'].includes(c)),
+        PAY_CURRENCY_CODES,
       );
     });
 
