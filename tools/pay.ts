@@ -8,7 +8,7 @@ import { stellarCustomerPayment, stellarDestination } from '../test/support/stel
 import { payJetton, payTon, tonPayer } from '../test/support/ton';
 import { tronCustomerTransfer } from '../test/support/tron';
 import { devStackInfoFile, devVarDir } from './stack/launch';
-import type { DevStackChain, DevStackInfo } from './stack/stack';
+import { stackChain, type DevStackChain, type DevStackInfo } from './stack/stack';
 
 type PagePayment = NonNullable<PageState['payment']>;
 
@@ -19,17 +19,16 @@ const TON_DECIMALS = 9;
  * How the stack's customer wallet of each non-EVM family pays `amount` (decimal) of the payment's token to its
  * deposit, as a wallet does (the devnet customer payers of test/support); returns what identifies the transfer.
  */
-const FAMILY_PAYERS: Record<Exclude<DevStackChain['family'], 'evm'>, (info: DevStackInfo, chain: DevStackChain, payment: PagePayment, amount: string) => Promise<string>> = {
-  solana: (info, _chain, payment, amount) => solanaCustomerTransfer(info, payment.symbol as SolanaTokenSymbol, payment.address, amount),
-  tron: (info, _chain, payment, amount) => tronCustomerTransfer(info, payment.address, amount),
-  stellar: (info, _chain, payment, amount) => stellarCustomerPayment(info, stellarDestination(payment.address), amount),
-  ton: async (info, chain, payment, amount) => {
-    const payer = await tonPayer(chain.rpcUrl, info.customer.ton.mnemonic);
-    const decimals = payment.token_address === null ? TON_DECIMALS : chain.tokens[payment.symbol]?.decimals;
-    if (decimals === undefined) throw new Error(`the TON devnet has no ${payment.symbol}`);
-    const units = parseDecimal(amount, decimals);
-    if (payment.token_address === null) await payTon(payer, payment.address, units);
-    else await payJetton(payer, payment.token_address, payment.address, units);
+const FAMILY_PAYERS: Record<Exclude<DevStackChain['family'], 'evm'>, (info: DevStackInfo, payment: PagePayment, amount: string) => Promise<string>> = {
+  solana: (info, payment, amount) => solanaCustomerTransfer(info, payment.symbol as SolanaTokenSymbol, payment.address, amount),
+  tron: (info, payment, amount) => tronCustomerTransfer(info, payment.address, amount),
+  stellar: (info, payment, amount) => stellarCustomerPayment(info, stellarDestination(payment.address), amount),
+  ton: async (info, payment, amount) => {
+    const ton = stackChain(info, 'ton');
+    const payer = await tonPayer(ton.rpcUrl, info.customer.ton.mnemonic);
+    // The devnet's one jetton is its USDT.
+    if (payment.token_address === null) await payTon(payer, payment.address, parseDecimal(amount, TON_DECIMALS));
+    else await payJetton(payer, payment.token_address, payment.address, parseDecimal(amount, ton.tokens.USDT.decimals));
     return `from ${payer.wallet.address.toString()}`;
   },
 };
@@ -53,7 +52,7 @@ async function main(): Promise<void> {
   if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
   if (chain.family !== 'evm') {
     const amount = amountOverride ?? payment.amount;
-    const sent = await FAMILY_PAYERS[chain.family](info, chain, payment, amount);
+    const sent = await FAMILY_PAYERS[chain.family](info, payment, amount);
     console.log(`paid ${amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${sent}`);
     return;
   }

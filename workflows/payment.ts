@@ -182,7 +182,8 @@ class PaymentRun {
       return false;
     }
     for (const payin of counted) this.track(payin, 'counted');
-    await this.record.write(...counted.map((payin) => this.record.payinStep(payin, 'confirmed', 'payment')));
+    // The payout starts now, from the destination treasury's float: it is recorded with the counted payins.
+    await this.record.write(...counted.map((payin) => this.record.payinStep(payin, 'confirmed', 'payment')), this.record.enter('payment_payout_started'));
     await this.payOut(completing, received);
     return true;
   }
@@ -200,16 +201,19 @@ class PaymentRun {
         recipient: { kind: 'treasury' }, amountUnits: required.toString(), purpose: 'payin to treasury',
       }),
     );
+    // Awaited by the payout only when it bridges the payin; else once the merchant is paid.
+    let swept: Promise<unknown> | undefined;
+    const sweepLanded = () => (swept ??= sweeping.then((tx) => this.chain.landed(tx)));
     // The excess of an overpayment goes back once, unless it is dust (then held, recorded on the payin).
     const excessUnits = (received - required).toString();
     const excess = received <= required ? null : this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.sendBack(completing, source.address, excessUnits, 'overpayment excess')));
 
-    const payout = await this.payFromFloat(sweeping, required);
+    const payout = await this.payFromFloat(sweepLanded, required);
     const paid = await this.chain.landed(payout);
     await this.record.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
 
-    await this.chain.landed(await sweeping);
+    await sweepLanded();
     const excessTx = await excess;
     if (excessTx) {
       this.track(completing, 'refunding');
@@ -221,10 +225,11 @@ class PaymentRun {
 
   /**
    * The payout, reserved against the destination treasury's float and signed in one step. A short float never
-   * bounces a customer: a payment a bridge can carry bridges its own funds there (`payment_bridging`), once its
-   * sweep has landed; any other waits, visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
+   * bounces a customer: a payment a bridge can carry bridges its own funds there (`payment_bridging`, then
+   * `payment_payout_started` again), once its sweep has landed; any other waits in `payment_payout_started`,
+   * visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
    */
-  private async payFromFloat(sweeping: Promise<{ intentKey: string }>, required: bigint): Promise<{ intentKey: string }> {
+  private async payFromFloat(sweepLanded: () => Promise<unknown>, required: bigint): Promise<{ intentKey: string }> {
     const { source, destination } = this.terms;
     const transfer = {
       intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
@@ -234,12 +239,12 @@ class PaymentRun {
     let payout = await reserve();
     if (!payout && this.terms.bridgeRoute) {
       log.info('destination float short of the payout; bridging the payment’s own funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
-      await this.chain.landed(await sweeping);
+      await sweepLanded();
       await this.record.transition('payment_bridging');
       await this.bridge((required - BigInt(source.feeUnits)).toString());
+      await this.record.transition('payment_payout_started');
       payout = await reserve();
     }
-    await this.record.transition('payment_payout_started');
     let treasuryWaitEnded: (() => void) | undefined;
     while (!payout) {
       log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
