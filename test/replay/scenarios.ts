@@ -122,7 +122,7 @@ export const RECORDINGS: Recording[] = [
       await run.signal(retryChainStepSignal);
     },
     result: 'payment_completed',
-    activities: PAID_SAME_CHAIN,
+    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-cross-chain-bridged-completed',
@@ -131,8 +131,8 @@ export const RECORDINGS: Recording[] = [
     drive: (signal) => signal(detectedPayin({ tx: 'cross-bridged' })),
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
-      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
   paymentRecording({
@@ -150,8 +150,8 @@ export const RECORDINGS: Recording[] = [
     },
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
-      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
   paymentRecording({
