@@ -1,8 +1,9 @@
 import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/payins';
-import { applyPaymentProgress, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import { applyPaymentProgress, paymentRoute, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
 import { claimPayinRefund, findPayin, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
+import { bridgeRouteFor } from '../services/bridges';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { refundHoldReason } from '../services/refund-economics';
 import { startOrphanedWorkflows } from '../services/reconcile';
@@ -35,7 +36,9 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
       return asActivity(async () => {
         const row = await findPaymentById({ knex, id: input.paymentId });
         if (!row) throw new DomainError('not_found', `payment ${input.paymentId} does not exist`);
-        return paymentTerms(row);
+        const route = paymentRoute(row);
+        const source = { chainId: row.source_chain_id, symbol: row.source_token_symbol, decimals: row.source_decimals };
+        return paymentTerms(row, route === 'bridge' && bridgeRouteFor(deps.chains, source, row.destination_chain_id));
       });
     },
 

@@ -14,6 +14,14 @@ export const hexAddress = z
 /** The key of a token in a chain's `tokens`: its symbol. */
 export const tokenSymbol = z.string().regex(/^[A-Z0-9]{2,12}$/);
 
+/** A whole number of tokens. */
+const wholeTokens = z.string().regex(/^(0|[1-9][0-9]{0,15})$/);
+
+const floatMarksSchema = z
+  .object({ low: wholeTokens, high: wholeTokens })
+  .refine((m) => BigInt(m.low) <= BigInt(m.high), { message: 'low must not be above high' })
+  .default({ low: '1000', high: '100000' });
+
 /** A token's fields besides its address (whose form is the family's). */
 export const tokenFields = {
   decimals: z.number().int().min(0).max(36),
@@ -26,6 +34,12 @@ export const tokenFields = {
   dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
   /** The chain's `refundMaxCostBps` for this token alone. */
   refundMaxCostBps: z.number().int().min(0).max(10_000).optional(),
+  /**
+   * The treasury's float marks for this token, in whole tokens (docs/operations.md, "Treasury float"): below `low`
+   * the treasury needs a refill (a rebalance from a chain above its `high`, or an operator's top-up); above `high`
+   * it can give. The defaults keep the dev stack's treasuries (a million of each token) well inside them.
+   */
+  floatMarks: floatMarksSchema,
 };
 
 /** The chain's native coin (ETH on Arbitrum and Base, TON): paid into deposit addresses as plain value transfers. */
@@ -42,6 +56,8 @@ export const nativeCurrencySchema = z.object({
   dustUnits: z.string().regex(/^[0-9]+$/).default('0'),
   /** As a token's `refundMaxCostBps`, for native-coin refunds. */
   refundMaxCostBps: z.number().int().min(0).max(10_000).optional(),
+  /** As a token's `floatMarks`, for the treasury's float of the coin. */
+  floatMarks: floatMarksSchema,
 });
 
 /** What every family's chain has. Chain ids of non-EVM families are their SLIP-44 coin types (docs/chains.md). */
@@ -83,6 +99,12 @@ export const hexSeed = z
 
 export type NativeCurrencyConfig = z.infer<typeof nativeCurrencySchema>;
 
+/** A token's float marks as configured: whole tokens. */
+export interface FloatMarksConfig {
+  low: string;
+  high: string;
+}
+
 /** What the registry reads of any family's chain (every family's config type has at least this). */
 export interface CommonChainConfig {
   family: string;
@@ -94,7 +116,7 @@ export interface CommonChainConfig {
   pollIntervalMs: number;
   explorerUrl?: string;
   servesChainIds: number[];
-  tokens: Record<string, { address: string; decimals: number; usdPegged: boolean; dustUnits: string; refundMaxCostBps?: number }>;
+  tokens: Record<string, { address: string; decimals: number; usdPegged: boolean; dustUnits: string; refundMaxCostBps?: number; floatMarks: FloatMarksConfig }>;
   nativeCurrency?: NativeCurrencyConfig;
   refundMaxCostBps: number;
   feeCoinUsd?: string;

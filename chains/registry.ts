@@ -77,7 +77,7 @@ export class ChainRegistry {
   /** The chain's native coin as a token (address zero, never USD-pegged), if it is configured. */
   findNativeToken(chainId: number): TokenConfig | undefined {
     const native = this.byId.get(chainId)?.nativeCurrency;
-    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false, dustUnits: native.dustUnits, refundMaxCostBps: native.refundMaxCostBps };
+    return native && { symbol: native.symbol, address: NATIVE_TOKEN_ADDRESS, decimals: native.decimals, usdPegged: false, dustUnits: native.dustUnits, refundMaxCostBps: native.refundMaxCostBps, floatMarks: native.floatMarks };
   }
 
   /** The configured chain with this id, or the one that stands in for it (`servesChainIds`). */

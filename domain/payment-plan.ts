@@ -1,6 +1,8 @@
 /**
- * What a payment will be, decided before it exists: the fee, what the merchant is paid, and whether the route from
- * the customer's token to the merchant's payout token is possible. Shared by the payment API and legacy orders.
+ * What a payment will be, decided before it exists: the fee, what the merchant is paid, and whether the customer's
+ * token can pay the merchant's payout token. Any chain pays any payout chain: the destination treasury pays the
+ * merchant from its float and the treasuries are rebalanced behind (docs/bridges.md). Shared by the payment API and
+ * legacy orders.
  */
 import { invalidField } from './errors';
 import { convertDecimals, feeFor, formatUnits, parseUnits } from './money';
@@ -68,8 +70,6 @@ export interface PaymentPlanInput {
    * was priced at. The payout is computed from it, and nothing is bridged (the treasury keeps the coin).
    */
   usdValueMicros?: bigint;
-  /** The source token as configured on the payout chain, when both chains have a bridge (else undefined). */
-  bridgedToken?: PlanToken;
   pricing: PricingPolicy;
   /** Request fields a refusal names. */
   fields: { token: string; amount: string };
@@ -95,13 +95,6 @@ export function planPayment(input: PaymentPlanInput): PaymentPlan {
   if (pricedAtRate && !destination.usdPegged) throw refuse(fields.token, `${source.symbol} can only be paid out in a stablecoin`);
   if (!pricedAtRate && (!source.usdPegged || !destination.usdPegged) && source.symbol !== destination.symbol) {
     throw refuse(fields.token, 'only stablecoins can be paid out in another token');
-  }
-  if (!pricedAtRate && source.chainId !== destination.chainId) {
-    // The bridge moves the same base units, so the token must have the same decimals on both sides.
-    const bridged = input.bridgedToken;
-    if (!bridged || bridged.decimals !== source.decimals) {
-      throw refuse(fields.token, `${source.symbol} cannot be bridged from chain ${source.chainId} to chain ${destination.chainId}`);
-    }
   }
   const feeUnits = paymentFee(amountUnits, pricing);
   const payoutUnits = pricedAtRate

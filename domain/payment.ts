@@ -110,7 +110,10 @@ export interface PaymentRecord {
 export type PaymentRoute =
   /** Swept to the treasury on the same chain, paid out from it. */
   | 'same_chain'
-  /** Swept, bridged to the destination chain, paid out there. */
+  /**
+   * Swept to the treasury of the source chain; paid out on another chain from that chain's treasury float (the
+   * payment's own funds are bridged only when that float is short and a bridge connects the chains).
+   */
   | 'bridge'
   /** A native coin priced at a stored rate: the treasury keeps it and pays the merchant's token from the destination. */
   | 'treasury_keeps';
@@ -124,6 +127,11 @@ export interface PaymentTerms {
   source: TokenRef & { amountUnits: string; feeUnits: string; depositAddress: string };
   destination: TokenRef & { receiverAddress: string; amountUnits: string };
   route: PaymentRoute;
+  /**
+   * Whether a bridge carries the payin's token to the payout chain (services/bridges.ts `bridgeRouteFor`): when the
+   * destination float is short, such a payment bridges its own funds; any other waits for the float.
+   */
+  bridgeRoute: boolean;
   /** ISO 8601; the workflow turns it into a timer relative to its own clock. */
   expiresAt: string;
   /**
@@ -138,7 +146,7 @@ export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' 
   return record.source_chain_id === record.destination_chain_id ? 'same_chain' : 'bridge';
 }
 
-export function paymentTerms(record: PaymentRecord): PaymentTerms {
+export function paymentTerms(record: PaymentRecord, bridgeRoute: boolean): PaymentTerms {
   return {
     paymentId: record.id,
     appId: record.app_id,
@@ -162,6 +170,7 @@ export function paymentTerms(record: PaymentRecord): PaymentTerms {
       amountUnits: record.destination_amount_units,
     },
     route: paymentRoute(record),
+    bridgeRoute,
     expiresAt: record.expires_at.toISOString(),
     webhooks: record.webhook_url !== null,
   };

@@ -3,7 +3,8 @@
  * burn or send, mint) is an intent of the sign-once outbox, keyed by the payment, so each step resumes after a
  * crash with the transaction it already signed.
  */
-import { bridgeAdapterFor, type BridgeAdapter } from '../chains/bridges/adapter';
+import { bridgeAdapterFor, bridgeKindFor, type BridgeAdapter } from '../chains/bridges/adapter';
+import type { ChainAdapters } from '../chains/adapters';
 import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { findChainTx } from '../db/queries/chain-txs';
@@ -23,6 +24,15 @@ const IRIS_TIMEOUT_MS = 10_000;
 /** Circle's Iris through the vetted HTTP client: https to a public address, or the devnet's stand-in where private networks are allowed. */
 export const irisClient = (allowPrivateNetworks: boolean): GetJson =>
   vettedJsonClient({ schemes: allowPrivateNetworks ? ['https:', 'http:'] : ['https:'], allowPrivateNetworks, label: 'irisBaseUrl' }, IRIS_TIMEOUT_MS);
+
+/**
+ * Whether a bridge carries a payin of `symbol` from its chain to the payout chain, the same base units on both sides
+ * (same decimals): the way a payment's own funds reach a destination treasury whose float is short. Reads no chain.
+ */
+export function bridgeRouteFor(chains: ChainAdapters, source: { chainId: number; symbol: string; decimals: number }, destinationChainId: number): boolean {
+  if (bridgeKindFor(chains, source.chainId, destinationChainId, source.symbol) === undefined) return false;
+  return chains.registry.findToken(destinationChainId, source.symbol)?.decimals === source.decimals;
+}
 
 export function createBridgeService(deps: BridgeServiceDeps) {
   const txs = createChainTxService(deps);

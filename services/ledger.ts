@@ -5,9 +5,10 @@
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
-import { paymentRoute } from '../domain/payment';
+import { intentKeys } from '../domain/chain-txs';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
+import { findChainTx } from '../db/queries/chain-txs';
 import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
@@ -104,7 +105,9 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
     if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
     const book = { chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, paymentId: payment.id };
     const paid = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
-    const from = paymentRoute(payment) === 'bridge' ? 'bridge' : 'treasury';
+    // Paid from the destination treasury's float, unless the payment bridged its own funds (a short float).
+    const bridged = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(payment.id) });
+    const from = bridged ? 'bridge' : 'treasury';
     entries.push({ ...book, ref, kind: 'payout', debit: 'merchant', credit: from, amountUnits: paid });
     entries.push({ ...book, ref: `fee:${payment.id}`, kind: 'fee', debit: 'fees', credit: 'treasury', amountUnits: payment.fee_units });
   }

@@ -19,6 +19,8 @@ import {
 import { ORDER_STATUSES } from '../domain/orders';
 import { PAYMENT_STATUSES } from '../domain/payment';
 import { METRIC_PREFIX } from '../lib/metrics';
+import { floatPosition } from '../domain/float';
+import { rebalancePlan, readTreasuryFloats } from './treasury-float';
 
 /** chain_txs statuses as operators name them: signed and broadcast but not mined is pending, reverted is failed. */
 const CHAIN_TX_STATUS: Record<string, string> = { signed: 'pending', confirmed: 'confirmed', reverted: 'failed' };
@@ -104,6 +106,50 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
           }),
         ),
       );
+    },
+  });
+
+  // The floats are read once per scrape, for all three gauges below (each collects from the same reading).
+  let reading: ReturnType<typeof readTreasuryFloats> | undefined;
+  const floats = () => (reading ??= readTreasuryFloats(deps).finally(() => setTimeout(() => (reading = undefined), 1_000)));
+  const whole = (units: bigint, decimals: number) => Number(formatUnits(units, decimals));
+  new Gauge({
+    name: `${METRIC_PREFIX}treasury_float`,
+    help: "The treasury's float per chain and token, in whole tokens: its balance less open payout reservations; position is short, within or surplus against the token's floatMarks",
+    labelNames: ['chain', 'token', 'position'],
+    registers: [registry],
+    async collect() {
+      const read = await floats();
+      this.reset();
+      for (const f of read) this.set({ chain: String(f.chainId), token: f.symbol, position: floatPosition(f) }, whole(f.floatUnits, f.decimals));
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}treasury_float_mark`,
+    help: "The token's configured float marks per chain (floatMarks in the chains file), in whole tokens",
+    labelNames: ['chain', 'token', 'mark'],
+    registers: [registry],
+    async collect() {
+      const read = await floats();
+      this.reset();
+      for (const f of read) {
+        this.set({ chain: String(f.chainId), token: f.symbol, mark: 'low' }, whole(f.lowUnits, f.decimals));
+        this.set({ chain: String(f.chainId), token: f.symbol, mark: 'high' }, whole(f.highUnits, f.decimals));
+      }
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}rebalance_needed`,
+    help: 'What a short treasury lacks up to its high mark, in whole tokens: route bridge (a bridge connects it to a treasury above its high mark) or operator (a manual transfer; from is the treasury that can give, or none)',
+    labelNames: ['chain', 'token', 'from', 'route'],
+    registers: [registry],
+    async collect() {
+      const read = await floats();
+      this.reset();
+      for (const r of rebalancePlan(chains, read)) {
+        const decimals = read.find((f) => f.chainId === r.toChainId && f.symbol === r.symbol)!.decimals;
+        this.set({ chain: String(r.toChainId), token: r.symbol, from: r.fromChainId === null ? 'none' : String(r.fromChainId), route: r.route }, whole(r.amountUnits, decimals));
+      }
     },
   });
 }

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { bridgeKindFor } from '../chains/bridges/adapter';
 import type { ChainAdapters } from '../chains/adapters';
 import type { TokenConfig } from '../chains/registry';
 import { DomainError, invalidField } from '../domain/errors';
@@ -76,14 +75,11 @@ export function preparePayment(
   const { registry } = deps.chains;
   const destinationToken = registry.findPayableToken(app.payout_chain_id, app.payout_token_symbol);
   if (!destinationToken) throw invalidField(fields.token, `the payout wallet of ${app.app_id} uses a token that is not configured`);
-  const bridges = bridgeKindFor(deps.chains, draft.sourceChainId, app.payout_chain_id, draft.sourceToken.symbol) !== undefined;
-  const bridgedToken = bridges ? registry.findToken(app.payout_chain_id, draft.sourceToken.symbol) : undefined;
   const plan = planPayment({
     source: planToken(draft.sourceChainId, draft.sourceToken),
     destination: planToken(app.payout_chain_id, destinationToken),
     amountUnits: draft.amountUnits,
     usdValueMicros: draft.usdValueMicros,
-    bridgedToken: bridgedToken && planToken(app.payout_chain_id, bridgedToken),
     pricing: deps.pricing,
     fields,
   });

@@ -182,16 +182,18 @@ class PaymentRun {
       return false;
     }
     for (const payin of counted) this.track(payin, 'counted');
-    // Same chain, the payout starts now (from the treasury's float): it is recorded with the counted payins.
-    const payoutStarts = this.terms.route === 'bridge' ? [] : [this.record.enter('payment_payout_started')];
-    await this.record.write(...counted.map((payin) => this.record.payinStep(payin, 'confirmed', 'payment')), ...payoutStarts);
+    // The payout starts now, from the destination treasury's float: it is recorded with the counted payins.
+    await this.record.write(...counted.map((payin) => this.record.payinStep(payin, 'confirmed', 'payment')), this.record.enter('payment_payout_started'));
     await this.payOut(completing, received);
     return true;
   }
 
-  /** Moves the payin to the treasury (bridging when the payout is on another chain) and pays the merchant. */
+  /**
+   * Settles from float: the payin is swept into the treasury of its own chain while the destination treasury pays
+   * the merchant at once, whatever the source chain. Only a short float changes that (`payFromFloat`).
+   */
   private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
-    const { source, destination, route } = this.terms;
+    const { source } = this.terms;
     const required = BigInt(source.amountUnits);
     const sweeping = this.chain.untilOperatorFixes(() =>
       chainWrites.sweepDeposit({
@@ -199,36 +201,19 @@ class PaymentRun {
         recipient: { kind: 'treasury' }, amountUnits: required.toString(), purpose: 'payin to treasury',
       }),
     );
-    // Same chain, the payout does not wait for the sweep: the treasury pays from its float, which the sweep refills.
-    if (route === 'bridge') await sweeping;
+    // Awaited by the payout only when it bridges the payin; else once the merchant is paid.
+    let swept: Promise<unknown> | undefined;
+    const sweepLanded = () => (swept ??= sweeping.then((tx) => this.chain.landed(tx)));
     // The excess of an overpayment goes back once, unless it is dust (then held, recorded on the payin).
     const excessUnits = (received - required).toString();
     const excess = received <= required ? null : this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.sendBack(completing, source.address, excessUnits, 'overpayment excess')));
-    if (route === 'bridge') {
-      // The bridge refills the destination treasury before it pays.
-      await this.chain.landed(await sweeping);
-      await this.record.transition('payment_bridging');
-      await this.bridge((required - BigInt(source.feeUnits)).toString());
-    }
-    if (this.record.status !== 'payment_payout_started') await this.record.transition('payment_payout_started');
-    const transfer = {
-      intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
-      to: destination.receiverAddress, amountUnits: destination.amountUnits, purpose: 'payout to merchant',
-    };
-    // Reserved and signed in one step. A short treasury makes the payout wait, visibly: it never bounces a customer.
-    let payout: { intentKey: string } | null;
-    let treasuryWaitEnded: (() => void) | undefined;
-    while (!(payout = (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout)) {
-      log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
-      treasuryWaitEnded ??= this.chain.beginOperatorWait('treasury_short');
-      await this.chain.recheckAfter(LIQUIDITY_RECHECK);
-    }
-    treasuryWaitEnded?.();
+
+    const payout = await this.payFromFloat(sweepLanded, required);
     const paid = await this.chain.landed(payout);
     await this.record.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
 
-    if (route !== 'bridge') await this.chain.landed(await sweeping);
+    await sweepLanded();
     const excessTx = await excess;
     if (excessTx) {
       this.track(completing, 'refunding');
@@ -236,6 +221,39 @@ class PaymentRun {
     }
     await this.chain.landed(payout, 'finality');
     await this.record.transition('payment_completed');
+  }
+
+  /**
+   * The payout, reserved against the destination treasury's float and signed in one step. A short float never
+   * bounces a customer: a payment a bridge can carry bridges its own funds there (`payment_bridging`, then
+   * `payment_payout_started` again), once its sweep has landed; any other waits in `payment_payout_started`,
+   * visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
+   */
+  private async payFromFloat(sweepLanded: () => Promise<unknown>, required: bigint): Promise<{ intentKey: string }> {
+    const { source, destination } = this.terms;
+    const transfer = {
+      intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
+      to: destination.receiverAddress, amountUnits: destination.amountUnits, purpose: 'payout to merchant',
+    };
+    const reserve = async () => (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout;
+    let payout = await reserve();
+    if (!payout && this.terms.bridgeRoute) {
+      log.info('destination float short of the payout; bridging the payment’s own funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      await sweepLanded();
+      await this.record.transition('payment_bridging');
+      await this.bridge((required - BigInt(source.feeUnits)).toString());
+      await this.record.transition('payment_payout_started');
+      payout = await reserve();
+    }
+    let treasuryWaitEnded: (() => void) | undefined;
+    while (!payout) {
+      log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      treasuryWaitEnded ??= this.chain.beginOperatorWait('treasury_short');
+      await this.chain.recheckAfter(LIQUIDITY_RECHECK);
+      payout = await reserve();
+    }
+    treasuryWaitEnded?.();
+    return payout;
   }
 
   /**

@@ -33,3 +33,14 @@ export async function reserveTreasury(options: {
 export async function releaseTreasuryReservation(options: { knex: Knex; paymentId: string }): Promise<void> {
   await options.knex<TreasuryReservationRow>('treasury_reservations').where({ payment_id: options.paymentId }).whereNull('released_at').update({ released_at: options.knex.fn.now() as unknown as Date });
 }
+
+/** What open payout reservations set aside per chain and token (lowercased address), in base units. */
+export async function sumOpenReservations(options: { knex: Knex }): Promise<Array<{ chainId: number; tokenAddress: string; units: bigint }>> {
+  const rows = await options
+    .knex<TreasuryReservationRow>('treasury_reservations')
+    .whereNull('released_at')
+    .groupBy('chain_id', 'token_address')
+    .select('chain_id', 'token_address')
+    .sum<Array<{ chain_id: number; token_address: string; sum: string }>>('amount_units as sum');
+  return rows.map((r) => ({ chainId: r.chain_id, tokenAddress: r.token_address, units: BigInt(r.sum) }));
+}

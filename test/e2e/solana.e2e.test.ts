@@ -8,7 +8,7 @@ import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance, type SolanaTokenSymbol } from '../support/solana';
 import { eventually } from '../support/poll';
-import { request } from '../support/http';
+import { tokenBalance } from '../support/chain';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
@@ -72,13 +72,11 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
     });
   }
 
-  it('USDC on Solana for a merchant paid out on Base is refused at create: no bridge carries it yet', async () => {
-    const res = await request(api, {
-      headers: { 'x-api-key': baseMerchant.ordersKey },
-      body: paymentBody({ orderId: `sol-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }),
-    });
-    assert.equal(res.status, 400, res.text);
-    assert.match(res.text, /cannot be bridged/);
+  it('USDC on Solana for a merchant paid out on Base: the Base treasury pays USDC from its float', async () => {
+    const before = await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address);
+    const payment = await payAndComplete('USDC', baseMerchant.ordersKey, '3');
+    assert.equal(payment.destination.chainId, '8453');
+    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address)) - before, payoutOf(parseUnits('3', 6)));
   });
 
   it('an underpayment bounces at expiry and the customer gets it back on chain', async () => {

@@ -16,6 +16,7 @@ import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { launchChromium, type TestBrowser } from '../support/browser';
+import { tokenBalance } from '../support/chain';
 import { request } from '../support/http';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
@@ -95,13 +96,11 @@ describe('TON and USDT on TON end to end on the TON devnet', function () {
     await eventually('the USDT payout at the merchant', 60_000, async () => ((await usdtBalance(usdtMerchant.wallet)) - before === afterFee(12_500_000n) ? true : undefined));
   });
 
-  it('USDT on TON for a merchant paid out on Base is refused at create: no bridge carries it', async () => {
-    const res = await request(stack.info.paymentApiUrl, {
-      headers: { 'x-api-key': baseMerchant.ordersKey },
-      body: paymentBody({ orderId: `ton-${randomUUID()}`, chainId: String(ton.chainId), tokenSymbol: 'USDT', amount: '3' }),
-    });
-    assert.equal(res.status, 400, res.text);
-    assert.match(res.text, /cannot be bridged/);
+  it('USDT on TON for a merchant paid out on Base: the Base treasury pays USDC from its float', async () => {
+    const before = await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address);
+    const payment = await payAndComplete('USDT_TON → Base', baseMerchant, 'USDT', '3', (to) => payJetton(customer, ton.tokens.USDT.address, to, 3_000_000n));
+    assert.equal(payment.destination.chainId, '8453');
+    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address)) - before, afterFee(3_000_000n));
   });
 
   it('an underpaid USDT payment bounces at expiry and the customer gets every jetton back on chain', async () => {

@@ -5,7 +5,7 @@ import { listHeldPayins } from '../../db/queries/held-payins';
 import { stackChain, type DevStackInfo, type Stack } from '../../tools/stack/stack';
 import { assertFuelOnTerms, TransferRefused, type TransferRequest } from '../../services/money-terms';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
-import { request } from '../support/http';
+import { tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { newMerchant, type TestMerchant } from '../support/merchant';
@@ -89,8 +89,8 @@ for (const family of FAMILIES) {
       await services?.close();
     });
 
-    async function payAndComplete(amount: string) {
-      const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `${chainId}-${randomUUID()}`, chainId, tokenSymbol: family.symbol, amount }));
+    async function payAndComplete(amount: string, key = merchant.ordersKey) {
+      const created = await createPayment(api, key, paymentBody({ orderId: `${chainId}-${randomUUID()}`, chainId, tokenSymbol: family.symbol, amount }));
       const started = Date.now();
       const txHash = await family.pay(stack.info, created.source.receiverAddress, amount);
       const { payment } = await waitForStatus(api, created.id, 'payment_completed');
@@ -108,13 +108,11 @@ for (const family of FAMILIES) {
       assert.equal(await family.balance(stack.info, payout), before + payoutOf(parseUnits('5', family.decimals)), 'the merchant wallet holds amount − fee on chain');
     });
 
-    it(`${family.symbol} on ${family.name.split(' on ')[1]} for a merchant paid out on Base is refused at create: no bridge carries it`, async () => {
-      const res = await request(api, {
-        headers: { 'x-api-key': baseMerchant.ordersKey },
-        body: paymentBody({ orderId: `${chainId}-${randomUUID()}`, chainId, tokenSymbol: family.symbol, amount: '3' }),
-      });
-      assert.equal(res.status, 400, res.text);
-      assert.match(res.text, /cannot be bridged/);
+    it(`${family.symbol} on ${family.name.split(' on ')[1]} for a merchant paid out on Base: the Base treasury pays USDC from its float`, async () => {
+      const before = await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address);
+      const payment = await payAndComplete('3', baseMerchant.ordersKey);
+      assert.equal(payment.destination.chainId, '8453');
+      assert.equal((await tokenBalance(stack.info, 8453, 'USDC', baseMerchant.payout.address)) - before, parseUnits('2.985', 6));
     });
 
     it('an underpayment bounces at expiry and the customer gets it back on chain', async () => {

@@ -21,6 +21,8 @@ const WORKER_SERIES = [
   'payrail_chain_transactions',
   'payrail_chain_transactions_replaced',
   'payrail_treasury_balance',
+  'payrail_treasury_float',
+  'payrail_treasury_float_mark',
   'payrail_webhook_deliveries',
   'payrail_order_callback_attempts',
 ];

@@ -105,19 +105,43 @@ export const RECORDINGS: Recording[] = [
     activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
   }),
   paymentRecording({
+    name: 'payment-cross-chain-float-completed',
+    terms: { crossChain: true },
+    drive: payWithSlowWebhooks('cross-float'),
+    result: 'payment_completed',
+    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+  }),
+  paymentRecording({
+    name: 'payment-cross-family-float-short-then-completed',
+    terms: { crossChain: true, bridgeRoute: false },
+    prepare: (fakes) => (fakes.treasuryShortFor = 1_000),
+    drive: async (signal, fakes, run) => {
+      await signal(detectedPayin({ tx: 'cross-family-short' }));
+      await eventually('the payout to wait for the float', 10_000, async () => ((await awaitingOperator(run)) === 'treasury_short' ? true : undefined), 200);
+      fakes.treasuryShortFor = 0;
+      await run.signal(retryChainStepSignal);
+    },
+    result: 'payment_completed',
+    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+  }),
+  paymentRecording({
     name: 'payment-cross-chain-bridged-completed',
     terms: { crossChain: true },
+    prepare: (fakes) => (fakes.treasuryShortFor = 1),
     drive: (signal) => signal(detectedPayin({ tx: 'cross-bridged' })),
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
-      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
   paymentRecording({
     name: 'payment-cross-chain-bridge-late-then-completed',
     terms: { crossChain: true },
-    prepare: (fakes) => (fakes.bridgeExpectedSeconds = 2),
+    prepare: (fakes) => {
+      fakes.treasuryShortFor = 1;
+      fakes.bridgeExpectedSeconds = 2;
+    },
     drive: async (signal, fakes, run) => {
       const release = fakes.holdBridgeArrivals();
       await signal(detectedPayin({ tx: 'cross-late' }));
@@ -126,8 +150,8 @@ export const RECORDINGS: Recording[] = [
     },
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
-      'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'payOutFromTreasury', 'extendDepositWatch',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
   paymentRecording({

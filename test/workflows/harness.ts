@@ -53,6 +53,8 @@ export const DEFAULT_PAYMENT_TTL_MS = DEFAULTS.paymentTtlSeconds * 1000;
 export interface TermsOptions {
   paymentId: string;
   crossChain?: boolean;
+  /** Whether a bridge connects the chains of a cross-chain payment; defaults to true. */
+  bridgeRoute?: boolean;
   /** A native coin priced at a rate (kept by the treasury). */
   native?: boolean;
   /** Expiry relative to `now`; defaults to the real default payment TTL. */
@@ -87,6 +89,7 @@ export function paymentTerms(opts: TermsOptions): PaymentTerms {
       amountUnits: PAYOUT_UNITS,
     },
     route: paymentRoute({ source_token_address: source.address, source_chain_id: SOURCE_CHAIN_ID, destination_chain_id: destinationChainId }),
+    bridgeRoute: crossChain && (opts.bridgeRoute ?? true),
     expiresAt: new Date(opts.now + (opts.expiresInMs ?? DEFAULT_PAYMENT_TTL_MS)).toISOString(),
     webhooks: opts.webhooks ?? true,
   };
@@ -397,7 +400,7 @@ export class FakeActivities {
     createOrderPayment: async (input) => {
       this.record({ name: 'createOrderPayment', input });
       await Promise.resolve();
-      if (this.failOrderPayments-- > 0) throw ApplicationFailure.nonRetryable('pay_currency: USDC cannot be bridged', 'invalid_request');
+      if (this.failOrderPayments-- > 0) throw ApplicationFailure.nonRetryable('price_amount: is too small to pay out after the fee', 'invalid_request');
       if (!this.orderPayment) throw ApplicationFailure.nonRetryable('no order payment scripted', 'UnexpectedActivity');
       const created = this.orderPayment(input);
       const terms = this.terms.get(created.paymentId);

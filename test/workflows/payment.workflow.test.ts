@@ -230,12 +230,50 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(await activityTasks(handle), ['awaitPayinConfirmation'], 'only the wait that timed out became an activity task');
   });
 
-  it('cross chain: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
-    const { result, fakes, paymentId } = await pay({ crossChain: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-a' })));
+  it('cross chain: pays out at once from the destination treasury’s float, sweeps into the source treasury, bridges nothing', async () => {
+    const { result, fakes, paymentId } = await pay({ crossChain: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-float' })));
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.deepEqual(
+      fakes.chainWrites().map((w) => [w.name, w.input.chainId, w.input.intentKey]),
+      [
+        ['sweepDeposit', SOURCE_CHAIN_ID, intentKeys.sweep(paymentId)],
+        ['payOutFromTreasury', DESTINATION_CHAIN_ID, intentKeys.payout(paymentId)],
+      ],
+    );
+    assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
+    assert.equal(fakes.callsOf('quoteBridge').length, 0);
+    const payout = fakes.calls.findIndex((c) => c.name === 'payOutFromTreasury');
+    const sweepLanded = fakes.calls.findIndex((c) => c.name === 'awaitChainTx' && c.input.intentKey === intentKeys.sweep(paymentId));
+    assert.ok(payout < sweepLanded, 'the payout does not wait for the sweep');
+  });
+
+  it('cross family, no bridge route, float short: waits in payment_payout_started (AwaitingOperator=treasury_short), pays once the float is topped up', async () => {
+    let waiting: unknown;
+    const { result, fakes } = await pay(
+      { crossChain: true, bridgeRoute: false },
+      async (h, f) => {
+        await h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-family-short' }));
+        await eventually('AwaitingOperator=treasury_short', 10_000, async () => ((waiting = await awaitingOperator(h)) === 'treasury_short' ? true : undefined), 200);
+        f.treasuryShortFor = 0;
+        await h.signal(retryChainStepSignal);
+      },
+      (f) => (f.treasuryShortFor = 1_000),
+    );
+    assert.equal(waiting, 'treasury_short');
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH, 'never bridging, never bounced');
+    assert.equal(fakes.callsOf('quoteBridge').length, 0);
+    assert.ok(fakes.callsOf('payOutFromTreasury').length >= 2);
+  });
+
+  it('cross chain, float short: sweeps, bridges amount − fee (quote, approve, burn, attestation, mint), then pays out on the destination chain', async () => {
+    const { result, fakes, paymentId } = await pay({ crossChain: true }, (h) => h.signal(payinDetectedSignal, detectedPayin({ tx: 'cross-a' })), (f) => (f.treasuryShortFor = 1));
     assert.equal(result, 'payment_completed');
     assert.deepEqual(fakes.statuses(), [
       'payment_started',
       'payment_payin_completed',
+      'payment_payout_started',
       'payment_bridging',
       'payment_payout_started',
       'payment_payout_completed',
@@ -247,11 +285,12 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     ]);
     assert.deepEqual(
       fakes.chainWrites().map((w) => w.name),
-      ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
+      ['sweepDeposit', 'payOutFromTreasury', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
     );
     // Each bridge step waits for the one before it: approval mined, burn mined, attestation, mint mined.
+    // The last call of each: the payout that pays is the one after the bridge (the first found the float short).
     const order = (name: string, intentKey?: string) =>
-      fakes.calls.findIndex((c) => c.name === name && (intentKey === undefined || (c.input as { intentKey?: string }).intentKey === intentKey));
+      fakes.calls.reduce((last, c, i) => (c.name === name && (intentKey === undefined || (c.input as { intentKey?: string }).intentKey === intentKey) ? i : last), -1);
     const steps = [
       order('awaitChainTx', intentKeys.sweep(paymentId)),
       order('approveBridge'),
@@ -269,7 +308,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
   });
 
-  it('cross chain: a transfer past twice its expected time shows AwaitingOperator=bridge_late until it arrives, then completes', async () => {
+  it('cross chain, float short: a transfer past twice its expected time shows AwaitingOperator=bridge_late until it arrives, then completes', async () => {
     let onTime: unknown = 'not read';
     let closedWith: unknown = 'not read';
     const { result, fakes } = await pay(
@@ -285,11 +324,18 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         await h.result();
         closedWith = await awaitingOperator(h);
       },
-      (f) => (f.bridgeExpectedSeconds = 2),
+      (f) => {
+        f.treasuryShortFor = 1;
+        f.bridgeExpectedSeconds = 2;
+      },
     );
     assert.equal(result, 'payment_completed');
     assert.deepEqual([onTime, closedWith], [undefined, undefined], 'on time at first; the flag ends with the wait');
-    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'], 'the late transfer is finished once, as any other');
+    assert.deepEqual(
+      fakes.chainWrites().map((w) => w.name),
+      ['sweepDeposit', 'payOutFromTreasury', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
+      'the late transfer is finished once, as any other',
+    );
   });
 
   it('a native coin is kept by the treasury: swept, never bridged, the merchant paid in the payout token', async () => {
@@ -509,6 +555,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     const terms = paymentTerms({ paymentId, now: await env.currentTimeMs(), crossChain: true });
     fakes.terms.set(paymentId, terms);
     fakes.reverted.add(intentKeys.sweep(paymentId));
+    // A short float: the payment would bridge its payin, once swept.
+    fakes.treasuryShortFor = 1;
     await runWorkflow<typeof paymentWorkflow, void>({
       env,
       workflowBundle,
@@ -521,7 +569,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         await assert.rejects(h.result(), (err: Error) => /sweep:.*reverted/.test(String((err.cause as Error | undefined)?.message ?? err.message)));
       },
     });
-    assert.equal(fakes.callsOf('payOutFromTreasury').length, 0);
+    assert.equal(fakes.callsOf('quoteBridge').length, 0, 'nothing is bridged off a sweep that reverted');
   });
 
   it('waits in payment_payout_started while the treasury is short, then pays once it is funded', async () => {
