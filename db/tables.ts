@@ -5,6 +5,7 @@ import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import type { OrderRecord, OrderStatus } from '../domain/orders';
 import type { PayinDisposition, PayinStatus } from '../domain/payins';
 import type { PaymentDisplay, PaymentRecord } from '../domain/payment';
+import type { RefundRecord } from '../domain/refunds';
 import type { WebhookEventType } from '../domain/webhook-events';
 
 export type { PayinDisposition, PayinStatus, PaymentDisplay, WebhookEventType, OrderStatus };
@@ -77,6 +78,9 @@ export interface ApiKeyRow {
 
 /** The payment: the domain's record is the row. */
 export type PaymentRow = PaymentRecord;
+
+/** A merchant refund: the domain's record is the row. */
+export type RefundRow = RefundRecord;
 
 export interface DepositAddressRow {
   chain_id: number;

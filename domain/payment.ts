@@ -213,6 +213,9 @@ export async function applyPaymentProgress(paymentId: string, steps: PaymentProg
  */
 export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000;
 
+/** A merchant refund's one write to its payment (`payment_refunded` once refunds return it all): after every other run's. */
+export const MERCHANT_REFUND_SEQUENCE = 2_000_000;
+
 /** What a create request fixes about a payment; a re-send of its `orderId` must ask for exactly this again. */
 export interface PaymentRequestTerms {
   sourceChainId: number;

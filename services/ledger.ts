@@ -111,6 +111,20 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
   await insertLedgerEntries({ knex: deps.knex, entries });
 }
 
+/**
+ * A merchant refund landed: the source chain's treasury paid the customer. The book's treasury is short of it until
+ * the app's payouts make it good: the app owes it (docs/interface-decisions.md).
+ */
+export async function recordMerchantRefundEntry(
+  deps: { knex: Knex },
+  refund: { refundId: string; paymentId: string; chainId: number; tokenAddress: string; amountUnits: string },
+): Promise<void> {
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{ ref: `tx:merchant-refund:${refund.refundId}`, chainId: refund.chainId, tokenAddress: refund.tokenAddress, kind: 'refund', debit: 'external', credit: 'treasury', amountUnits: refund.amountUnits, paymentId: refund.paymentId }],
+  });
+}
+
 export interface BookReport extends Conservation {
   chainId: number;
   tokenAddress: string;

@@ -353,6 +353,21 @@ export class FakeActivities {
       if (reserved && this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
       return { reserved, availableUnits: reserved ? '1000000000000' : '0', payout: reserved ? this.submitted(input.intentKey) : null };
     },
+    sendMerchantRefund: async (input) => {
+      this.record({ name: 'sendMerchantRefund', input });
+      await Promise.resolve();
+      const intentKey = intentKeys.merchantRefund(input.refundId);
+      if (this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(intentKey);
+      return this.submitted(intentKey);
+    },
+    completeMerchantRefund: async (input) => {
+      this.record({ name: 'completeMerchantRefund', input });
+      await Promise.resolve();
+    },
+    failMerchantRefund: async (input) => {
+      this.record({ name: 'failMerchantRefund', input });
+      await Promise.resolve();
+    },
     deliverWebhook: async (input) => {
       this.record({ name: 'deliverWebhook', input });
       if (this.webhookGate) await this.webhookGate;
