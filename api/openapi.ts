@@ -152,6 +152,7 @@ const OPERATIONS: Operation[] = [
     errors: 'standard',
   },
   { method: 'get', path: `${PAYMENT}/payments/:id`, tag: 'Payments', summary: 'Read a payment', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
+  { method: 'post', path: `${PAYMENT}/:id/accept`, tag: 'Payments', summary: 'Accept a payment collecting with less than its amount as paid (Admin key)', security: 'apiKey', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
   {
     method: 'post',
     path: `${PAYMENT}/:id/refunds`,

@@ -25,6 +25,8 @@ export interface MerchantAppRow {
   webhook_secret_rotated_at: Date | null;
   /** Whether `POST {payment_api_url}/payments` (appId in the body, no key) may create payments for this app. */
   keyless_payments: boolean;
+  /** Basis points of a payment's amount its payins may fall short of and still complete it (0–100). */
+  underpayment_tolerance_bps: number;
   created_at: Date;
 }
 

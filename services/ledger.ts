@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
-import { paymentRoute } from '../domain/payment';
+import { paymentRoute, storedSettledUnits } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
@@ -103,7 +103,7 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
     const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });
     if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
     const book = { chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, paymentId: payment.id };
-    const paid = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+    const paid = (storedSettledUnits(payment) - BigInt(payment.fee_units)).toString();
     const from = paymentRoute(payment) === 'bridge' ? 'bridge' : 'treasury';
     entries.push({ ...book, ref, kind: 'payout', debit: 'merchant', credit: from, amountUnits: paid });
     entries.push({ ...book, ref: `fee:${payment.id}`, kind: 'fee', debit: 'fees', credit: 'treasury', amountUnits: payment.fee_units });

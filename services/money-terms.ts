@@ -9,7 +9,7 @@ import { findChainTx } from '../db/queries/chain-txs';
 import { findPayin, listPayins } from '../db/queries/payins';
 import { findRefund, listPaymentRefunds } from '../db/queries/refunds';
 import { leftToRefund } from '../domain/refunds';
-import { isNativeToken } from '../domain/payment';
+import { isNativeToken, storedPayoutUnits, storedSettledUnits } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
 import type { TransferRequest } from '../domain/chain-txs';
@@ -37,20 +37,22 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
   const expect = (ok: boolean, what: string) => {
     if (!ok) throw refuse(`${what} differs from payment ${payment.id}`);
   };
-  const bridged = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+  // A payment that settled short (within its tolerance, or accepted as paid) moves what arrived, and pays that less the fee.
+  const settled = storedSettledUnits(payment);
+  const bridged = (settled - BigInt(payment.fee_units)).toString();
 
   switch (kind) {
     case 'sweep':
       expect(rest.join(':') === payment.id, 'intent');
       expect(request.from === 'deposit' && request.recipient === null, 'destination');
       expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
-      expect(request.amountUnits === payment.source_amount_units, 'amount');
+      expect(request.amountUnits === settled.toString(), 'amount');
       return;
     case 'payout':
       expect(rest.join(':') === payment.id, 'intent');
       expect(request.from === 'treasury' && request.recipient !== null && same(request.recipient, payment.destination_address), 'destination');
       expect(request.chainId === payment.destination_chain_id && same(request.tokenAddress, payment.destination_token_address), 'token');
-      expect(request.amountUnits === payment.destination_amount_units, 'amount');
+      expect(request.amountUnits === storedPayoutUnits(payment).toString(), 'amount');
       return;
     case 'bridge-approve':
       expect(rest.join(':') === payment.id && request.from === kind, 'intent');

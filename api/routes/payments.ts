@@ -22,6 +22,7 @@ import { toPaymentResource } from '../serializers/payment';
 import { toRefundResource } from '../serializers/refund';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
 import { createRefund, listRefunds } from '../../services/refunds';
+import { acceptAsPaid } from '../../services/underpayments';
 import { parseOrThrow } from '../validation';
 
 export interface PaymentRoutesDeps extends PaymentServiceDeps {
@@ -95,6 +96,12 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const payment = await findPaymentById({ knex, id });
     if (!payment) throw notFound('payment');
     ctx.body = await present(payment, ctx.state.apiKey?.appId ?? null);
+  });
+
+  // Accept as paid: the payment completes with what arrived; an Admin key of its own app.
+  router.post('/:id/accept', adminKey, async (ctx) => {
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
+    ctx.body = await present(await acceptAsPaid(deps, ctx.state.apiKey.appId, id), ctx.state.apiKey.appId, ctx.state.apiKey.app);
   });
 
   // Merchant refunds: money leaves the treasury, so only an Admin key of the payment's own app.

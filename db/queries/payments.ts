@@ -13,6 +13,7 @@ export type NewPayment = Omit<
   | 'payin_confirmed_at'
   | 'payout_tx_hash'
   | 'payout_confirmed_at'
+  | 'accepted_as_paid_at'
   | 'created_at'
   | 'updated_at'
   | 'workflow_started_at'
@@ -212,4 +213,9 @@ export async function listAppPaymentsChangedSince(options: { knex: Knex; appId: 
 /** Every status the payment entered after its creation, in order. */
 export async function listPaymentStatusEvents(options: { knex: Knex; paymentId: string }): Promise<Array<{ status: PaymentRow['status']; at: Date }>> {
   return options.knex('payment_status_events').select('status', 'at').where({ payment_id: options.paymentId }).orderBy('id');
+}
+
+/** The merchant accepted the payment as paid with what arrived; the first acceptance's time stays. */
+export async function markAcceptedAsPaid(options: { knex: Knex; paymentId: string }): Promise<void> {
+  await options.knex('payments').where({ id: options.paymentId }).whereNull('accepted_as_paid_at').update({ accepted_as_paid_at: options.knex.fn.now(), updated_at: options.knex.fn.now() });
 }

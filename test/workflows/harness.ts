@@ -15,7 +15,7 @@ import type { SignalDefinition, Workflow } from '@temporalio/common';
 import type { AllActivities } from '../../activities';
 import { intentKeys, type ChainTxResult } from '../../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
-import { applyPaymentProgress, paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
+import { applyPaymentProgress, paymentRoute, settlesAtUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
 import type { WebhookEventType } from '../../domain/webhook-events';
 import type { OrderStatus } from '../../domain/orders';
 import { loadConfig } from '../../lib/config';
@@ -59,6 +59,8 @@ export interface TermsOptions {
   expiresInMs?: number;
   /** Whether the payment captured a webhook URL; defaults to true. */
   webhooks?: boolean;
+  /** The app's underpayment tolerance at creation, in basis points; defaults to 0. */
+  toleranceBps?: number;
   /**
    * The test server's clock (`env.currentTimeMs()`): it runs ahead of the wall clock once a test has skipped time,
    * and the workflow measures its expiry from its own start.
@@ -77,7 +79,7 @@ export function paymentTerms(opts: TermsOptions): PaymentTerms {
     appId: 'merchant_test',
     orderId: `order-${opts.paymentId}`,
     status: 'payment_unpaid',
-    source: { ...source, depositAddress: DEPOSIT_ADDRESS },
+    source: { ...source, depositAddress: DEPOSIT_ADDRESS, settlesAtUnits: settlesAtUnits(BigInt(source.amountUnits), opts.toleranceBps ?? 0).toString() },
     destination: {
       chainId: destinationChainId,
       symbol: 'USDC',
@@ -306,6 +308,10 @@ export class FakeActivities {
     },
     extendDepositWatch: async (input) => {
       this.record({ name: 'extendDepositWatch', input });
+      await Promise.resolve();
+    },
+    recordAcceptedAsPaid: async (input) => {
+      this.record({ name: 'recordAcceptedAsPaid', input });
       await Promise.resolve();
     },
     startOrphanedWorkflows: async (input) => {
