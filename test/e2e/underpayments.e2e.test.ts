@@ -35,7 +35,7 @@ describe('underpayments end to end on the devnet: paying the rest, the app’s t
 
   /** Waits until the payment's run counted `count` payins (confirmed, of the payment's token). */
   const counted = (paymentId: string, count: number) =>
-    eventually(`${count} payin(s) of ${paymentId} to be confirmed`, 60_000, async () => ((await listPayins({ knex: services.knex, paymentId })).filter((p) => p.status === 'confirmed').length >= count ? true : undefined));
+    eventually(`${count} payin(s) of ${paymentId} to be confirmed`, 120_000, async () => ((await listPayins({ knex: services.knex, paymentId })).filter((p) => p.status === 'confirmed').length >= count ? true : undefined));
 
   /** The merchant got what arrived less the fee, the payment says so, and the app's books balance. */
   async function assertPaidOut(shop: TestMerchant, payment: PaymentResource, arrived: string, before: bigint) {
