@@ -230,7 +230,7 @@ class PaymentRun {
     if (this.record.status !== 'payment_payout_started') await this.record.transition('payment_payout_started');
     const transfer = {
       intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
-      to: destination.receiverAddress, amountUnits: payoutUnits({ amountUnits: BigInt(source.amountUnits), feeUnits: BigInt(source.feeUnits), plannedPayoutUnits: BigInt(destination.amountUnits) }, required).toString(), purpose: 'payout to merchant',
+      to: destination.receiverAddress, amountUnits: this.payoutFor(required).toString(), purpose: 'payout to merchant',
     };
     // Reserved and signed in one step. A short treasury makes the payout wait, visibly: it never bounces a customer.
     let payout: { intentKey: string } | null;
@@ -372,6 +372,12 @@ class PaymentRun {
 
   private received(): bigint {
     return this.counted.reduce((sum, p) => sum + BigInt(p.amountUnits), 0n);
+  }
+
+  /** The merchant's payout of a payment that settled `settled`: less than planned when it settled short. */
+  private payoutFor(settled: bigint): bigint {
+    const { source, destination } = this.terms;
+    return payoutUnits({ amountUnits: BigInt(source.amountUnits), feeUnits: BigInt(source.feeUnits), plannedPayoutUnits: BigInt(destination.amountUnits) }, settled);
   }
 
   /** The payins add up to the amount less the app's tolerance, or the merchant accepted what they brought. */
