@@ -47,7 +47,7 @@ const REFUSALS_BEFORE_OPERATOR = 10;
  * type (`TransferRefused`, `EstimateReverted`): the workflow stops for an operator instead of retrying forever. So do
  * the waits, which prepare queued transfers and sign again those that can no longer land.
  */
-async function signing<T>(work: () => Promise<T>): Promise<T> {
+export async function signing<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {

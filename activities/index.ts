@@ -3,13 +3,14 @@ import type { ActivityDeps } from './deps';
 import { createDepositAddressActivities } from './deposit-addresses';
 import { createOrderActivities } from './orders';
 import { createPaymentRecordActivities } from './payments';
+import { createRefundActivities } from './refunds';
 import { createWatcherActivities } from './watcher';
 import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
 function createPaymentActivities(deps: ActivityDeps) {
-  return { ...createPaymentRecordActivities(deps), ...createChainWriteActivities(deps), ...createWebhookActivities(deps) };
+  return { ...createPaymentRecordActivities(deps), ...createChainWriteActivities(deps), ...createWebhookActivities(deps), ...createRefundActivities(deps) };
 }
 
 /** Every activity: the workflow task queue's worker serves them all (and runs the chain waits as local activities). */
@@ -25,7 +26,7 @@ export function createActivities(deps: ActivityDeps) {
 
 export { createChainWaitActivities };
 
-/** Payments, late payins and the reconciler: read models, terms, chain writes, webhooks. */
+/** Payments, late payins, merchant refunds and the reconciler: read models, terms, chain writes, webhooks. */
 export type PaymentActivities = ReturnType<typeof createPaymentActivities> & ChainWaitActivities;
 /** The long, heartbeating waits that run on the chain-waits task queue. */
 export type ChainWaitActivities = ReturnType<typeof createChainWaitActivities>;

@@ -2,7 +2,7 @@ import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/pay
 import { applyPaymentProgress, paymentRoute, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
 import { claimPayinRefund, findPayin, holdPayinDust, upsertPayin } from '../db/queries/payins';
-import { applyPaymentTransition, extendDepositWatch, findPaymentById } from '../db/queries/payments';
+import { applyPaymentTransition, extendDepositWatch, findPaymentById, markAcceptedAsPaid } from '../db/queries/payments';
 import { bridgeRouteFor } from '../services/bridges';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { refundHoldReason } from '../services/refund-economics';
@@ -79,6 +79,11 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
     },
 
     extendDepositWatch: keepDepositWatched,
+
+    /** Idempotent: the first acceptance's time stays. */
+    async recordAcceptedAsPaid(input: { paymentId: string }): Promise<void> {
+      await markAcceptedAsPaid({ knex, paymentId: input.paymentId });
+    },
 
     /** Idempotent: starting a workflow that already runs finds the running one. */
     async startOrphanedWorkflows(input: { olderThanMs: number }): Promise<number> {

@@ -48,7 +48,17 @@ import {
 } from './schemas/merchant';
 import { chooseCurrencyBodySchema, createOrderBodySchema, orderIdParamSchema } from './schemas/orders';
 import { payWalletSchema } from './schemas/pay';
-import { createPaymentBodySchema, createPaymentByAppIdBodySchema, orderIdSchema, paymentIdParamSchema, servedSourceSchema } from './schemas/payments';
+import {
+  createPaymentBodySchema,
+  createPaymentByAppIdBodySchema,
+  createRefundBodySchema,
+  idempotencyKeySchema,
+  orderIdSchema,
+  paymentIdParamSchema,
+  refundListSchema,
+  refundResourceSchema,
+  servedSourceSchema,
+} from './schemas/payments';
 import { listWebhookDeliveriesQuerySchema, webhookDeliveryLogSchema } from './schemas/webhook-deliveries';
 import { eventIdParamSchema, eventListQuerySchema, eventPageSchema, keyPaymentListQuerySchema, keyPaymentPageSchema, statementQuerySchema, statementSchema, webhookEventSchema } from './schemas/listing';
 
@@ -69,6 +79,8 @@ interface Operation {
   /** The request body; a function when the document states what this server is configured for (its chains). */
   body?: z.ZodType | ((chains: ChainList) => z.ZodType);
   params?: Record<string, z.ZodType>;
+  /** Request headers the route reads besides authentication (`Idempotency-Key`), each required. */
+  headers?: Record<string, z.ZodType>;
   query?: z.ZodObject;
   /** Success statuses; an HTML page answers its 404 as a page too. */
   success: number[];
@@ -157,6 +169,22 @@ const OPERATIONS: Operation[] = [
     errors: 'standard',
   },
   { method: 'get', path: `${PAYMENT}/payments/:id`, tag: 'Payments', summary: 'Read a payment', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
+  { method: 'post', path: `${PAYMENT}/:id/accept`, tag: 'Payments', summary: 'Accept a payment collecting with less than its amount as paid (Admin key)', security: 'apiKey', params: { id: paymentIdParamSchema }, success: [200], errors: 'standard' },
+  {
+    method: 'post',
+    path: `${PAYMENT}/:id/refunds`,
+    tag: 'Payments',
+    summary: 'Refund a completed payment (Admin key; idempotent per Idempotency-Key)',
+    security: 'apiKey',
+    params: { id: paymentIdParamSchema },
+    headers: { 'Idempotency-Key': idempotencyKeySchema },
+    body: createRefundBodySchema,
+    success: [200, 201],
+    response: refundResourceSchema,
+    errors: 'standard',
+    links: { [`get ${PAYMENT}/:id/refunds`]: { id: '$response.body#/paymentId' } },
+  },
+  { method: 'get', path: `${PAYMENT}/:id/refunds`, tag: 'Payments', summary: "A payment's refunds, oldest first (Admin key)", security: 'apiKey', params: { id: paymentIdParamSchema }, success: [200], response: refundListSchema, errors: 'standard' },
 
   { method: 'post', path: `${MERCHANT}/auth/login-code`, tag: 'Merchant', summary: 'E-mail a login code', body: loginCodeRequestSchema, success: [202], response: loginCodeSentSchema, errors: 'standard' },
   { method: 'post', path: `${MERCHANT}/auth/token`, tag: 'Merchant', summary: 'Trade a login code for a token', body: tokenRequestSchema, success: [200], response: dashboardTokenSchema, errors: 'standard' },
@@ -366,6 +394,7 @@ function operationObject(op: Operation, chains: ChainList): JsonSchema {
   const body = typeof op.body === 'function' ? op.body(chains) : op.body;
   const parameters = [
     ...Object.entries(op.params ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema: jsonSchema(schema) })),
+    ...Object.entries(op.headers ?? {}).map(([name, schema]) => ({ name, in: 'header', required: true, schema: jsonSchema(schema) })),
     ...Object.entries(op.query?.shape ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',

@@ -5,6 +5,7 @@ import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import type { OrderRecord, OrderStatus } from '../domain/orders';
 import type { PayinDisposition, PayinStatus } from '../domain/payins';
 import type { PaymentDisplay, PaymentRecord } from '../domain/payment';
+import type { RefundRecord } from '../domain/refunds';
 import type { WebhookEventType } from '../domain/webhook-events';
 
 export type { PayinDisposition, PayinStatus, PaymentDisplay, WebhookEventType, OrderStatus };
@@ -24,6 +25,8 @@ export interface MerchantAppRow {
   webhook_secret_rotated_at: Date | null;
   /** Whether `POST {payment_api_url}/payments` (appId in the body, no key) may create payments for this app. */
   keyless_payments: boolean;
+  /** Basis points of a payment's amount its payins may fall short of and still complete it (0–100). */
+  underpayment_tolerance_bps: number;
   created_at: Date;
 }
 
@@ -79,6 +82,9 @@ export interface ApiKeyRow {
 
 /** The payment: the domain's record is the row. */
 export type PaymentRow = PaymentRecord;
+
+/** A merchant refund: the domain's record is the row. */
+export type RefundRow = RefundRecord;
 
 export interface DepositAddressRow {
   chain_id: number;

@@ -59,6 +59,8 @@ export const intentKeys = {
   bridgeMint: (paymentId: string) => `bridge-mint:${paymentId}`,
   /** A payin (or the excess of one) going back to its sender; `payinKey` is `payinId(payin)`. */
   refund: (payinKey: string) => `refund:${payinKey}`,
+  /** A merchant's refund of a completed payment, from the source chain's treasury; `refundId` is the refund's id. */
+  merchantRefund: (refundId: string) => `merchant-refund:${refundId}`,
   /** The native coin a transfer out of a deposit left there of what the treasury sent along, back to the treasury. */
   recover: (transferIntentKey: string) => `recover:${transferIntentKey}`,
 };

@@ -99,6 +99,10 @@ export interface PaymentRecord {
   destination_amount_units: string;
   payout_tx_hash: string | null;
   payout_confirmed_at: Date | null;
+  /** Basis points of the amount the payins may fall short of and still complete the payment (the app's, at creation). */
+  underpayment_tolerance_bps: number;
+  /** When the merchant accepted the payment as paid with less than its amount; null otherwise. */
+  accepted_as_paid_at: Date | null;
   webhook_url: string | null;
   expires_at: Date;
   created_at: Date;
@@ -124,7 +128,8 @@ export interface PaymentTerms {
   appId: string;
   orderId: string | null;
   status: PaymentStatus;
-  source: TokenRef & { amountUnits: string; feeUnits: string; depositAddress: string };
+  /** `settlesAtUnits`: what the payins must add up to (the amount less the app's underpayment tolerance). */
+  source: TokenRef & { amountUnits: string; feeUnits: string; depositAddress: string; settlesAtUnits: string };
   destination: TokenRef & { receiverAddress: string; amountUnits: string };
   route: PaymentRoute;
   /**
@@ -160,6 +165,7 @@ export function paymentTerms(record: PaymentRecord, bridgeRoute: boolean): Payme
       amountUnits: record.source_amount_units,
       feeUnits: record.fee_units,
       depositAddress: record.deposit_address,
+      settlesAtUnits: settlesAtUnits(BigInt(record.source_amount_units), record.underpayment_tolerance_bps).toString(),
     },
     destination: {
       chainId: record.destination_chain_id,
@@ -174,6 +180,46 @@ export function paymentTerms(record: PaymentRecord, bridgeRoute: boolean): Payme
     expiresAt: record.expires_at.toISOString(),
     webhooks: record.webhook_url !== null,
   };
+}
+
+/** The most an app's underpayment tolerance may be, in basis points of a payment's amount. */
+export const MAX_UNDERPAYMENT_TOLERANCE_BPS = 100;
+
+/** What payins must add up to for a payment of `amountUnits` to complete: the amount less the tolerance, rounded up. */
+export function settlesAtUnits(amountUnits: bigint, toleranceBps: number): bigint {
+  return amountUnits - (amountUnits * BigInt(toleranceBps)) / 10_000n;
+}
+
+/** What a paid payment settles: its amount, or less when what arrived was short of it (within tolerance, or accepted). */
+export function settledUnits(amountUnits: bigint, receivedUnits: bigint): bigint {
+  return receivedUnits < amountUnits ? receivedUnits : amountUnits;
+}
+
+/**
+ * The merchant's payout of a payment that settled `settled`: the planned payout, or, for a short payment, what
+ * arrived less the fee in the payout's token (the planned payout's share of it), rounded down.
+ */
+export function payoutUnits(terms: { amountUnits: bigint; feeUnits: bigint; plannedPayoutUnits: bigint }, settled: bigint): bigint {
+  if (settled >= terms.amountUnits) return terms.plannedPayoutUnits;
+  if (settled <= terms.feeUnits) return 0n;
+  return (terms.plannedPayoutUnits * (settled - terms.feeUnits)) / (terms.amountUnits - terms.feeUnits);
+}
+
+/**
+ * What a stored payment settles, as the chain-confirmed payins its run recorded say: less than its amount only when
+ * they reached its tolerance or the merchant accepted it as paid. Its payout follows (`storedPayoutUnits`).
+ */
+export function storedSettledUnits(record: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units' | 'underpayment_tolerance_bps' | 'accepted_as_paid_at'>): bigint {
+  const amount = BigInt(record.source_amount_units);
+  if (record.amount_received_units === null) return amount;
+  const received = BigInt(record.amount_received_units);
+  const short = received < amount && (record.accepted_as_paid_at !== null || received >= settlesAtUnits(amount, record.underpayment_tolerance_bps));
+  return short ? received : amount;
+}
+
+export function storedPayoutUnits(record: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units' | 'underpayment_tolerance_bps' | 'accepted_as_paid_at' | 'fee_units' | 'destination_amount_units'>): bigint {
+  const terms = { amountUnits: BigInt(record.source_amount_units), feeUnits: BigInt(record.fee_units), plannedPayoutUnits: BigInt(record.destination_amount_units) };
+  return payoutUnits(terms, storedSettledUnits(record));
 }
 
 /**
@@ -221,6 +267,9 @@ export async function applyPaymentProgress(paymentId: string, steps: PaymentProg
  * the closed payment run, so its writes must win over all of the payment run's.
  */
 export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000;
+
+/** A merchant refund's one write to its payment (`payment_refunded` once refunds return it all): after every other run's. */
+export const MERCHANT_REFUND_SEQUENCE = 2_000_000;
 
 /** What a create request fixes about a payment; a re-send of its `orderId` must ask for exactly this again. */
 export interface PaymentRequestTerms {

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
 import { intentKeys } from '../domain/chain-txs';
+import { storedSettledUnits } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
 import { findChainTx } from '../db/queries/chain-txs';
@@ -104,7 +105,7 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
     const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });
     if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
     const book = { chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, paymentId: payment.id };
-    const paid = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+    const paid = (storedSettledUnits(payment) - BigInt(payment.fee_units)).toString();
     // Paid from the destination treasury's float, unless the payment bridged its own funds (a short float).
     const bridged = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(payment.id) });
     const from = bridged ? 'bridge' : 'treasury';
@@ -112,6 +113,20 @@ export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow)
     entries.push({ ...book, ref: `fee:${payment.id}`, kind: 'fee', debit: 'fees', credit: 'treasury', amountUnits: payment.fee_units });
   }
   await insertLedgerEntries({ knex: deps.knex, entries });
+}
+
+/**
+ * A merchant refund landed: the source chain's treasury paid the customer. The book's treasury is short of it until
+ * the app's payouts make it good: the app owes it (docs/interface-decisions.md).
+ */
+export async function recordMerchantRefundEntry(
+  deps: { knex: Knex },
+  refund: { refundId: string; paymentId: string; chainId: number; tokenAddress: string; amountUnits: string },
+): Promise<void> {
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{ ref: `tx:merchant-refund:${refund.refundId}`, chainId: refund.chainId, tokenAddress: refund.tokenAddress, kind: 'refund', debit: 'external', credit: 'treasury', amountUnits: refund.amountUnits, paymentId: refund.paymentId }],
+  });
 }
 
 export interface BookReport extends Conservation {

@@ -7,7 +7,9 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { findChainTx } from '../db/queries/chain-txs';
 import { findPayin, listPayins } from '../db/queries/payins';
-import { isNativeToken } from '../domain/payment';
+import { findRefund, listPaymentRefunds } from '../db/queries/refunds';
+import { leftToRefund } from '../domain/refunds';
+import { isNativeToken, storedPayoutUnits, storedSettledUnits } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
 import type { TransferRequest } from '../domain/chain-txs';
@@ -35,20 +37,22 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
   const expect = (ok: boolean, what: string) => {
     if (!ok) throw refuse(`${what} differs from payment ${payment.id}`);
   };
-  const bridged = (BigInt(payment.source_amount_units) - BigInt(payment.fee_units)).toString();
+  // A payment that settled short (within its tolerance, or accepted as paid) moves what arrived, and pays that less the fee.
+  const settled = storedSettledUnits(payment);
+  const bridged = (settled - BigInt(payment.fee_units)).toString();
 
   switch (kind) {
     case 'sweep':
       expect(rest.join(':') === payment.id, 'intent');
       expect(request.from === 'deposit' && request.recipient === null, 'destination');
       expect(request.chainId === payment.source_chain_id && same(request.tokenAddress, payment.source_token_address), 'token');
-      expect(request.amountUnits === payment.source_amount_units, 'amount');
+      expect(request.amountUnits === settled.toString(), 'amount');
       return;
     case 'payout':
       expect(rest.join(':') === payment.id, 'intent');
       expect(request.from === 'treasury' && request.recipient !== null && same(request.recipient, payment.destination_address), 'destination');
       expect(request.chainId === payment.destination_chain_id && same(request.tokenAddress, payment.destination_token_address), 'token');
-      expect(request.amountUnits === payment.destination_amount_units, 'amount');
+      expect(request.amountUnits === storedPayoutUnits(payment).toString(), 'amount');
       return;
     case 'bridge-approve':
       expect(rest.join(':') === payment.id && request.from === kind, 'intent');
@@ -63,6 +67,8 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
     case 'refund':
       expect(request.from === 'deposit' && request.chainId === payment.source_chain_id, 'source');
       return assertRefundOfPayin(deps, payment, request, rest, refuse);
+    case 'merchant-refund':
+      return assertMerchantRefund(deps.knex, payment, request, rest.join(':'), refuse);
     case 'recover':
       return assertRecoveryOfFuel(deps, payment, request, rest.join(':'), refuse);
     default:
@@ -105,6 +111,21 @@ async function assertRecoveryOfFuel(
   const cap = deps.chains.adapter(request.chainId).maxSweepFuelUnits ?? 0n;
   const amount = BigInt(request.amountUnits ?? 0);
   if (amount <= 0n || amount > cap) throw refuse(`amount ${amount} is above the chain’s fuel cap of ${cap}`);
+}
+
+/**
+ * A merchant refund goes from the source chain's treasury, in the payment's token, to the refund's address as
+ * stored, its amount as stored; only while the refund is pending or sent, and only while the payment's refunds add
+ * up to no more than its payins delivered.
+ */
+async function assertMerchantRefund(knex: Knex, payment: PaymentRow, request: TransferRequest, refundId: string, refuse: (reason: string) => TransferRefused): Promise<void> {
+  const refund = await findRefund({ knex, id: refundId });
+  if (!refund || refund.payment_id !== payment.id) throw refuse('no such refund of this payment');
+  if (refund.status !== 'pending' && refund.status !== 'sent') throw refuse(`refund is ${refund.status}`);
+  if (request.from !== 'treasury' || request.chainId !== payment.source_chain_id || !same(request.tokenAddress, payment.source_token_address)) throw refuse('a merchant refund moves the payment’s token from the source chain’s treasury');
+  if (!refund.address || !same(request.recipient, refund.address)) throw refuse('recipient is not the refund’s address');
+  if (request.amountUnits !== refund.amount_units) throw refuse('amount is not the refund’s');
+  if (leftToRefund(payment, await listPaymentRefunds({ knex, paymentId: payment.id })) < 0n) throw refuse('the payment’s refunds add up to more than it delivered');
 }
 
 /**

@@ -104,6 +104,7 @@ export function preparePayment(
       destination_decimals: destinationToken.decimals,
       destination_address: app.payout_address,
       destination_amount_units: plan.payoutUnits.toString(),
+      underpayment_tolerance_bps: app.underpayment_tolerance_bps,
       webhook_url: app.webhook_url,
       expires_at: draft.expiresAt,
     },

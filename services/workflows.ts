@@ -8,9 +8,9 @@ import type { DetectedPayin } from '../domain/payins';
 import { formatUnits, parseUnits } from '../domain/money';
 import { markOrderWorkflowStarted } from '../db/queries/orders';
 import { markPaymentWorkflowsStarted } from '../db/queries/payments';
-import type { OrderRow, PaymentRow } from '../db/tables';
-import type { latePayinWorkflow, orderWorkflow, paymentWorkflow } from '../workflows';
-import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../workflows/ids';
+import type { OrderRow, PaymentRow, RefundRow } from '../db/tables';
+import type { latePayinWorkflow, orderWorkflow, paymentWorkflow, refundWorkflow } from '../workflows';
+import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflowId } from '../workflows/ids';
 
 /** The payment's workflow id, for links to it (the dashboard's Temporal UI link). */
 export { paymentWorkflowId };
@@ -162,6 +162,29 @@ export async function routePayin(deps: WorkflowStarterDeps, row: PaymentRow, pay
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   return 'late-payin';
+}
+
+/**
+ * Starts a merchant refund's workflow, or finds it started (a request re-sent with its idempotency key starts it if
+ * the first request stopped short of it). A refund runs once: its closed run is never started again.
+ */
+export async function startRefundWorkflow(deps: WorkflowStarterDeps, refund: RefundRow, payment: PaymentRow): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start<typeof refundWorkflow>('refundWorkflow', {
+      workflowId: refundWorkflowId(refund.id),
+      taskQueue: deps.temporal.taskQueue,
+      args: [{ refundId: refund.id, paymentId: payment.id }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: MerchantAppIdKey, value: payment.app_id },
+        { key: SourceChainIdKey, value: String(payment.source_chain_id) },
+      ],
+      memo: { payment: paymentWorkflowId(payment.id), amount: `${formatUnits(BigInt(refund.amount_units), payment.source_decimals)} ${payment.source_token_symbol}`, to: refund.address ?? '' },
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 export function orderWorkflowInput(row: OrderRow): OrderWorkflowInput {

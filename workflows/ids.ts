@@ -5,6 +5,8 @@ export const paymentWorkflowId = (paymentId: string): string => `payment-${payme
 export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
 /** The short run that refunds a payin reaching a closed payment's deposit address: keyed by the payin itself. */
 export const latePayinWorkflowId = (p: PayinIdentity): string => `late-payin-${p.chainId}-${p.txHash}-${p.logIndex}`;
+/** A merchant's refund of a payment: keyed by the refund. */
+export const refundWorkflowId = (refundId: string): string => `refund-${refundId}`;
 export const chainWatcherWorkflowId = (chainId: number): string => `chain-watcher-${chainId}`;
 export const depositAddressPoolWorkflowId = (chainId: number): string => `deposit-address-pool-${chainId}`;
 export const PAYMENT_RECONCILER_WORKFLOW_ID = 'payment-workflow-reconciler';

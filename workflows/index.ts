@@ -6,8 +6,9 @@ import { latePayinWorkflow } from './late-payin';
 import { orderWorkflow } from './order';
 import { paymentWorkflow } from './payment';
 import { paymentReconcilerWorkflow } from './reconciler';
+import { refundWorkflow } from './refund';
 
-export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow };
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, refundWorkflow };
 
 /**
  * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
@@ -21,6 +22,7 @@ function versioning(workflow: (...args: never[]) => Promise<unknown>, behaviour:
 versioning(paymentWorkflow, 'PINNED');
 versioning(latePayinWorkflow, 'PINNED');
 versioning(orderWorkflow, 'PINNED');
+versioning(refundWorkflow, 'PINNED');
 versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
 versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');
 versioning(depositAddressPoolWorkflow, 'AUTO_UPGRADE');

@@ -26,3 +26,9 @@ export const orderStateQuery = defineQuery<OrderState>('orderState');
  * payment run, waiting with `AwaitingOperator=chain_step_reverts`, tries the step again.
  */
 export const retryChainStepSignal = defineSignal<[]>('retryChainStep');
+
+/**
+ * The merchant accepts a payment that collects with less than its amount as paid (`POST {payment_api_url}/{id}/accept`
+ * or the dashboard): refused unless the payment collects, before its expiry, with a confirmed payin.
+ */
+export const acceptAsPaidUpdate = defineUpdate<void, []>('acceptAsPaid');

@@ -3,11 +3,11 @@ import type { PaymentActivities } from '../activities';
 import { bridgeLateAfterMs, type BridgeArrival, type BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
-import type { PaymentStatus, PaymentTerms, PaymentTransition } from '../domain/payment';
+import { payoutUnits, settledUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
 import { ChainSteps } from './chain-steps';
-import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from './messages';
+import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from './messages';
 import { PaymentRecord } from './payment-record';
 import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
@@ -51,6 +51,8 @@ class PaymentRun {
   /** Collecting ends when the payins add up, or at expiry; later payins are refunded. */
   private collecting = true;
   private expired = false;
+  /** The merchant accepted what its payins brought as paid (`acceptAsPaid`). */
+  private accepted = false;
   /** Work started beside the payment's own steps (refunds of other payins, webhook deliveries): the run ends after it. */
   private readonly background: Array<Promise<void>> = [];
 
@@ -68,6 +70,11 @@ class PaymentRun {
       this.inbox.push(payin);
     });
     setHandler(retryChainStepSignal, () => this.chain.operatorRetried());
+    setHandler(acceptAsPaidUpdate, () => this.acceptAsPaid(), {
+      validator: () => {
+        if (!this.collecting || this.expired || this.counted.length === 0) throw new Error('only a payment that collects, before its expiry, with a confirmed payin is accepted as paid');
+      },
+    });
     setHandler(paymentStateQuery, (): PaymentState => ({ status: this.record.status, payins: [...this.payins.values()].map((p) => ({ ...p.payin, state: p.progress })) }));
   }
 
@@ -132,6 +139,15 @@ class PaymentRun {
     this.background.push(this.confirmForPayment(payin));
   }
 
+  /**
+   * The merchant takes what the counted payins brought as paid: recorded first (the payout's terms allow a short
+   * payment only then), then the payment settles what arrived, less the fee.
+   */
+  private async acceptAsPaid(): Promise<void> {
+    await readModel.recordAcceptedAsPaid({ paymentId: this.paymentId });
+    this.accepted = true;
+  }
+
   /** Waits for a payin of the payment's token; counts it if the payment still collects, else returns it. */
   private async confirmForPayment(payin: DetectedPayin): Promise<void> {
     const result = await this.chain.wait((waits) => waits.awaitPayinConfirmation({ paymentId: this.paymentId, payin, depth: 'confirmations' }));
@@ -194,7 +210,8 @@ class PaymentRun {
    */
   private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
     const { source } = this.terms;
-    const required = BigInt(source.amountUnits);
+    // Short of the amount when the payment completed within its tolerance or was accepted as paid.
+    const required = settledUnits(BigInt(source.amountUnits), received);
     const sweeping = this.chain.untilOperatorFixes(() =>
       chainWrites.sweepDeposit({
         intentKey: intentKeys.sweep(this.paymentId), paymentId: this.paymentId, chainId: source.chainId, tokenAddress: source.address,
@@ -233,7 +250,7 @@ class PaymentRun {
     const { source, destination } = this.terms;
     const transfer = {
       intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
-      to: destination.receiverAddress, amountUnits: destination.amountUnits, purpose: 'payout to merchant',
+      to: destination.receiverAddress, amountUnits: this.payoutFor(required).toString(), purpose: 'payout to merchant',
     };
     const reserve = async () => (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout;
     let payout = await reserve();
@@ -375,8 +392,15 @@ class PaymentRun {
     return this.counted.reduce((sum, p) => sum + BigInt(p.amountUnits), 0n);
   }
 
+  /** The merchant's payout of a payment that settled `settled`: less than planned when it settled short. */
+  private payoutFor(settled: bigint): bigint {
+    const { source, destination } = this.terms;
+    return payoutUnits({ amountUnits: BigInt(source.amountUnits), feeUnits: BigInt(source.feeUnits), plannedPayoutUnits: BigInt(destination.amountUnits) }, settled);
+  }
+
+  /** The payins add up to the amount less the app's tolerance, or the merchant accepted what they brought. */
   private paid(): boolean {
-    return this.collecting && this.counted.length > 0 && this.received() >= BigInt(this.terms.source.amountUnits);
+    return this.collecting && this.counted.length > 0 && (this.accepted || this.received() >= BigInt(this.terms.source.settlesAtUnits));
   }
 
   /** What the payment received: the counted payins' sum, and the last one's sender, transaction and time. */

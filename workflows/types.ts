@@ -21,6 +21,12 @@ export interface LatePayinWorkflowInput {
 
 export type LatePayinOutcome = 'refunded' | 'dropped' | 'counted_by_payment' | 'held';
 
+/** A merchant refund: the refund and its payment (for logs). Its terms are read from the database before it is signed. */
+export interface RefundWorkflowInput {
+  refundId: string;
+  paymentId: string;
+}
+
 /** Where a payin stands in its payment's run. */
 export type PayinProgress = 'detected' | 'confirming' | 'counted' | 'dropped' | 'refunding' | 'refunded' | 'refused' | 'held';
 

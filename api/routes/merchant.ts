@@ -163,7 +163,11 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
   router.patch('/apps/:appId', developer, async (ctx) => {
     const app = await ownApp(ctx.state.developer.id, ctx.params.appId!);
     const body = parseOrThrow(appUpdateBodySchema, ctx.request.body, 'app settings');
-    ctx.body = toAppResource(await updateAppSettings({ knex, appId: app.app_id, settings: { keyless_payments: body.keylessPayments } }));
+    const settings = {
+      ...(body.keylessPayments === undefined ? {} : { keyless_payments: body.keylessPayments }),
+      ...(body.underpaymentToleranceBps === undefined ? {} : { underpayment_tolerance_bps: body.underpaymentToleranceBps }),
+    };
+    ctx.body = toAppResource(await updateAppSettings({ knex, appId: app.app_id, settings }));
   });
 
   router.put('/apps/:appId/webhook', developer, async (ctx) => {

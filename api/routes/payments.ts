@@ -12,13 +12,18 @@ import { appIdSchema } from '../schemas/common';
 import {
   createPaymentBodySchema,
   createPaymentByAppIdBodySchema,
+  createRefundBodySchema,
+  idempotencyKeySchema,
   orderIdSchema,
   paymentIdParamSchema,
 } from '../schemas/payments';
 import { changeCursor, createdCursor, encodeCursor, keyPaymentListQuerySchema, type KeyPaymentPage } from '../schemas/listing';
 import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
+import { toRefundResource } from '../serializers/refund';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
+import { createRefund, listRefunds } from '../../services/refunds';
+import { acceptAsPaid } from '../../services/underpayments';
 import { parseOrThrow } from '../validation';
 
 export interface PaymentRoutesDeps extends PaymentServiceDeps {
@@ -35,6 +40,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
   router.param('id', paymentLogParam);
   const anyKey = requireApiKey(deps, ['Orders', 'Admin']);
   const optionalKey = optionalApiKey(deps, ['Orders', 'Admin']);
+  const adminKey = requireApiKey(deps, ['Admin']);
 
   const loadApp = async (appId: string): Promise<MerchantAppRow> => {
     const app = await findMerchantApp({ knex, appId });
@@ -121,6 +127,28 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const payment = await findPaymentById({ knex, id });
     if (!payment) throw notFound('payment');
     ctx.body = await present(payment, ctx.state.apiKey?.appId ?? null);
+  });
+
+  // Accept as paid: the payment completes with what arrived; an Admin key of its own app.
+  router.post('/:id/accept', adminKey, async (ctx) => {
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
+    ctx.body = await present(await acceptAsPaid(deps, ctx.state.apiKey.appId, id), ctx.state.apiKey.appId, ctx.state.apiKey.app);
+  });
+
+  // Merchant refunds: money leaves the treasury, so only an Admin key of the payment's own app.
+  router.post('/:id/refunds', adminKey, async (ctx) => {
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
+    const idempotencyKey = parseOrThrow(idempotencyKeySchema, ctx.get('idempotency-key') || undefined, 'Idempotency-Key header', 'Idempotency-Key');
+    const body = parseOrThrow(createRefundBodySchema, ctx.request.body, 'refund');
+    const { refund, payment, created } = await createRefund(deps, ctx.state.apiKey.appId, id, idempotencyKey, body);
+    ctx.status = created ? 201 : 200;
+    ctx.body = toRefundResource(refund, payment);
+  });
+
+  router.get('/:id/refunds', adminKey, async (ctx) => {
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
+    const { payment, refunds } = await listRefunds(deps, ctx.state.apiKey.appId, id);
+    ctx.body = { data: refunds.map((refund) => toRefundResource(refund, payment)) };
   });
 
   return router;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_UNDERPAYMENT_TOLERANCE_BPS } from '../../domain/payment';
 import { chainIdSchema, decimalString, isStorable, storable, text, timestamp, tokenSymbolSchema } from './common';
 
 /** Addresses are compared and stored lower-case: the developer is the same whatever case they type. */
@@ -51,7 +52,10 @@ export const createApiKeyBodySchema = z
 
 /** `PATCH /apps/{appId}`: the app's settings; fields left out keep their values. */
 export const appUpdateBodySchema = z
-  .object({ keylessPayments: z.boolean({ message: 'must be true or false' }).optional() })
+  .object({
+    keylessPayments: z.boolean({ message: 'must be true or false' }).optional(),
+    underpaymentToleranceBps: z.int({ message: 'must be a whole number of basis points' }).min(0, 'must be at least 0').max(MAX_UNDERPAYMENT_TOLERANCE_BPS, `must be at most ${MAX_UNDERPAYMENT_TOLERANCE_BPS} (1%)`).optional(),
+  })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'name at least one setting, e.g. keylessPayments' });
 
@@ -90,6 +94,8 @@ export const appResourceSchema = z.object({
   webhookUrl: z.string().nullable(),
   /** Whether payments may be created without an API key (appId in the body), as the hosted page does. */
   keylessPayments: z.boolean(),
+  /** Basis points of the amount a payment's payins may fall short of and still complete it (kept per payment at creation). */
+  underpaymentToleranceBps: z.int(),
   webhookSecretFingerprint: z.string().nullable(),
   webhookSecretRotatedAt: timestamp.nullable(),
   createdAt: timestamp,

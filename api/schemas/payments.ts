@@ -63,3 +63,39 @@ export const createPaymentByAppIdBodySchema = createPaymentBodySchema.extend({ a
 export type CreatePaymentBody = z.infer<typeof createPaymentBodySchema>;
 
 export const paymentIdParamSchema = z.string().uuid('must be a payment id (UUID)');
+
+/** `Idempotency-Key` of `POST {payment_api_url}/{id}/refunds`: the same key and body return the same refund. */
+export const idempotencyKeySchema = z
+  .string({ message: 'is required: send an Idempotency-Key header' })
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** `POST {payment_api_url}/{id}/refunds`: `amount` defaults to what is left to refund. */
+export const createRefundBodySchema = z
+  .object({
+    amount: z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,36})?$/, 'must be a positive decimal string below 1000000000000, such as "12.50"').optional(),
+    reason: text(500).optional(),
+    address: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorable, storable).optional(),
+  })
+  .strict();
+
+export type CreateRefundBody = z.infer<typeof createRefundBodySchema>;
+
+/** A merchant refund, as the API returns it; fields not yet known are null. */
+export const refundResourceSchema = z.object({
+  id: z.string().uuid(),
+  paymentId: z.string().uuid(),
+  amount: z.string(),
+  chainId: z.string(),
+  tokenSymbol: z.string(),
+  status: z.enum(['awaiting_address', 'pending', 'sent', 'completed', 'failed']),
+  reason: z.string().nullable(),
+  address: z.string().nullable(),
+  claimUrl: z.string().nullable(),
+  txHash: z.string().nullable(),
+  createdAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+
+export const refundListSchema = z.object({ data: z.array(refundResourceSchema) });

@@ -12,6 +12,7 @@ export function toAppResource(app: MerchantAppRow): AppResource {
     payout: { chainId: String(app.payout_chain_id), tokenSymbol: app.payout_token_symbol, address: app.payout_address },
     webhookUrl: app.webhook_url,
     keylessPayments: app.keyless_payments,
+    underpaymentToleranceBps: app.underpayment_tolerance_bps,
     webhookSecretFingerprint: app.webhook_secret_fingerprint,
     webhookSecretRotatedAt: iso(app.webhook_secret_rotated_at),
     createdAt: app.created_at.toISOString(),

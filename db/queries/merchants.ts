@@ -69,7 +69,7 @@ export async function updateWebhookUrl(options: { knex: Knex; appId: string; web
 }
 
 /** Changes the app's settings (those the merchant may change themselves). */
-export async function updateAppSettings(options: { knex: Knex; appId: string; settings: Partial<Pick<MerchantAppRow, 'keyless_payments'>> }): Promise<MerchantAppRow> {
+export async function updateAppSettings(options: { knex: Knex; appId: string; settings: Partial<Pick<MerchantAppRow, 'keyless_payments' | 'underpayment_tolerance_bps'>> }): Promise<MerchantAppRow> {
   const [row] = await options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).update(options.settings).returning('*');
   return row!;
 }

@@ -13,6 +13,7 @@ export type NewPayment = Omit<
   | 'payin_confirmed_at'
   | 'payout_tx_hash'
   | 'payout_confirmed_at'
+  | 'accepted_as_paid_at'
   | 'created_at'
   | 'updated_at'
   | 'workflow_started_at'
@@ -256,4 +257,9 @@ export async function listAppPaymentChanges(options: {
     { column: 'updated_at', order: 'asc' },
     { column: 'id', order: 'asc' },
   ]).limit(limit) as Promise<Array<PaymentRow & { updated_us: string }>>;
+}
+
+/** The merchant accepted the payment as paid with what arrived; the first acceptance's time stays. */
+export async function markAcceptedAsPaid(options: { knex: Knex; paymentId: string }): Promise<void> {
+  await options.knex('payments').where({ id: options.paymentId }).whereNull('accepted_as_paid_at').update({ accepted_as_paid_at: options.knex.fn.now(), updated_at: options.knex.fn.now() });
 }

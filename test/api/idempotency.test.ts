@@ -78,6 +78,7 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
         destination_decimals: destination.decimals,
         destination_address: merchant.payout.address,
         destination_amount_units: (amount - fee).toString(),
+        underpayment_tolerance_bps: 0,
         webhook_url: null,
         expires_at: expiresAt,
       },

@@ -10,16 +10,16 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow } from '../../workflows';
-import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId } from '../../workflows/ids';
-import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
+import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow, refundWorkflow } from '../../workflows';
+import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflowId } from '../../workflows/ids';
+import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
 import { FakeActivities, OTHER_SENDER_ADDRESS, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 import type { DetectedPayin } from '../../domain/payins';
 
 export type History = temporal.api.history.v1.IHistory;
 
-export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow' | 'depositAddressPoolWorkflow';
+export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow' | 'depositAddressPoolWorkflow' | 'refundWorkflow';
 
 export interface HistoryScenario {
   /** File name (without .json) under ./histories. */
@@ -260,6 +260,52 @@ export const RECORDINGS: Recording[] = [
     result: 'payment_completed',
     activities: PAID_SAME_CHAIN.filter((name) => name !== 'deliverWebhook'),
   }),
+  paymentRecording({
+    name: 'payment-underpaid-within-tolerance-completed',
+    terms: { toleranceBps: 100 },
+    // 99.5% of the amount, within the app's 1% tolerance.
+    drive: (signal) => signal(detectedPayin({ tx: 'tolerated', amountUnits: ((BigInt(REQUIRED_UNITS) * 995n) / 1000n).toString() })),
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
+    name: 'payment-underpaid-accepted-as-paid-completed',
+    drive: async (signal, _fakes, run) => {
+      await signal(detectedPayin({ tx: 'accepted', amountUnits: '7500000' }));
+      await eventually('the short payin to be counted', 10_000, async () => ((await run.query(paymentStateQuery)).payins.some((p) => p.state === 'counted') ? true : undefined));
+      await run.executeUpdate(acceptAsPaidUpdate);
+    },
+    result: 'payment_completed',
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'recordAcceptedAsPaid', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'],
+  }),
+  {
+    scenarios: [
+      {
+        name: 'refund-sent-completed',
+        workflowType: 'refundWorkflow',
+        marker: idOf('refund'),
+        ending: { result: 'completed' },
+        activities: ['sendMerchantRefund', 'awaitChainTx', 'completeMerchantRefund'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const refundId = idOf('refund');
+      const history = await runWorkflow<typeof refundWorkflow, History>({
+        env,
+        workflowBundle,
+        fakes: new FakeActivities(),
+        workflowType: 'refundWorkflow',
+        workflowId: refundWorkflowId(refundId),
+        args: [{ refundId, paymentId: idOf('refunded-payment') }],
+        searchAttributes: false,
+        body: async (handle) => {
+          if ((await handle.result()) !== 'completed') throw new Error('refund not completed');
+          return handle.fetchHistory();
+        },
+      });
+      return new Map([['refund-sent-completed', history]]);
+    },
+  },
   {
     scenarios: [
       {

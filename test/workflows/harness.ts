@@ -15,7 +15,7 @@ import type { SignalDefinition, Workflow } from '@temporalio/common';
 import type { AllActivities } from '../../activities';
 import { intentKeys, type ChainTxResult } from '../../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../../domain/payins';
-import { applyPaymentProgress, paymentRoute, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
+import { applyPaymentProgress, paymentRoute, settlesAtUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../../domain/payment';
 import type { WebhookEventType } from '../../domain/webhook-events';
 import type { OrderStatus } from '../../domain/orders';
 import { loadConfig } from '../../lib/config';
@@ -61,6 +61,8 @@ export interface TermsOptions {
   expiresInMs?: number;
   /** Whether the payment captured a webhook URL; defaults to true. */
   webhooks?: boolean;
+  /** The app's underpayment tolerance at creation, in basis points; defaults to 0. */
+  toleranceBps?: number;
   /**
    * The test server's clock (`env.currentTimeMs()`): it runs ahead of the wall clock once a test has skipped time,
    * and the workflow measures its expiry from its own start.
@@ -79,7 +81,7 @@ export function paymentTerms(opts: TermsOptions): PaymentTerms {
     appId: 'merchant_test',
     orderId: `order-${opts.paymentId}`,
     status: 'payment_unpaid',
-    source: { ...source, depositAddress: DEPOSIT_ADDRESS },
+    source: { ...source, depositAddress: DEPOSIT_ADDRESS, settlesAtUnits: settlesAtUnits(BigInt(source.amountUnits), opts.toleranceBps ?? 0).toString() },
     destination: {
       chainId: destinationChainId,
       symbol: 'USDC',
@@ -311,6 +313,10 @@ export class FakeActivities {
       this.record({ name: 'extendDepositWatch', input });
       await Promise.resolve();
     },
+    recordAcceptedAsPaid: async (input) => {
+      this.record({ name: 'recordAcceptedAsPaid', input });
+      await Promise.resolve();
+    },
     startOrphanedWorkflows: async (input) => {
       this.record({ name: 'startOrphanedWorkflows', input });
       await Promise.resolve();
@@ -355,6 +361,21 @@ export class FakeActivities {
       const reserved = this.treasuryShortFor-- <= 0;
       if (reserved && this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
       return { reserved, availableUnits: reserved ? '1000000000000' : '0', payout: reserved ? this.submitted(input.intentKey) : null };
+    },
+    sendMerchantRefund: async (input) => {
+      this.record({ name: 'sendMerchantRefund', input });
+      await Promise.resolve();
+      const intentKey = intentKeys.merchantRefund(input.refundId);
+      if (this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(intentKey);
+      return this.submitted(intentKey);
+    },
+    completeMerchantRefund: async (input) => {
+      this.record({ name: 'completeMerchantRefund', input });
+      await Promise.resolve();
+    },
+    failMerchantRefund: async (input) => {
+      this.record({ name: 'failMerchantRefund', input });
+      await Promise.resolve();
     },
     deliverWebhook: async (input) => {
       this.record({ name: 'deliverWebhook', input });

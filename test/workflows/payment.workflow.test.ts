@@ -3,7 +3,7 @@
  * including the real default payment TTL (30 minutes) passing in moments.
  */
 import assert from 'node:assert/strict';
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -12,7 +12,7 @@ import { payinId, type DetectedPayin } from '../../domain/payins';
 import type { PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
-import { payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
+import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
 import { firstTaskCommands } from '../support/history';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
@@ -422,6 +422,31 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual([...fakes.refunds()], [[intentKeys.refund(payinId(short)), '7500000']]);
     assert.equal(fakes.callsOf('sweepDeposit')[0]!.recipient.kind, 'address');
     assert.equal(fakes.callsOf('payOutFromTreasury').length, 0, 'nothing is paid out');
+  });
+
+  it('within the app’s tolerance a short payin completes the payment: what arrived is swept and paid out less the fee', async () => {
+    const short = detectedPayin({ tx: 'tolerated-a', amountUnits: '9950000' });
+    const { result, fakes } = await pay({ toleranceBps: 100 }, (h) => h.signal(payinDetectedSignal, short));
+    assert.equal(result, 'payment_completed');
+    assert.equal(fakes.callsOf('sweepDeposit')[0]!.amountUnits, '9950000');
+    // What arrived less the 50,000 fee: the planned payout's share of it.
+    assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.amountUnits, '9900000');
+    assert.deepEqual([...fakes.refunds()], [], 'nothing goes back');
+  });
+
+  it('accept as paid: refused before a payin is confirmed; then the payment completes with what arrived, less the fee', async () => {
+    const short = detectedPayin({ tx: 'accepted-a', amountUnits: '7500000' });
+    const { result, fakes } = await pay({}, async (h) => {
+      await assert.rejects(h.executeUpdate(acceptAsPaidUpdate), WorkflowUpdateFailedError, 'nothing confirmed: nothing to accept');
+      await h.signal(payinDetectedSignal, short);
+      await eventually('the short payin to be counted', 10_000, async () => ((await h.query(paymentStateQuery)).payins.some((p) => p.state === 'counted') ? true : undefined));
+      await h.executeUpdate(acceptAsPaidUpdate);
+    });
+    assert.equal(result, 'payment_completed');
+    assert.equal(fakes.callsOf('recordAcceptedAsPaid').length, 1, 'the acceptance is recorded before the payout');
+    assert.equal(fakes.callsOf('sweepDeposit')[0]!.amountUnits, '7500000');
+    assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.amountUnits, '7450000');
+    assert.ok(!fakes.statuses().includes('payment_bounced'));
   });
 
   it('a payin in another token is refunded in that token and never decides the payment: the real payin still pays', async () => {

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import { formatUnits } from '../../domain/money';
+import type { PaymentRow, RefundRow } from '../../db/tables';
+import type { refundResourceSchema } from '../schemas/payments';
+
+export type RefundResource = z.infer<typeof refundResourceSchema>;
+
+/** A merchant refund as `POST`/`GET {payment_api_url}/{id}/refunds` return it, in the payment's source token. */
+export function toRefundResource(refund: RefundRow, payment: Pick<PaymentRow, 'source_chain_id' | 'source_token_symbol' | 'source_decimals'>): RefundResource {
+  return {
+    id: refund.id,
+    paymentId: refund.payment_id,
+    amount: formatUnits(BigInt(refund.amount_units), payment.source_decimals),
+    chainId: String(payment.source_chain_id),
+    tokenSymbol: payment.source_token_symbol,
+    status: refund.status,
+    reason: refund.reason,
+    address: refund.address,
+    claimUrl: null,
+    txHash: refund.tx_hash,
+    createdAt: refund.created_at.toISOString(),
+    completedAt: refund.completed_at?.toISOString() ?? null,
+  };
+}

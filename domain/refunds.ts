@@ -1,0 +1,56 @@
+/**
+ * Merchant refunds: a merchant gives a customer back some or all of a completed payment, from the source chain's
+ * treasury, to an address the merchant names. The refund is the merchant's money (docs/interface-decisions.md).
+ */
+import type { PaymentRecord } from './payment';
+
+export const REFUND_STATUSES = ['awaiting_address', 'pending', 'sent', 'completed', 'failed'] as const;
+
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** The stored refund (the `refunds` row). Amounts are base units of the payment's source token. */
+export interface RefundRecord {
+  id: string;
+  payment_id: string;
+  app_id: string;
+  idempotency_key: string;
+  /** What the request asked for (payment, amount, reason, address): the same key with another request is refused. */
+  request_fingerprint: string;
+  amount_units: string;
+  reason: string | null;
+  /** Where the refund goes, in its family's stored form; null while the refund awaits one. */
+  address: string | null;
+  status: RefundStatus;
+  tx_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+/** Only a completed payment is refunded by its merchant: its payins are final and its payout was made. */
+export const REFUNDABLE_STATUS = 'payment_completed';
+
+/**
+ * What a payment's refunds may add up to: what its payins delivered towards it (an overpayment's excess went back to
+ * its sender already, so never more than the amount).
+ */
+export function refundableUnits(payment: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units'>): bigint {
+  const amount = BigInt(payment.source_amount_units);
+  const received = BigInt(payment.amount_received_units ?? 0);
+  return received < amount ? received : amount;
+}
+
+/** The refunds that hold part of the refundable amount: every one but a failed one. */
+export const holdsAmount = (refund: Pick<RefundRecord, 'status'>): boolean => refund.status !== 'failed';
+
+/** What is left to refund of a payment, given its refunds. */
+export function leftToRefund(payment: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units'>, refunds: Array<Pick<RefundRecord, 'status' | 'amount_units'>>): bigint {
+  const held = refunds.filter(holdsAmount).reduce((sum, r) => sum + BigInt(r.amount_units), 0n);
+  return refundableUnits(payment) - held;
+}
+
+/** Whether the completed refunds give the customer back the whole payment (it then becomes `payment_refunded`). */
+export function fullyRefunded(payment: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units'>, refunds: Array<Pick<RefundRecord, 'status' | 'amount_units'>>): boolean {
+  const completed = refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + BigInt(r.amount_units), 0n);
+  return completed >= refundableUnits(payment);
+}

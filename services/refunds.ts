@@ -1,0 +1,164 @@
+/**
+ * Merchant refunds: a merchant returns some or all of a completed payment to its customer, at an address it names.
+ * The API records the refund (idempotent per app and `Idempotency-Key`) and starts its run, `refund-<id>`
+ * (workflows/refund.ts), whose steps are below: the transaction from the source chain's treasury, and its booking.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+import type { ChainAdapters } from '../chains/adapters';
+import { intentKeys } from '../domain/chain-txs';
+import { DomainError, invalidField } from '../domain/errors';
+import { AmountError, formatUnits, parseUnits } from '../domain/money';
+import { MERCHANT_REFUND_SEQUENCE } from '../domain/payment';
+import { fullyRefunded, leftToRefund, REFUNDABLE_STATUS } from '../domain/refunds';
+import { applyPaymentTransition, findPaymentById } from '../db/queries/payments';
+import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaymentForRefund, updateRefundStatus } from '../db/queries/refunds';
+import type { PaymentRow, RefundRow } from '../db/tables';
+import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
+import { recordMerchantRefundEntry } from './ledger';
+import { startRefundWorkflow } from './workflows';
+
+export interface RefundServiceDeps {
+  knex: Knex;
+  chains: ChainAdapters;
+  temporal: { client: Client; taskQueue: string };
+}
+
+/** What a merchant asks for: `amount` (decimal, default what is left), an optional reason, the address to pay. */
+export interface CreateRefundCommand {
+  amount?: string;
+  reason?: string;
+  address?: string;
+}
+
+/** What makes two requests under one idempotency key the same request. */
+const fingerprintOf = (paymentId: string, body: CreateRefundCommand): string =>
+  createHash('sha256')
+    .update(JSON.stringify([paymentId, body.amount ?? null, body.reason ?? null, body.address ?? null]))
+    .digest('hex');
+
+/**
+ * Refunds a completed payment of `appId` (its Admin key asked): records the refund and starts its run. The same
+ * idempotency key with the same request returns the refund it made (`created` false), with another request is an
+ * `idempotency_conflict`. A payment's refunds never add up to more than its payins delivered: refunds of one payment
+ * are decided one at a time, under its row's lock.
+ */
+export async function createRefund(
+  deps: RefundServiceDeps,
+  appId: string,
+  paymentId: string,
+  idempotencyKey: string,
+  body: CreateRefundCommand,
+): Promise<{ refund: RefundRow; payment: PaymentRow; created: boolean }> {
+  const fingerprint = fingerprintOf(paymentId, body);
+  const sameRequest = async (refund: RefundRow) => {
+    if (refund.request_fingerprint !== fingerprint) throw new DomainError('idempotency_conflict', `the Idempotency-Key ${idempotencyKey} was used for another request`);
+    const payment = (await findPaymentById({ knex: deps.knex, id: refund.payment_id }))!;
+    // The first request may have stopped before it started the run.
+    await startRefundWorkflow(deps, refund, payment);
+    return { refund, payment, created: false };
+  };
+  const earlier = await findRefundByKey({ knex: deps.knex, appId, idempotencyKey });
+  if (earlier) return sameRequest(earlier);
+
+  const found = await findPaymentById({ knex: deps.knex, id: paymentId });
+  // A key never learns whether another app's payment exists.
+  if (!found || found.app_id !== appId) throw new DomainError('not_found', 'payment not found');
+  if (!body.address) throw invalidField('address', 'is required: the address on the payment’s source chain the refund is sent to');
+  const { addresses } = deps.chains.family(found.source_chain_id);
+  const address = addresses.normalize(body.address);
+  if (!address) throw invalidField('address', `must be an address of chain ${found.source_chain_id} (${addresses.form})`);
+  let asked: bigint | undefined;
+  if (body.amount !== undefined) {
+    try {
+      asked = parseUnits(body.amount, found.source_decimals);
+    } catch (err) {
+      if (err instanceof AmountError) throw invalidField('amount', err.message);
+      throw err;
+    }
+    if (asked <= 0n) throw invalidField('amount', 'must be more than 0');
+  }
+
+  const inserted = await deps.knex.transaction(async (trx) => {
+    const payment = (await lockPaymentForRefund({ trx, paymentId }))!;
+    if (payment.status !== REFUNDABLE_STATUS) throw new DomainError('conflict', `payment ${paymentId} is ${payment.status}: only a completed payment is refunded`);
+    const left = leftToRefund(payment, await listPaymentRefunds({ knex: trx, paymentId }));
+    const amount = asked ?? left;
+    const leftText = `${formatUnits(left, payment.source_decimals)} ${payment.source_token_symbol}`;
+    if (amount <= 0n) throw invalidField('amount', 'nothing is left to refund of this payment');
+    if (amount > left) throw invalidField('amount', `is more than what is left to refund of this payment (${leftText})`);
+    const refund = await insertRefund({
+      knex: trx,
+      row: {
+        id: randomUUID(),
+        payment_id: paymentId,
+        app_id: appId,
+        idempotency_key: idempotencyKey,
+        request_fingerprint: fingerprint,
+        amount_units: amount.toString(),
+        reason: body.reason ?? null,
+        address,
+        status: 'pending',
+      },
+    });
+    return refund && { refund, payment };
+  });
+  // Another request took the key meanwhile: its refund answers this one.
+  if (!inserted) return sameRequest((await findRefundByKey({ knex: deps.knex, appId, idempotencyKey }))!);
+  await startRefundWorkflow(deps, inserted.refund, inserted.payment);
+  return { ...inserted, created: true };
+}
+
+/** A payment's refunds, for its own app only. */
+export async function listRefunds(deps: { knex: Knex }, appId: string, paymentId: string): Promise<{ payment: PaymentRow; refunds: RefundRow[] }> {
+  const payment = await findPaymentById({ knex: deps.knex, id: paymentId });
+  if (!payment || payment.app_id !== appId) throw new DomainError('not_found', 'payment not found');
+  return { payment, refunds: await listPaymentRefunds({ knex: deps.knex, paymentId }) };
+}
+
+/** The refund and its payment, as stored: the only terms a refund moves on. */
+async function refundTerms(knex: Knex, refundId: string): Promise<{ refund: RefundRow; payment: PaymentRow }> {
+  const refund = await findRefund({ knex, id: refundId });
+  if (!refund) throw new DomainError('not_found', `refund ${refundId} does not exist`);
+  const payment = (await findPaymentById({ knex, id: refund.payment_id }))!;
+  return { refund, payment };
+}
+
+/**
+ * Signs (once: intent `merchant-refund:<id>`) and sends the refund's transfer from the source chain's treasury, on
+ * the refund and payment as stored now (and checked again by `assertTransferOnTerms`); marks the refund `sent`.
+ */
+export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: string): Promise<{ intentKey: string }> {
+  const { refund, payment } = await refundTerms(deps.knex, refundId);
+  if (!refund.address) throw new DomainError('conflict', `refund ${refundId} has no address yet`);
+  const sent = await createChainTxService(deps).transferFromTreasury({
+    intentKey: intentKeys.merchantRefund(refund.id),
+    paymentId: payment.id,
+    chainId: payment.source_chain_id,
+    tokenAddress: payment.source_token_address,
+    to: refund.address,
+    amountUnits: refund.amount_units,
+    purpose: 'merchant refund',
+  });
+  await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'sent', ...(sent.txHash ? { txHash: sent.txHash } : {}) });
+  return { intentKey: sent.intentKey };
+}
+
+/**
+ * The refund landed: it is `completed` and in the ledger, and its payment is `payment_refunded` once its completed
+ * refunds return all it delivered. Each write is idempotent.
+ */
+export async function completeMerchantRefund(deps: { knex: Knex }, input: { refundId: string; txHash: string; confirmedAt: string }): Promise<void> {
+  const { refund, payment } = await refundTerms(deps.knex, input.refundId);
+  await recordMerchantRefundEntry(deps, { refundId: refund.id, paymentId: payment.id, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, amountUnits: refund.amount_units });
+  await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'completed', txHash: input.txHash, completedAt: new Date(input.confirmedAt) });
+  if (fullyRefunded(payment, await listPaymentRefunds({ knex: deps.knex, paymentId: payment.id }))) {
+    await applyPaymentTransition({ knex: deps.knex, transition: { paymentId: payment.id, status: 'payment_refunded', sequence: MERCHANT_REFUND_SEQUENCE } });
+  }
+}
+
+/** The refund's transaction reverted: the refund is `failed`, and its amount may be refunded again. */
+export async function failMerchantRefund(deps: { knex: Knex }, input: { refundId: string; txHash: string }): Promise<void> {
+  await updateRefundStatus({ knex: deps.knex, id: input.refundId, status: 'failed', txHash: input.txHash });
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { Wallet, parseUnits } from 'ethers';
+import type { PaymentResource } from '../../api/serializers/payment';
+import type { RefundResource } from '../../api/serializers/refund';
+import { findChainTx } from '../../db/queries/chain-txs';
+import { listPaymentLedgerEntries } from '../../db/queries/ledger';
+import { intentKeys } from '../../domain/chain-txs';
+import type { RefundStatus } from '../../domain/refunds';
+import { reconcileLedger } from '../../services/ledger';
+import type { Stack } from '../../tools/stack/stack';
+import type { refundWorkflow } from '../../workflows';
+import { refundWorkflowId } from '../../workflows/ids';
+import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
+import { customerTransfer, tokenBalance } from '../support/chain';
+import { request } from '../support/http';
+import { newMerchant, type TestMerchant } from '../support/merchant';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+
+const units = (amount: string) => parseUnits(amount, 6);
+
+describe('merchant refunds end to end on the devnet (real API, Temporal, PostgreSQL, hardhat)', function () {
+  this.timeout(180_000);
+  let stack: Stack;
+  let services: StackServices;
+  let api: string;
+  let shop: TestMerchant;
+  let otherShop: TestMerchant;
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    api = stack.info.paymentApiUrl;
+    shop = await newMerchant(stack, services.knex);
+    otherShop = await newMerchant(stack, services.knex);
+  });
+  after(async () => services?.close());
+
+  /** A payment of `amount` USDC on Base, paid by the devnet customer and completed. */
+  async function completedPayment(amount: string): Promise<PaymentResource> {
+    const created = await createPayment(api, shop.ordersKey, paymentBody({ orderId: `refund-${randomUUID()}`, chainId: '8453', amount }));
+    await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
+    return (await waitForStatus(api, created.id, 'payment_completed', 90_000)).payment;
+  }
+
+  const refund = (paymentId: string, body: unknown, options: { key?: string; idempotencyKey?: string | null } = {}) =>
+    request<RefundResource & { error?: string; details?: Array<{ path: string; message: string }> }>(`${api}/${paymentId}/refunds`, {
+      headers: { 'x-api-key': options.key ?? shop.adminKey, ...(options.idempotencyKey === null ? {} : { 'idempotency-key': options.idempotencyKey ?? randomUUID() }) },
+      body,
+    });
+
+  const listRefunds = async (paymentId: string, key = shop.adminKey) => request<{ data: RefundResource[] }>(`${api}/${paymentId}/refunds`, { headers: { 'x-api-key': key } });
+
+  async function completedRefund(paymentId: string, refundId: string): Promise<RefundResource> {
+    const result: RefundStatus = await services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(refundId)).result();
+    assert.equal(result, 'completed');
+    const { body } = await listRefunds(paymentId);
+    const found = body.data.find((r) => r.id === refundId);
+    assert.ok(found, 'the refund is listed');
+    return found;
+  }
+
+  async function assertBooksBalance() {
+    for (const book of await reconcileLedger(services, { appId: shop.appId })) {
+      assert.equal(book.difference, 0n, `book of chain ${book.chainId} ${book.tokenAddress}: payins = payouts + fees + refunds + held + in flight`);
+      assert.equal(book.depositsOnChain, book.depositsInLedger, `deposit addresses of chain ${book.chainId} ${book.tokenAddress}`);
+    }
+  }
+
+  it('a full refund to an address the merchant names lands on chain, is booked, and the payment becomes payment_refunded', async () => {
+    const payment = await completedPayment('12.5');
+    const customer = Wallet.createRandom().address;
+    const created = await refund(payment.id, { address: customer.toLowerCase(), reason: 'customer changed their mind' });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(
+      { ...created.body, id: undefined, createdAt: undefined },
+      { id: undefined, paymentId: payment.id, amount: '12.5', chainId: '8453', tokenSymbol: 'USDC', status: 'pending', reason: 'customer changed their mind', address: customer, claimUrl: null, txHash: null, createdAt: undefined, completedAt: null },
+    );
+
+    const done = await completedRefund(payment.id, created.body.id);
+    assert.equal(done.status, 'completed');
+    assert.match(done.txHash ?? '', /^0x[0-9a-f]{64}$/);
+    assert.ok(done.completedAt);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('12.5'), 'the customer received the whole payment');
+    assert.equal((await waitForStatus(api, payment.id, 'payment_refunded', 10_000)).payment.status, 'payment_refunded');
+    const booked = await listPaymentLedgerEntries({ knex: services.knex, paymentId: payment.id, kind: 'refund' });
+    assert.deepEqual(
+      booked.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]),
+      [[`tx:merchant-refund:${done.id}`, 'external', 'treasury', units('12.5').toString()]],
+    );
+    await assertBooksBalance();
+    // Nothing is left to refund.
+    const again = await refund(payment.id, { address: customer });
+    assert.deepEqual([again.status, again.body.error], [409, 'conflict'], again.text);
+  });
+
+  it('a partial refund, retried with its Idempotency-Key, sends one transaction; more than what is left is a 400', async () => {
+    const payment = await completedPayment('20');
+    const customer = Wallet.createRandom().address;
+    const idempotencyKey = `partial-${randomUUID()}`;
+    const body = { amount: '7.25', address: customer };
+    const first = await refund(payment.id, body, { idempotencyKey });
+    assert.equal(first.status, 201, first.text);
+    const retried = await refund(payment.id, body, { idempotencyKey });
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.body.id, first.body.id, 'the same key and body return the same refund');
+    const otherBody = await refund(payment.id, { ...body, amount: '7.5' }, { idempotencyKey });
+    assert.equal(otherBody.status, 409, otherBody.text);
+    assert.equal(otherBody.body.error, 'idempotency_conflict');
+
+    const tooMuch = await refund(payment.id, { amount: '12.76', address: customer });
+    assert.equal(tooMuch.status, 400, tooMuch.text);
+    assert.equal(tooMuch.body.details?.[0]?.path, 'amount');
+    assert.match(tooMuch.body.details?.[0]?.message ?? '', /12\.75 USDC/);
+
+    await completedRefund(payment.id, first.body.id);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('7.25'));
+    const tx = await findChainTx({ knex: services.knex, intentKey: intentKeys.merchantRefund(first.body.id) });
+    assert.equal(tx?.status, 'confirmed');
+    assert.deepEqual(tx?.replaced_tx_hashes, [], 'one transaction, never signed again');
+    assert.equal((await getPayment(api, payment.id)).status, 'payment_completed', 'a partial refund leaves the payment completed');
+
+    // The rest, by default.
+    const rest = await refund(payment.id, { address: customer });
+    assert.equal(rest.status, 201, rest.text);
+    assert.equal(rest.body.amount, '12.75');
+    await completedRefund(payment.id, rest.body.id);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('20'));
+    await waitForStatus(api, payment.id, 'payment_refunded', 10_000);
+    const { body: listed } = await listRefunds(payment.id);
+    assert.deepEqual(listed.data.map((r) => [r.amount, r.status]), [['7.25', 'completed'], ['12.75', 'completed']]);
+    await assertBooksBalance();
+  });
+
+  it('two concurrent refunds of the whole amount make one refund and one transaction', async () => {
+    const payment = await completedPayment('5');
+    const customer = Wallet.createRandom().address;
+    const answers = await Promise.all([refund(payment.id, { address: customer }), refund(payment.id, { address: customer })]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 400], answers.map((a) => a.text).join(' / '));
+    const made = answers.find((a) => a.status === 201)!.body;
+    await completedRefund(payment.id, made.id);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('5'));
+    const { body: listed } = await listRefunds(payment.id);
+    assert.equal(listed.data.length, 1);
+  });
+
+  it('refuses what it must: an Orders key, another app’s key, no Idempotency-Key, a bad address, an unpaid payment', async () => {
+    const payment = await completedPayment('2');
+    const customer = Wallet.createRandom().address;
+    const ordersKey = await refund(payment.id, { address: customer }, { key: shop.ordersKey });
+    assert.deepEqual([ordersKey.status, ordersKey.body.error], [403, 'scope_insufficient']);
+    const otherApp = await refund(payment.id, { address: customer }, { key: otherShop.adminKey });
+    assert.deepEqual([otherApp.status, otherApp.body.error], [404, 'not_found']);
+    assert.equal((await listRefunds(payment.id, otherShop.adminKey)).status, 404);
+    const noKey = await refund(payment.id, { address: customer }, { idempotencyKey: null });
+    assert.equal(noKey.status, 400, noKey.text);
+    assert.equal(noKey.body.details?.[0]?.path, 'Idempotency-Key');
+    const badAddress = await refund(payment.id, { address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE' });
+    assert.deepEqual([badAddress.status, badAddress.body.details?.[0]?.path], [400, 'address']);
+    const noAddress = await refund(payment.id, {});
+    assert.deepEqual([noAddress.status, noAddress.body.details?.[0]?.path], [400, 'address']);
+    const zero = await refund(payment.id, { amount: '0', address: customer });
+    assert.deepEqual([zero.status, zero.body.details?.[0]?.path], [400, 'amount']);
+
+    const unpaid = await createPayment(api, shop.ordersKey, paymentBody({ orderId: `unpaid-${randomUUID()}`, chainId: '8453', amount: '3' }));
+    const early = await refund(unpaid.id, { address: customer });
+    assert.deepEqual([early.status, early.body.error], [409, 'conflict']);
+    assert.deepEqual((await listRefunds(payment.id)).body.data, [], 'no refund was made by any refused request');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), 0n);
+  });
+});
