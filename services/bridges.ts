@@ -4,11 +4,13 @@
  * crash with the transaction it already signed.
  */
 import { bridgeAdapterFor, type BridgeAdapter } from '../chains/bridges/adapter';
+import { decodeCctpBurnMessage, decodeCctpMessage } from '../chains/bridges/cctp-message';
 import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { findChainTx } from '../db/queries/chain-txs';
 import { vettedJsonClient, type GetJson } from '../lib/http-client';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
+import { recordBridgeArrival } from './ledger';
 
 export interface BridgeServiceDeps extends ChainTxServiceDeps {
   /** Development and tests: Iris may be a stand-in on a private or loopback address, over plain http. */
@@ -80,13 +82,27 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       const started = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(input.paymentId) });
       if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
       const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
+      // What reaches the destination treasury, as the attested message (CCTP: amount less the fee executed) or the
+      // delivery (OFT) says; the rest the bridge kept. The mint is booked when it lands, an OFT delivery now.
+      const { arrival } = input;
+      const receivedUnits = arrival.state === 'delivered' ? BigInt(arrival.receivedUnits) : mintedUnits(arrival.message);
+      const destinationToken = tokenAddress(quote.destinationChainId, quote.tokenSymbol);
+      await recordBridgeArrival(deps, {
+        paymentId: input.paymentId, chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits, delivered: !call,
+      });
       if (!call) return null;
       return txs.submitBridgeStep({
         step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,
-        call, purpose: 'bridge mint', tokenAddress: tokenAddress(quote.destinationChainId, quote.tokenSymbol), amountUnits: quote.amountUnits,
+        call, purpose: 'bridge mint', tokenAddress: destinationToken, amountUnits: receivedUnits.toString(),
       });
     },
   };
+}
+
+/** What a CCTP mint of the attested `message` gives its recipient: the burnt amount less the fee executed. */
+function mintedUnits(message: string): bigint {
+  const body = decodeCctpBurnMessage(decodeCctpMessage(message).messageBody);
+  return body.amount - body.feeExecuted;
 }
 
 export type BridgeService = ReturnType<typeof createBridgeService>;

@@ -3,11 +3,12 @@ import type { VersioningBehavior } from '@temporalio/common';
 import { chainWatcherWorkflow } from './chain-watcher';
 import { depositAddressPoolWorkflow } from './deposit-address-pool';
 import { latePayinWorkflow } from './late-payin';
+import { ledgerReconcilerWorkflow } from './ledger-reconciler';
 import { orderWorkflow } from './order';
 import { paymentWorkflow } from './payment';
 import { paymentReconcilerWorkflow } from './reconciler';
 
-export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow };
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow };
 
 /**
  * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
@@ -24,3 +25,4 @@ versioning(orderWorkflow, 'PINNED');
 versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
 versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');
 versioning(depositAddressPoolWorkflow, 'AUTO_UPGRADE');
+versioning(ledgerReconcilerWorkflow, 'AUTO_UPGRADE');
