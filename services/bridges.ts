@@ -83,7 +83,7 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
       const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
       // What reaches the destination treasury, as the attested message (CCTP: amount less the fee executed) or the
-      // delivery (OFT) says; the rest the bridge kept. The mint is booked when it lands, an OFT delivery now.
+      // delivery (OFT) says; the rest the bridge kept (booked now). The mint is booked when it lands, an OFT delivery now.
       const { arrival } = input;
       const receivedUnits = arrival.state === 'delivered' ? BigInt(arrival.receivedUnits) : mintedUnits(arrival.message);
       const destinationToken = tokenAddress(quote.destinationChainId, quote.tokenSymbol);
@@ -93,7 +93,7 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       if (!call) return null;
       return txs.submitBridgeStep({
         step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,
-        call, purpose: 'bridge mint', tokenAddress: destinationToken, amountUnits: receivedUnits.toString(),
+        call, purpose: 'bridge mint', tokenAddress: destinationToken, amountUnits: quote.amountUnits,
       });
     },
   };

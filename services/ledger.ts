@@ -9,7 +9,7 @@ import { bridgeLateAfterMs } from '../domain/bridges';
 import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerEntry } from '../domain/ledger';
 import { isNativeToken } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
-import { inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
+import { findLedgerEntry, inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
@@ -112,7 +112,12 @@ export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdap
   if (kind === 'recover') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });
   if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit', debitAddress: null, creditAddress: deposit });
   if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury', debitAddress: null, creditAddress: treasury });
-  if (kind === 'bridge-mint') entries.push({ ...moved, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null });
+  if (kind === 'bridge-mint') {
+    // The mint's intent carries the burnt amount; the treasury receives it less what the bridge kept (booked on arrival).
+    const kept = tx.payment_id ? await findLedgerEntry({ knex: deps.knex, ref: bridgeFeeRef(tx.payment_id) }) : undefined;
+    const minted = (BigInt(moved.amountUnits) - BigInt(kept?.amount_units ?? '0')).toString();
+    entries.push({ ...moved, amountUnits: minted, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null });
+  }
   if (kind === 'payout') entries.push({ ...moved, kind: 'payout', debit: 'merchant', credit: 'treasury', debitAddress: null, creditAddress: treasury });
   if (kind === 'payout' && payment) {
     entries.push({
@@ -122,6 +127,8 @@ export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdap
   }
   await insertLedgerEntries({ knex: deps.knex, entries });
 }
+
+const bridgeFeeRef = (paymentId: string) => `bridge-fee:${paymentId}`;
 
 /**
  * What the bridge kept of a transfer (CCTP's fee executed, an OFT's own fee): from the bridge to the network, in the
@@ -134,7 +141,7 @@ export async function recordBridgeArrival(
 ): Promise<void> {
   const book = { chainId: input.chainId, tokenAddress: input.tokenAddress, paymentId: input.paymentId };
   const entries: LedgerEntry[] = [
-    { ...book, ref: `bridge-fee:${input.paymentId}`, kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (input.burntUnits - input.receivedUnits).toString() },
+    { ...book, ref: bridgeFeeRef(input.paymentId), kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (input.burntUnits - input.receivedUnits).toString() },
   ];
   if (input.delivered) {
     const treasury = deps.chains.adapter(input.chainId).treasuryAddress();

@@ -86,9 +86,12 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
 
   it('a bridge transfer whose attestation never comes is a failure past its protocol\'s time, named with its payment and burn', async () => {
     const created = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: `stuck-${randomUUID()}`, chainId: String(SOURCE), tokenSymbol: 'USDC', amount: '6' }));
+    await customerTransfer(stack.info, SOURCE, 'USDC', created.source.receiverAddress, '6');
+    // Iris goes away once it has quoted the transfer (the first bridge transaction is signed on the quote), before
+    // the burn can be attested.
+    await eventually('the bridge quote', 180_000, async () => ((await bridgeTxs(services.knex, created.id)).length > 0 ? true : undefined), 50);
     await stack.devnets.evm.bridges.attestationService.stop();
     try {
-      await customerTransfer(stack.info, SOURCE, 'USDC', created.source.receiverAddress, '6');
       const burn = await eventually('the burn to be mined', 120_000, async () =>
         (await bridgeTxs(services.knex, created.id)).find((t) => t.purpose === 'bridge burn' && t.status === 'confirmed'));
       // The devnet's CCTP transfer normally takes 5 s: past twice that, reconcile names it.
