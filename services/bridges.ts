@@ -4,7 +4,6 @@
  * crash with the transaction it already signed.
  */
 import { bridgeAdapterFor, type BridgeAdapter } from '../chains/bridges/adapter';
-import { decodeCctpBurnMessage, decodeCctpMessage } from '../chains/bridges/cctp-message';
 import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { findChainTx } from '../db/queries/chain-txs';
@@ -82,14 +81,13 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       const started = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(input.paymentId) });
       if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
       const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
-      // What reaches the destination treasury, as the attested message (CCTP: amount less the fee executed) or the
-      // delivery (OFT) says; the rest the bridge kept (booked now). The mint is booked when it lands, an OFT delivery now.
+      // An OFT's executor delivers without a transaction of ours: booked now, as the delivery on chain says (a CCTP
+      // mint is booked when it lands, as its receipt says).
       const { arrival } = input;
-      const receivedUnits = arrival.state === 'delivered' ? BigInt(arrival.receivedUnits) : mintedUnits(arrival.message);
       const destinationToken = tokenAddress(quote.destinationChainId, quote.tokenSymbol);
-      await recordBridgeArrival(deps, {
-        paymentId: input.paymentId, chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits, delivered: !call,
-      });
+      if (arrival.state === 'delivered') {
+        await recordBridgeArrival(deps, { paymentId: input.paymentId, chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits: BigInt(arrival.receivedUnits) });
+      }
       if (!call) return null;
       return txs.submitBridgeStep({
         step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,
@@ -97,12 +95,6 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       });
     },
   };
-}
-
-/** What a CCTP mint of the attested `message` gives its recipient: the burnt amount less the fee executed. */
-function mintedUnits(message: string): bigint {
-  const body = decodeCctpBurnMessage(decodeCctpMessage(message).messageBody);
-  return body.amount - body.feeExecuted;
 }
 
 export type BridgeService = ReturnType<typeof createBridgeService>;

@@ -5,11 +5,12 @@
  */
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
+import { tokenReceived } from '../chains/bridges/tx';
 import { bridgeLateAfterMs } from '../domain/bridges';
 import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerEntry } from '../domain/ledger';
 import { isNativeToken } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
-import { findLedgerEntry, inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
+import { inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
@@ -99,7 +100,7 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
  * to the network); a recovery of fees sent along from the deposit address back to the treasury. The Payrail fee is a
  * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury.
  */
-export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow): Promise<void> {
+export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
   const kind = tx.intent_key.split(':')[0];
   const ref = `tx:${tx.intent_key}`;
   const treasury = deps.chains.adapter(tx.chain_id).treasuryAddress();
@@ -113,10 +114,11 @@ export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdap
   if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit', debitAddress: null, creditAddress: deposit });
   if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury', debitAddress: null, creditAddress: treasury });
   if (kind === 'bridge-mint') {
-    // The mint's intent carries the burnt amount; the treasury receives it less what the bridge kept (booked on arrival).
-    const kept = tx.payment_id ? await findLedgerEntry({ knex: deps.knex, ref: bridgeFeeRef(tx.payment_id) }) : undefined;
-    const minted = (BigInt(moved.amountUnits) - BigInt(kept?.amount_units ?? '0')).toString();
-    entries.push({ ...moved, amountUnits: minted, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null });
+    // What the mint gave the treasury, as its receipt says; the rest of the burnt amount the bridge kept.
+    const endpoint = deps.chains.bridgeEndpoint(tx.chain_id);
+    if (!endpoint || !tx.payment_id) throw new Error(`${tx.intent_key}: no bridge reaches chain ${tx.chain_id}, or no payment`);
+    const received = await tokenReceived(endpoint.provider, minedTxHash, moved.tokenAddress, treasury);
+    entries.push(...bridgeArrivalEntries({ paymentId: tx.payment_id, chainId: tx.chain_id, tokenAddress: moved.tokenAddress, burntUnits: BigInt(moved.amountUnits), receivedUnits: received }, treasury, ref));
   }
   if (kind === 'payout') entries.push({ ...moved, kind: 'payout', debit: 'merchant', credit: 'treasury', debitAddress: null, creditAddress: treasury });
   if (kind === 'payout' && payment) {
@@ -128,26 +130,21 @@ export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdap
   await insertLedgerEntries({ knex: deps.knex, entries });
 }
 
-const bridgeFeeRef = (paymentId: string) => `bridge-fee:${paymentId}`;
+type BridgeArrival = { paymentId: string; chainId: number; tokenAddress: string; burntUnits: bigint; receivedUnits: bigint };
 
-/**
- * What the bridge kept of a transfer (CCTP's fee executed, an OFT's own fee): from the bridge to the network, in the
- * destination's book, once per payment. With an OFT, whose executor delivers without a transaction of ours, the
- * delivery itself (from the bridge into the destination treasury) is booked here too, as the chain reported it.
- */
-export async function recordBridgeArrival(
-  deps: { knex: Knex; chains: ChainAdapters },
-  input: { paymentId: string; chainId: number; tokenAddress: string; burntUnits: bigint; receivedUnits: bigint; delivered: boolean },
-): Promise<void> {
-  const book = { chainId: input.chainId, tokenAddress: input.tokenAddress, paymentId: input.paymentId };
-  const entries: LedgerEntry[] = [
-    { ...book, ref: bridgeFeeRef(input.paymentId), kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (input.burntUnits - input.receivedUnits).toString() },
+/** A bridge transfer's arrival: from the bridge into the destination treasury, and what the bridge kept to the network. */
+function bridgeArrivalEntries(arrival: BridgeArrival, treasury: string, ref: string): LedgerEntry[] {
+  const book = { chainId: arrival.chainId, tokenAddress: arrival.tokenAddress, paymentId: arrival.paymentId };
+  return [
+    { ...book, ref, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null, amountUnits: arrival.receivedUnits.toString() },
+    { ...book, ref: `bridge-fee:${arrival.paymentId}`, kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (arrival.burntUnits - arrival.receivedUnits).toString() },
   ];
-  if (input.delivered) {
-    const treasury = deps.chains.adapter(input.chainId).treasuryAddress();
-    entries.push({ ...book, ref: `bridge-delivered:${input.paymentId}`, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null, amountUnits: input.receivedUnits.toString() });
-  }
-  await insertLedgerEntries({ knex: deps.knex, entries });
+}
+
+/** An OFT delivery, made by LayerZero's executor without a transaction of ours: booked as the chain reported it, once per payment. */
+export async function recordBridgeArrival(deps: { knex: Knex; chains: ChainAdapters }, arrival: BridgeArrival): Promise<void> {
+  const treasury = deps.chains.adapter(arrival.chainId).treasuryAddress();
+  await insertLedgerEntries({ knex: deps.knex, entries: bridgeArrivalEntries(arrival, treasury, `bridge-delivered:${arrival.paymentId}`) });
 }
 
 /**

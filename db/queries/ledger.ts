@@ -94,11 +94,6 @@ export async function listBridgesInTransit(options: { knex: Knex }): Promise<
   return rows.map((r) => ({ paymentId: r.payment_id, chainId: r.chain_id, tokenAddress: r.token_address, amountUnits: r.amount_units, burnTxHash: r.tx_hash, purpose: r.purpose, burntAt: r.created_at }));
 }
 
-/** The entry recorded for a movement, if any. */
-export async function findLedgerEntry(options: { knex: Knex; ref: string }): Promise<LedgerEntryRow | undefined> {
-  return options.knex<LedgerEntryRow>('ledger_entries').where({ ref: options.ref }).first();
-}
-
 /** One payment's entries of a kind, oldest first. */
 export async function listPaymentLedgerEntries(options: { knex: Knex; paymentId: string; kind: LedgerKind }): Promise<LedgerEntryRow[]> {
   return options.knex<LedgerEntryRow>('ledger_entries').where({ payment_id: options.paymentId, kind: options.kind }).orderBy('id');
