@@ -1,6 +1,7 @@
 import { createChainWaitActivities, createChainWriteActivities } from './chain';
 import type { ActivityDeps } from './deps';
 import { createDepositAddressActivities } from './deposit-addresses';
+import { createLedgerActivities } from './ledger';
 import { createOrderActivities } from './orders';
 import { createPaymentRecordActivities } from './payments';
 import { createRefundActivities } from './refunds';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWatcherActivities(deps),
     ...createOrderActivities(deps),
     ...createDepositAddressActivities(deps),
+    ...createLedgerActivities(deps),
   };
 }
 
@@ -33,4 +35,5 @@ export type ChainWaitActivities = ReturnType<typeof createChainWaitActivities>;
 export type WatcherActivities = ReturnType<typeof createWatcherActivities>;
 export type { OrderActivities } from './orders';
 export type { DepositAddressActivities } from './deposit-addresses';
+export type { LedgerActivities } from './ledger';
 export type AllActivities = ReturnType<typeof createActivities>;

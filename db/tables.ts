@@ -189,6 +189,9 @@ export interface LedgerEntryRow {
   kind: LedgerKind;
   debit_account: LedgerAccount;
   credit_account: LedgerAccount;
+  /** The address of a physical debit (credit) account; null for a logical one. */
+  debit_address: string | null;
+  credit_address: string | null;
   amount_units: string;
   payment_id: string | null;
   created_at: Date;

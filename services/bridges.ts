@@ -10,6 +10,7 @@ import { intentKeys } from '../domain/chain-txs';
 import { findChainTx } from '../db/queries/chain-txs';
 import { vettedJsonClient, type GetJson } from '../lib/http-client';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
+import { recordBridgeArrival } from './ledger';
 
 export interface BridgeServiceDeps extends ChainTxServiceDeps {
   /** Development and tests: Iris may be a stand-in on a private or loopback address, over plain http. */
@@ -90,10 +91,17 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       const started = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(input.paymentId) });
       if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
       const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
+      // An OFT's executor delivers without a transaction of ours: booked now, as the delivery on chain says (a CCTP
+      // mint is booked when it lands, as its receipt says).
+      const { arrival } = input;
+      const destinationToken = tokenAddress(quote.destinationChainId, quote.tokenSymbol);
+      if (arrival.state === 'delivered') {
+        await recordBridgeArrival(deps, { paymentId: input.paymentId, chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits: BigInt(arrival.receivedUnits) });
+      }
       if (!call) return null;
       return txs.submitBridgeStep({
         step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,
-        call, purpose: 'bridge mint', tokenAddress: tokenAddress(quote.destinationChainId, quote.tokenSymbol), amountUnits: quote.amountUnits,
+        call, purpose: 'bridge mint', tokenAddress: destinationToken, amountUnits: quote.amountUnits,
       });
     },
   };

@@ -464,7 +464,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     // it unmarked and the next check does them all again (each is idempotent).
     if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
-      if (check.succeeded) await recordMinedTxEntries({ knex }, row);
+      if (check.succeeded) await recordMinedTxEntries({ knex, chains }, row, check.txHash);
       else log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status, blockNumber: check.blockNumber });
     }

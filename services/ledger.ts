@@ -1,15 +1,16 @@
 /**
- * Writes the conservation ledger (domain/ledger.ts) as money moves, and reconciles it with the chain. Payins are
- * entered when their run decides what they are for (paid, refunded, held); chain transactions when they are mined.
+ * Writes the ledger (domain/ledger.ts) as money moves, and reconciles it with the chain. Payins are entered when
+ * their run decides what they are for (paid, refunded, held); chain transactions when they are mined, where they
+ * physically moved money; operator funding when the operator reports it (`npm run fund`) or a dev stack starts.
  */
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
-import { conservation, type Conservation, type LedgerEntry } from '../domain/ledger';
-import { intentKeys } from '../domain/chain-txs';
-import { storedSettledUnits } from '../domain/payment';
+import { tokenReceived } from '../chains/bridges/tx';
+import { bridgeLateAfterMs } from '../domain/bridges';
+import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerEntry } from '../domain/ledger';
+import { isNativeToken } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
-import { bookDepositAddresses, insertLedgerEntries, ledgerBooks, listPaymentLedgerEntries } from '../db/queries/ledger';
-import { findChainTx } from '../db/queries/chain-txs';
+import { inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
 import type { ChainTxRow } from '../db/tables';
@@ -18,7 +19,7 @@ import type { ChainTxRow } from '../db/tables';
 export async function recordPayinEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin): Promise<void> {
   await insertLedgerEntries({
     knex: deps.knex,
-    entries: [{ ref: `payin:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'payin', debit: 'deposit', credit: 'external', amountUnits: payin.amountUnits, paymentId }],
+    entries: [{ ref: `payin:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'payin', debit: 'deposit', credit: 'external', debitAddress: payin.to, creditAddress: null, amountUnits: payin.amountUnits, paymentId }],
   });
 }
 
@@ -27,7 +28,7 @@ export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, p
   await recordPayinEntry(deps, paymentId, payin);
   await insertLedgerEntries({
     knex: deps.knex,
-    entries: [{ ref: `held:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'held', debit: 'held', credit: 'deposit', amountUnits: heldUnits, paymentId }],
+    entries: [{ ref: `held:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'held', debit: 'held', credit: 'deposit', debitAddress: payin.to, creditAddress: payin.to, amountUnits: heldUnits, paymentId }],
   });
 }
 
@@ -45,6 +46,8 @@ export async function recordQuarantinedEntries(deps: { knex: Knex }, transfers: 
       kind: 'quarantined',
       debit: 'quarantine',
       credit: 'external',
+      debitAddress: transfer.to,
+      creditAddress: null,
       amountUnits: transfer.amountUnits,
       paymentId,
     })),
@@ -83,79 +86,201 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
     await insertHeldPayins({ knex: trx, payins });
     await insertLedgerEntries({
       knex: trx,
-      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', amountUnits: p.amountUnits, paymentId: null })),
+      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', debitAddress: p.to, creditAddress: null, amountUnits: p.amountUnits, paymentId: null })),
     });
   });
 }
 
+
 /**
- * A chain transaction of ours succeeded: its movement, by what its intent is for. A payout is entered in the book
- * of the payment's payin (source chain and token), with the fee the treasury kept: the book then says where every
- * unit paid in went, whatever chain or token the merchant was paid in.
+ * A chain transaction of ours succeeded: its movement, booked where it physically happened, by what its intent is
+ * for. A sweep moves the payment's funds from its deposit address to the treasury; a refund from the deposit address
+ * to the payin's sender; a payout from the treasury of the chain and token it is paid in; a bridge burn from the
+ * source treasury into the bridge, its mint from the bridge into the destination treasury (what the bridge kept goes
+ * to the network); a recovery of fees sent along from the deposit address back to the treasury. The Payrail fee is a
+ * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury.
  */
-export async function recordMinedTxEntries(deps: { knex: Knex }, tx: ChainTxRow): Promise<void> {
+export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
   const kind = tx.intent_key.split(':')[0];
   const ref = `tx:${tx.intent_key}`;
+  const treasury = deps.chains.adapter(tx.chain_id).treasuryAddress();
   const moved = { ref, chainId: tx.chain_id, tokenAddress: tx.token_address ?? '', amountUnits: tx.amount_units ?? '0', paymentId: tx.payment_id };
+  const payment = tx.payment_id ? await findPaymentById({ knex: deps.knex, id: tx.payment_id }) : undefined;
+  if (tx.payment_id && !payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
+  const deposit = payment?.deposit_address ?? null;
   const entries: LedgerEntry[] = [];
-  if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit' });
-  if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit' });
-  if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury' });
-  if (kind === 'payout' && tx.payment_id) {
-    const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });
-    if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
-    const book = { chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, paymentId: payment.id };
-    const paid = (storedSettledUnits(payment) - BigInt(payment.fee_units)).toString();
-    // Paid from the destination treasury's float, unless the payment bridged its own funds (a short float).
-    const bridged = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(payment.id) });
-    const from = bridged ? 'bridge' : 'treasury';
-    entries.push({ ...book, ref, kind: 'payout', debit: 'merchant', credit: from, amountUnits: paid });
-    entries.push({ ...book, ref: `fee:${payment.id}`, kind: 'fee', debit: 'fees', credit: 'treasury', amountUnits: payment.fee_units });
+  if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });
+  if (kind === 'recover') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });
+  if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit', debitAddress: null, creditAddress: deposit });
+  if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury', debitAddress: null, creditAddress: treasury });
+  if (kind === 'bridge-mint') {
+    // What the mint gave the treasury, as its receipt says; the rest of the burnt amount the bridge kept.
+    const endpoint = deps.chains.bridgeEndpoint(tx.chain_id);
+    if (!endpoint || !tx.payment_id) throw new Error(`${tx.intent_key}: no bridge reaches chain ${tx.chain_id}, or no payment`);
+    const received = await tokenReceived(endpoint.provider, minedTxHash, moved.tokenAddress, treasury);
+    entries.push(...bridgeArrivalEntries({ paymentId: tx.payment_id, chainId: tx.chain_id, tokenAddress: moved.tokenAddress, burntUnits: BigInt(moved.amountUnits), receivedUnits: received }, treasury, ref));
+  }
+  if (kind === 'payout') entries.push({ ...moved, kind: 'payout', debit: 'merchant', credit: 'treasury', debitAddress: null, creditAddress: treasury });
+  // A merchant's refund leaves the source chain's treasury: the app owes it (docs/interface-decisions.md).
+  if (kind === 'merchant-refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'treasury', debitAddress: null, creditAddress: treasury });
+  if (kind === 'payout' && payment) {
+    entries.push({
+      ref: `fee:${payment.id}`, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, kind: 'fee', debit: 'fees', credit: 'merchant',
+      debitAddress: null, creditAddress: null, amountUnits: payment.fee_units, paymentId: payment.id,
+    });
   }
   await insertLedgerEntries({ knex: deps.knex, entries });
 }
 
+type BridgeArrival = { paymentId: string; chainId: number; tokenAddress: string; burntUnits: bigint; receivedUnits: bigint };
+
+/** A bridge transfer's arrival: from the bridge into the destination treasury, and what the bridge kept to the network. */
+function bridgeArrivalEntries(arrival: BridgeArrival, treasury: string, ref: string): LedgerEntry[] {
+  const book = { chainId: arrival.chainId, tokenAddress: arrival.tokenAddress, paymentId: arrival.paymentId };
+  return [
+    { ...book, ref, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null, amountUnits: arrival.receivedUnits.toString() },
+    { ...book, ref: `bridge-fee:${arrival.paymentId}`, kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (arrival.burntUnits - arrival.receivedUnits).toString() },
+  ];
+}
+
+/** An OFT delivery, made by LayerZero's executor without a transaction of ours: booked as the chain reported it, once per payment. */
+export async function recordBridgeArrival(deps: { knex: Knex; chains: ChainAdapters }, arrival: BridgeArrival): Promise<void> {
+  const treasury = deps.chains.adapter(arrival.chainId).treasuryAddress();
+  await insertLedgerEntries({ knex: deps.knex, entries: bridgeArrivalEntries(arrival, treasury, `bridge-delivered:${arrival.paymentId}`) });
+}
+
 /**
- * A merchant refund landed: the source chain's treasury paid the customer. The book's treasury is short of it until
- * the app's payouts make it good: the app owes it (docs/interface-decisions.md).
+ * Money the operator put into an account we control: a treasury, or (a dev stack's genesis) the receiving account
+ * deposits share. `ref` names it once: a funding transaction, a devnet's genesis.
  */
-export async function recordMerchantRefundEntry(
+export async function recordFunding(
   deps: { knex: Knex },
-  refund: { refundId: string; paymentId: string; chainId: number; tokenAddress: string; amountUnits: string },
+  funding: { ref: string; chainId: number; tokenAddress: string; account: 'treasury' | 'deposit'; address: string; amountUnits: string },
 ): Promise<void> {
   await insertLedgerEntries({
     knex: deps.knex,
-    entries: [{ ref: `tx:merchant-refund:${refund.refundId}`, chainId: refund.chainId, tokenAddress: refund.tokenAddress, kind: 'refund', debit: 'external', credit: 'treasury', amountUnits: refund.amountUnits, paymentId: refund.paymentId }],
+    entries: [{
+      ref: funding.ref, chainId: funding.chainId, tokenAddress: funding.tokenAddress, kind: 'funding', debit: funding.account, credit: 'operator',
+      debitAddress: funding.address, creditAddress: null, amountUnits: funding.amountUnits, paymentId: null,
+    }],
   });
 }
 
-export interface BookReport extends Conservation {
-  chainId: number;
-  tokenAddress: string;
-  /** What the deposit addresses hold on chain now, and what the ledger says they hold (deposit + held). */
-  depositsOnChain: bigint;
-  depositsInLedger: bigint;
-}
+/**
+ * The assets the ledger compares with the chain on `chainId`: every token but the native coin, whose fees, gas, rent
+ * and top-ups are not booked (the native coin's balances are listed, not compared).
+ */
+const comparedAsset = (tokenAddress: string): boolean => !isNativeToken(tokenAddress);
 
 /**
- * Every book's conservation figures, and its deposit addresses' balances read from the chain; with `appId`, of that
- * merchant app's payments only (each payment's entries balance on their own).
+ * A dev stack's genesis: what each treasury (and the receiving account deposits share) holds of each configured token
+ * when the stack provisions it, booked as the operator's funding (once per chain, token and account), so a fresh
+ * stack's books balance from the start.
  */
-export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters }, scope: { appId?: string } = {}): Promise<BookReport[]> {
-  const reports: BookReport[] = [];
-  for (const book of await ledgerBooks({ knex: deps.knex, appId: scope.appId })) {
-    const adapter = deps.chains.adapter(book.chainId);
-    const addresses = await bookDepositAddresses({ knex: deps.knex, chainId: book.chainId, tokenAddress: book.tokenAddress, appId: scope.appId });
-    // The ledger keys books by the lowercased address; base58 mints are case-sensitive, so read with the configured spelling.
-    const tokenAddress = deps.chains.registry.tokenByAddress(book.chainId, book.tokenAddress)?.address ?? book.tokenAddress;
-    const balances = await Promise.all(addresses.map((a) => adapter.balanceOf(a, tokenAddress)));
-    reports.push({
-      chainId: book.chainId,
-      tokenAddress: book.tokenAddress,
-      ...conservation(book.byKind, book.balances),
-      depositsOnChain: balances.reduce((sum, b) => sum + b, 0n),
-      depositsInLedger: (book.balances.deposit ?? 0n) + (book.balances.held ?? 0n),
-    });
+export async function recordGenesisFunding(deps: { knex: Knex; chains: ChainAdapters }): Promise<void> {
+  for (const chain of deps.chains.registry.chains) {
+    const adapter = deps.chains.adapter(chain.chainId);
+    const accounts = [{ account: 'treasury' as const, address: adapter.treasuryAddress() }, ...(adapter.sharedReceiver ? [{ account: 'deposit' as const, address: adapter.sharedReceiver }] : [])];
+    for (const { account, address } of accounts) {
+      for (const token of Object.values(chain.tokens)) {
+        const units = await adapter.balanceOf(address, token.address);
+        await recordFunding(deps, { ref: `funding:genesis:${chain.chainId}:${token.address.toLowerCase()}:${address}`, chainId: chain.chainId, tokenAddress: token.address, account, address, amountUnits: units.toString() });
+      }
+    }
   }
-  return reports;
+}
+
+export type AccountKind = 'deposit' | 'treasury' | 'receiving';
+
+/** One account and asset as reconcile sees it: the ledger, the chain, and whether money of ours is moving there now. */
+export interface AccountReport extends AccountReconciliation {
+  kind: AccountKind;
+  /** A transaction of ours touching it is not booked yet, or its payment's run still decides: a difference is not (yet) a loss. */
+  inFlight: boolean;
+  /** False for the native coin, whose network costs are not booked: listed, never a failure. */
+  compared: boolean;
+}
+
+export interface StuckBridge extends BridgeInTransit {
+  tokenAddress: string;
+  amountUnits: string;
+}
+
+export interface LedgerReconciliation {
+  accounts: AccountReport[];
+  stuckBridges: StuckBridge[];
+  /** Accounts that differ (settled, compared) and stuck bridges: reconcile fails when this is not 0. */
+  failures: number;
+}
+
+/** A difference that is a failure: the account is settled and its asset compared. */
+export const isFailure = (a: AccountReport): boolean => a.compared && !a.inFlight && a.difference !== 0n;
+
+/**
+ * Compares what the ledger says every physical account holds, per asset, with what the chain says it holds: each
+ * deposit address with entries (Stellar's deposits read at the receiving account they share), every treasury; and
+ * flags bridge transfers in transit past their protocol's normal time. With `appId`, only that merchant app's
+ * deposit addresses (treasuries are shared: compared unscoped only). Money of ours on the move makes an account
+ * differ for a moment, so an account is `inFlight` (listed, not failed) while a transaction of ours touching it is
+ * signed and not booked, while its payment's run is still open, or when its ledger balance changed during the read.
+ */
+export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters }, scope: { appId?: string } = {}, now = new Date()): Promise<LedgerReconciliation> {
+  const busyBefore = await inFlightAccounts({ knex: deps.knex });
+  const before = physicalAccounts(deps.chains, await listPhysicalBalances({ knex: deps.knex, appId: scope.appId }));
+  const onChain = new Map<string, bigint>();
+  await Promise.all(
+    before.map(async (a) => {
+      const tokenAddress = deps.chains.registry.tokenByAddress(a.chainId, a.tokenAddress)?.address ?? a.tokenAddress;
+      onChain.set(accountKey(a), await deps.chains.adapter(a.chainId).balanceOf(a.address, tokenAddress));
+    }),
+  );
+  const busyAfter = await inFlightAccounts({ knex: deps.knex });
+  const after = new Map(physicalAccounts(deps.chains, await listPhysicalBalances({ knex: deps.knex, appId: scope.appId })).map((a) => [accountKey(a), a.units]));
+  const busy = (a: AccountBalance & { kind: AccountKind }) =>
+    [...busyBefore, ...busyAfter].some((b) => b.chainId === a.chainId && (a.kind === 'treasury' ? b.address === null : sameAddress(deps.chains, b.chainId, b.address, a.address)));
+  const accounts = reconcileAccounts(before, onChain).map((r, i) => ({
+    ...r,
+    kind: before[i]!.kind,
+    inFlight: busy(before[i]!) || after.get(accountKey(r)) !== r.units,
+    compared: comparedAsset(r.tokenAddress),
+  }));
+  const stuck = scope.appId === undefined ? await findStuckBridges(deps, now) : [];
+  return { accounts, stuckBridges: stuck, failures: accounts.filter(isFailure).length + stuck.length };
+}
+
+/** A deposit's physical account: its own address, or the account every deposit shares (Stellar's receiving account). */
+const physicalDeposit = (chains: ChainAdapters, chainId: number, address: string): string => chains.adapter(chainId).sharedReceiver ?? address;
+
+const sameAddress = (chains: ChainAdapters, chainId: number, deposit: string | null, account: string): boolean =>
+  deposit !== null && physicalDeposit(chains, chainId, deposit).toLowerCase() === account.toLowerCase();
+
+/**
+ * The ledger's balances per physical account: a deposit's `deposit`, `held` and `quarantine` entries are one address
+ * on chain. Addresses are compared without case (EVM's checksums), read with the spelling first booked.
+ */
+function physicalAccounts(chains: ChainAdapters, rows: PhysicalBalanceRow[]): Array<AccountBalance & { kind: AccountKind }> {
+  const accounts = new Map<string, AccountBalance & { kind: AccountKind }>();
+  for (const row of rows) {
+    const treasury = row.account === 'treasury';
+    const address = treasury ? row.address : physicalDeposit(chains, row.chainId, row.address);
+    const kind: AccountKind = treasury ? 'treasury' : address === row.address ? 'deposit' : 'receiving';
+    const key = accountKey({ chainId: row.chainId, tokenAddress: row.tokenAddress, address: address.toLowerCase() });
+    const found = accounts.get(key);
+    if (found) {
+      found.units += row.units;
+      if (!found.accounts.includes(row.account)) found.accounts.push(row.account);
+    } else accounts.set(key, { chainId: row.chainId, tokenAddress: row.tokenAddress, address, accounts: [row.account], units: row.units, kind });
+  }
+  return [...accounts.values()].sort((a, b) => a.chainId - b.chainId || a.kind.localeCompare(b.kind) || a.address.localeCompare(b.address) || a.tokenAddress.localeCompare(b.tokenAddress));
+}
+
+/** Bridge transfers burnt or sent and not arrived, past their protocol's normal time (the chains file's `expectedSeconds`). */
+async function findStuckBridges(deps: { knex: Knex; chains: ChainAdapters }, now: Date): Promise<StuckBridge[]> {
+  const inTransit = (await listBridgesInTransit({ knex: deps.knex })).map((b) => {
+    const endpoint = deps.chains.bridgeEndpoint(b.chainId);
+    const symbol = deps.chains.registry.tokenByAddress(b.chainId, b.tokenAddress)?.symbol ?? '';
+    const expectedSeconds = (b.purpose === 'bridge burn' ? endpoint?.cctp?.expectedSeconds : endpoint?.oft[symbol]?.expectedSeconds) ?? 0;
+    return { ...b, lateAfterMs: bridgeLateAfterMs({ expectedSeconds }) };
+  });
+  return stuckBridges(inTransit, now);
 }

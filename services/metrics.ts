@@ -16,6 +16,7 @@ import {
   listChainCursorBlocks,
   type LabelledCount,
 } from '../db/queries/metrics';
+import { findLatestLedgerReconciliation } from '../db/queries/ledger';
 import { ORDER_STATUSES } from '../domain/orders';
 import { PAYMENT_STATUSES } from '../domain/payment';
 import { METRIC_PREFIX } from '../lib/metrics';
@@ -69,6 +70,28 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
   fromCounts('order_callback_attempts', 'Legacy order callback attempts by outcome (2xx, 3xx, 4xx, 5xx, error)', ['outcome'], each('outcome', ['2xx', '3xx', '4xx', '5xx', 'error']), () =>
     countCallbackAttemptsByOutcome({ knex }),
   );
+
+  new Gauge({
+    name: `${METRIC_PREFIX}reconcile_differences`,
+    help: "The ledger reconciler's latest reading: accounts whose chain balance differs from the ledger (account), bridge transfers stuck in transit (stuck_bridge)",
+    labelNames: ['kind'],
+    registers: [registry],
+    async collect() {
+      const latest = await findLatestLedgerReconciliation({ knex });
+      this.reset();
+      this.set({ kind: 'account' }, latest?.differences ?? 0);
+      this.set({ kind: 'stuck_bridge' }, latest?.stuckBridges ?? 0);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}reconcile_last_run_timestamp_seconds`,
+    help: "When the ledger reconciler last compared the ledger with the chains (Unix seconds; 0: never)",
+    registers: [registry],
+    async collect() {
+      const latest = await findLatestLedgerReconciliation({ knex });
+      this.set(latest ? latest.reconciledAt.getTime() / 1000 : 0);
+    },
+  });
 
   new Gauge({
     name: `${METRIC_PREFIX}watcher_lag_blocks`,

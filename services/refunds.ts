@@ -16,7 +16,6 @@ import { applyPaymentTransition, findPaymentById } from '../db/queries/payments'
 import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaymentForRefund, updateRefundStatus } from '../db/queries/refunds';
 import type { PaymentRow, RefundRow } from '../db/tables';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
-import { recordMerchantRefundEntry } from './ledger';
 import { startRefundWorkflow } from './workflows';
 
 export interface RefundServiceDeps {
@@ -146,12 +145,11 @@ export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: str
 }
 
 /**
- * The refund landed: it is `completed` and in the ledger, and its payment is `payment_refunded` once its completed
+ * The refund landed (booked in the ledger with its transaction): it is `completed`, and its payment is `payment_refunded` once its completed
  * refunds return all it delivered. Each write is idempotent.
  */
 export async function completeMerchantRefund(deps: { knex: Knex }, input: { refundId: string; txHash: string; confirmedAt: string }): Promise<void> {
   const { refund, payment } = await refundTerms(deps.knex, input.refundId);
-  await recordMerchantRefundEntry(deps, { refundId: refund.id, paymentId: payment.id, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, amountUnits: refund.amount_units });
   await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'completed', txHash: input.txHash, completedAt: new Date(input.confirmedAt) });
   if (fullyRefunded(payment, await listPaymentRefunds({ knex: deps.knex, paymentId: payment.id }))) {
     await applyPaymentTransition({ knex: deps.knex, transition: { paymentId: payment.id, status: 'payment_refunded', sequence: MERCHANT_REFUND_SEQUENCE } });

@@ -1,17 +1,21 @@
 import type { Knex } from 'knex';
 import type { ChainRegistry } from '../chains/registry';
 import { listAppLedgerEntries, type StatementEntryRow } from '../db/queries/ledger-statements';
-import { conservation, type Conservation, type LedgerAccount, type LedgerKind } from '../domain/ledger';
+import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import { formatUnits } from '../domain/money';
 
-/** What one book (a chain and a token) shows at a moment, as `npm run reconcile` states it. */
+/**
+ * What one book (a chain and a token) of the app shows at a moment: the sums of its payins, payouts, fees, refunds
+ * and held dust, and what the app's deposit addresses hold by the ledger, which `npm run reconcile -- --app` compares
+ * with the chain.
+ */
 export interface StatementFigures {
   payins: string;
   payouts: string;
   fees: string;
   refunds: string;
   held: string;
-  inFlight: string;
+  atDeposits: string;
 }
 
 export interface StatementBook {
@@ -50,7 +54,10 @@ export interface Statement {
   movements: StatementMovement[];
 }
 
-const FIGURES = ['payins', 'payouts', 'fees', 'refunds', 'held', 'inFlight'] as const;
+const FIGURES = ['payins', 'payouts', 'fees', 'refunds', 'held', 'atDeposits'] as const;
+
+/** The physical accounts of a deposit address: what the app's deposits hold. */
+const AT_DEPOSITS: readonly LedgerAccount[] = ['deposit', 'held', 'quarantine'];
 
 /** A book's running sums: by kind, and each account's balance (received less given). */
 interface Sums {
@@ -71,9 +78,9 @@ const copy = (s: Sums): Sums => ({ ...s, byKind: { ...s.byKind }, balances: { ..
 
 /**
  * An app's statement of `[from, to)`: every ledger entry of its payments in the period (payins, sweeps, bridge
- * legs, payouts, fees, refunds, held payins) with its transaction, and per book the figures `npm run reconcile`
- * proves (`payins = payouts + fees + refunds + held + in flight`) before the period and at its end. A statement
- * ending now closes on exactly what `npm run reconcile -- --app <appId>` prints.
+ * legs, payouts, fees, refunds, held payins) with its transaction, and per book its figures before the period and at
+ * its end. A statement ending now closes with its deposit addresses holding what `npm run reconcile -- --app <appId>`
+ * proves they hold on chain.
  */
 export async function appStatement(deps: { knex: Knex; registry: ChainRegistry }, input: { appId: string; from: Date; to: Date }): Promise<Statement> {
   const { before, entries } = await listAppLedgerEntries({ knex: deps.knex, ...input });
@@ -97,9 +104,10 @@ export async function appStatement(deps: { knex: Knex; registry: ChainRegistry }
   const token = (chainId: number, tokenAddress: string) => deps.registry.payableByAddress(chainId, tokenAddress);
   const decimalsOf = (chainId: number, tokenAddress: string) => token(chainId, tokenAddress)?.decimals ?? 0;
   const figures = (sums: Sums): StatementFigures => {
-    const c: Conservation = conservation(sums.byKind, sums.balances);
     const decimals = decimalsOf(sums.chainId, sums.tokenAddress);
-    return Object.fromEntries(FIGURES.map((f) => [f, formatUnits(c[f], decimals)])) as unknown as StatementFigures;
+    const kind = (k: LedgerKind) => formatUnits(sums.byKind[k] ?? 0n, decimals);
+    const atDeposits = AT_DEPOSITS.reduce((sum, account) => sum + (sums.balances[account] ?? 0n), 0n);
+    return { payins: kind('payin'), payouts: kind('payout'), fees: kind('fee'), refunds: kind('refund'), held: kind('held'), atDeposits: formatUnits(atDeposits, decimals) };
   };
   const movement = (e: StatementEntryRow): StatementMovement => ({
     at: e.created_at.toISOString(),
@@ -161,13 +169,13 @@ function csvField(value: string | null): string {
 /**
  * The statement as one CSV table: a row per book and figure at the period's start (`opening`), a row per movement
  * (`movement`), and a row per book and figure at its end (`closing`; `kind` names the figure: payins, payouts,
- * fees, refunds, held, in_flight).
+ * fees, refunds, held, at_deposits).
  */
 export function statementCsv(statement: Statement): string {
   const rows: Array<Array<string | null>> = [[...STATEMENT_CSV_COLUMNS]];
   const figureRows = (section: 'opening' | 'closing', at: string) =>
     statement.books.flatMap((b) =>
-      FIGURES.map((f) => [section, at, f === 'inFlight' ? 'in_flight' : f, null, null, b.chainId, b.tokenSymbol, b.tokenAddress, b[section][f], null, null, null, null, null]),
+      FIGURES.map((f) => [section, at, f === 'atDeposits' ? 'at_deposits' : f, null, null, b.chainId, b.tokenSymbol, b.tokenAddress, b[section][f], null, null, null, null, null]),
     );
   rows.push(...figureRows('opening', statement.from));
   for (const m of statement.movements) {

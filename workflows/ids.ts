@@ -10,3 +10,4 @@ export const refundWorkflowId = (refundId: string): string => `refund-${refundId
 export const chainWatcherWorkflowId = (chainId: number): string => `chain-watcher-${chainId}`;
 export const depositAddressPoolWorkflowId = (chainId: number): string => `deposit-address-pool-${chainId}`;
 export const PAYMENT_RECONCILER_WORKFLOW_ID = 'payment-workflow-reconciler';
+export const LEDGER_RECONCILER_WORKFLOW_ID = 'ledger-reconciler';

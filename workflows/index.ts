@@ -3,12 +3,13 @@ import type { VersioningBehavior } from '@temporalio/common';
 import { chainWatcherWorkflow } from './chain-watcher';
 import { depositAddressPoolWorkflow } from './deposit-address-pool';
 import { latePayinWorkflow } from './late-payin';
+import { ledgerReconcilerWorkflow } from './ledger-reconciler';
 import { orderWorkflow } from './order';
 import { paymentWorkflow } from './payment';
 import { paymentReconcilerWorkflow } from './reconciler';
 import { refundWorkflow } from './refund';
 
-export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, refundWorkflow };
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow, refundWorkflow };
 
 /**
  * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
@@ -26,3 +27,4 @@ versioning(refundWorkflow, 'PINNED');
 versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
 versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');
 versioning(depositAddressPoolWorkflow, 'AUTO_UPGRADE');
+versioning(ledgerReconcilerWorkflow, 'AUTO_UPGRADE');

@@ -117,7 +117,7 @@ export const statementQuerySchema = z
   .refine((q) => q.from < q.to, { message: 'from must be before to', path: ['to'] })
   .refine((q) => q.to.getTime() - q.from.getTime() <= MAX_STATEMENT_DAYS * 86_400_000, { message: `the period must be at most ${MAX_STATEMENT_DAYS} days`, path: ['to'] });
 
-const figures = z.object({ payins: decimalString, payouts: decimalString, fees: decimalString, refunds: decimalString, held: decimalString, inFlight: z.string().regex(/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/) });
+const figures = z.object({ payins: decimalString, payouts: decimalString, fees: decimalString, refunds: decimalString, held: decimalString, atDeposits: decimalString });
 
 export const statementSchema = z.object({
   appId: z.string(),
@@ -129,7 +129,7 @@ export const statementSchema = z.object({
   movements: z.array(
     z.object({
       at: timestamp,
-      kind: z.enum(['payin', 'sweep', 'bridge', 'payout', 'fee', 'refund', 'held', 'quarantined']),
+      kind: z.enum(['payin', 'sweep', 'bridge', 'payout', 'fee', 'refund', 'held', 'quarantined', 'funding', 'network', 'topup']),
       paymentId: z.uuid(),
       orderId: z.string().nullable(),
       chainId: z.string(),

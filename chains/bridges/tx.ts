@@ -1,5 +1,5 @@
 import { getAddress, MaxUint256, zeroPadValue, type Provider } from 'ethers';
-import { erc20Interface } from '../evm/contracts';
+import { erc20Interface, TRANSFER_TOPIC } from '../evm/contracts';
 
 /** An unsigned call, ready for the sign-once outbox: it signs and stores it before broadcasting. */
 export interface TxRequest {
@@ -35,4 +35,16 @@ export async function approvalIfShort(
 ): Promise<TxRequest | null> {
   const allowance = await provider.call({ to: p.token, data: erc20Interface.encodeFunctionData('allowance', [p.owner, p.spender]) });
   return BigInt(allowance) >= p.amount ? null : approve(BRIDGE_ALLOWANCE);
+}
+
+/** What `recipient` received of `token` in the mined transaction `txHash` (its ERC-20 Transfer logs), read from the chain. */
+export async function tokenReceived(provider: Provider, txHash: string, token: string, recipient: string): Promise<bigint> {
+  const receipt = await provider.getTransactionReceipt(txHash);
+  if (!receipt) throw new Error(`no receipt for ${txHash}`);
+  let received = 0n;
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== token.toLowerCase() || log.topics[0] !== TRANSFER_TOPIC || log.topics.length < 3) continue;
+    if (BigInt(log.topics[2]!) === BigInt(recipient)) received += BigInt(log.data);
+  }
+  return received;
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { LedgerAccount, LedgerEntry, LedgerKind } from '../../domain/ledger';
+import { PHYSICAL_ACCOUNTS } from '../../domain/ledger';
+import { SETTLED_STATUSES } from '../../domain/payment';
 import type { LedgerEntryRow } from '../tables';
 
 /** Records a movement once: an entry whose ref exists already changes nothing (retries converge). */
@@ -13,71 +15,110 @@ export async function insertLedgerEntries(options: { knex: Knex; entries: Ledger
       kind: e.kind,
       debit_account: e.debit,
       credit_account: e.credit,
+      debit_address: e.debitAddress,
+      credit_address: e.creditAddress,
       amount_units: e.amountUnits,
       payment_id: e.paymentId,
     }));
   if (rows.length > 0) await options.knex('ledger_entries').insert(rows).onConflict('ref').ignore();
 }
 
-export interface LedgerBook {
+/** What the ledger says one physical account (kind and address) holds of one asset. */
+export interface PhysicalBalanceRow {
   chainId: number;
   tokenAddress: string;
-  byKind: Partial<Record<LedgerKind, bigint>>;
-  balances: Partial<Record<LedgerAccount, bigint>>;
+  account: LedgerAccount;
+  address: string;
+  units: bigint;
 }
 
-/** The entries of one merchant app's payments (`appId`), or every entry. */
-function entriesOf(knex: Knex, appId: string | undefined) {
-  const entries = knex('ledger_entries');
-  return appId === undefined ? entries : entries.whereIn('payment_id', knex('payments').select('id').where({ app_id: appId }));
-}
-
-/** Every book's sums by kind and balances by account, computed in PostgreSQL; of one app's payments with `appId`. */
-export async function ledgerBooks(options: { knex: Knex; appId?: string }): Promise<LedgerBook[]> {
+/**
+ * Every physical account's balance per asset, computed in PostgreSQL (received less given); with `appId`, the deposit
+ * accounts of that merchant app's payments only.
+ */
+export async function listPhysicalBalances(options: { knex: Knex; appId?: string }): Promise<PhysicalBalanceRow[]> {
   const { knex, appId } = options;
-  const kinds = await entriesOf(knex, appId)
-    .select('chain_id', 'token_address', 'kind')
-    .sum<{ chain_id: number; token_address: string; kind: LedgerKind; sum: string }[]>('amount_units as sum')
-    .groupBy('chain_id', 'token_address', 'kind');
-  const flows = await knex
-    .from(
-      entriesOf(knex, appId)
-        .select('chain_id', 'token_address', { account: 'debit_account' }, { amount: 'amount_units' })
-        .unionAll(entriesOf(knex, appId).select('chain_id', 'token_address', { account: 'credit_account' }, knex.raw('-amount_units as amount')))
-        .as('flows'),
-    )
-    .select('chain_id', 'token_address', 'account')
-    .sum<{ chain_id: number; token_address: string; account: LedgerAccount; sum: string }[]>('amount as sum')
-    .groupBy('chain_id', 'token_address', 'account');
-  const books = new Map<string, LedgerBook>();
-  const book = (chainId: number, tokenAddress: string) => {
-    const key = `${chainId}:${tokenAddress}`;
-    let found = books.get(key);
-    if (!found) books.set(key, (found = { chainId, tokenAddress, byKind: {}, balances: {} }));
-    return found;
+  const entries = () => {
+    const q = knex('ledger_entries');
+    return appId === undefined ? q : q.whereIn('payment_id', knex('payments').select('id').where({ app_id: appId }));
   };
-  for (const row of kinds as Array<{ chain_id: number; token_address: string; kind: LedgerKind; sum: string }>) {
-    book(row.chain_id, row.token_address).byKind[row.kind] = BigInt(row.sum);
-  }
-  for (const row of flows as Array<{ chain_id: number; token_address: string; account: LedgerAccount; sum: string }>) {
-    book(row.chain_id, row.token_address).balances[row.account] = BigInt(row.sum);
-  }
-  return [...books.values()].sort((a, b) => a.chainId - b.chainId || a.tokenAddress.localeCompare(b.tokenAddress));
+  const flows = entries()
+    .select('chain_id', 'token_address', { account: 'debit_account' }, { address: 'debit_address' }, { amount: 'amount_units' })
+    .whereIn('debit_account', PHYSICAL_ACCOUNTS)
+    .unionAll(
+      entries()
+        .select('chain_id', 'token_address', { account: 'credit_account' }, { address: 'credit_address' }, knex.raw('-amount_units as amount'))
+        .whereIn('credit_account', PHYSICAL_ACCOUNTS),
+    )
+    .as('flows');
+  const query = knex.from(flows).whereNotNull('address');
+  // Treasuries are shared by every app: compared unscoped only.
+  if (appId !== undefined) void query.whereNot({ account: 'treasury' });
+  const rows: Array<{ chain_id: number; token_address: string; account: LedgerAccount; address: string; sum: string }> = await query
+    .select('chain_id', 'token_address', 'account', 'address')
+    .sum('amount as sum')
+    .groupBy('chain_id', 'token_address', 'account', 'address');
+  return rows.map((r) => ({ chainId: r.chain_id, tokenAddress: r.token_address, account: r.account, address: r.address, units: BigInt(r.sum) }));
 }
 
-/** Deposit addresses that hold (or held) funds of the book, by the ledger: where the chain is to be read; of one app's payments with `appId`. */
-export async function bookDepositAddresses(options: { knex: Knex; chainId: number; tokenAddress: string; appId?: string }): Promise<string[]> {
-  return options
-    .knex('ledger_entries as l')
-    .join('payments as p', 'p.id', 'l.payment_id')
-    .where({ 'l.chain_id': options.chainId, 'l.token_address': options.tokenAddress.toLowerCase() })
-    .where(options.appId === undefined ? {} : { 'p.app_id': options.appId })
-    .whereIn('l.debit_account', ['deposit', 'held'])
-    .distinct()
-    .pluck<string[]>('p.deposit_address');
+/**
+ * Where money of ours is on the move now: a chain with a transaction of ours signed and not yet booked (its
+ * treasury: `address` null; and the payment's deposit address), and the deposit addresses of payments whose run is
+ * still open (a payin there is booked when the run decides what it is for).
+ */
+export async function inFlightAccounts(options: { knex: Knex }): Promise<Array<{ chainId: number; address: string | null }>> {
+  const { knex } = options;
+  const signed = await knex('chain_txs as c')
+    .leftJoin('payments as p', 'p.id', 'c.payment_id')
+    .where('c.status', 'signed')
+    .distinct<Array<{ chain_id: number; deposit_address: string | null }>>('c.chain_id', 'p.deposit_address');
+  const open = await knex('payments').whereNotIn('status', SETTLED_STATUSES).distinct<Array<{ source_chain_id: number; deposit_address: string }>>('source_chain_id', 'deposit_address');
+  return [
+    ...signed.flatMap((r) => [{ chainId: r.chain_id, address: null }, ...(r.deposit_address ? [{ chainId: r.chain_id, address: r.deposit_address }] : [])]),
+    ...open.map((r) => ({ chainId: r.source_chain_id, address: r.deposit_address })),
+  ];
+}
+
+/** Bridge transfers burnt (or sent) from a source treasury whose arrival on the destination is not booked. */
+export async function listBridgesInTransit(options: { knex: Knex }): Promise<
+  Array<{ paymentId: string; chainId: number; tokenAddress: string; amountUnits: string; burnTxHash: string; purpose: string; burntAt: Date }>
+> {
+  const { knex } = options;
+  const rows = await knex('ledger_entries as l')
+    .join('chain_txs as c', 'c.intent_key', knex.raw(`substring(l.ref from 4)`))
+    .where({ 'l.kind': 'bridge', 'l.debit_account': 'bridge' })
+    .whereNotExists(knex('ledger_entries as a').whereRaw('a.payment_id = l.payment_id').where({ 'a.kind': 'bridge', 'a.credit_account': 'bridge' }))
+    .select<Array<{ payment_id: string; chain_id: number; token_address: string; amount_units: string; tx_hash: string; purpose: string; created_at: Date }>>(
+      'l.payment_id', 'l.chain_id', 'l.token_address', 'l.amount_units', 'c.tx_hash', 'c.purpose', 'l.created_at',
+    );
+  return rows.map((r) => ({ paymentId: r.payment_id, chainId: r.chain_id, tokenAddress: r.token_address, amountUnits: r.amount_units, burnTxHash: r.tx_hash, purpose: r.purpose, burntAt: r.created_at }));
 }
 
 /** One payment's entries of a kind, oldest first. */
 export async function listPaymentLedgerEntries(options: { knex: Knex; paymentId: string; kind: LedgerKind }): Promise<LedgerEntryRow[]> {
   return options.knex<LedgerEntryRow>('ledger_entries').where({ payment_id: options.paymentId, kind: options.kind }).orderBy('id');
+}
+
+export interface LedgerReconciliationReading {
+  accounts: number;
+  differences: number;
+  stuckBridges: number;
+  inFlight: number;
+  findings: string[];
+}
+
+/** Records one reading of the reconciler. */
+export async function insertLedgerReconciliation(options: { knex: Knex; reading: LedgerReconciliationReading }): Promise<void> {
+  const { reading } = options;
+  await options.knex('ledger_reconciliations').insert({
+    accounts: reading.accounts, differences: reading.differences, stuck_bridges: reading.stuckBridges, in_flight: reading.inFlight, findings: JSON.stringify(reading.findings),
+  });
+}
+
+/** The reconciler's latest reading, if it made one. */
+export async function findLatestLedgerReconciliation(options: { knex: Knex }): Promise<(LedgerReconciliationReading & { reconciledAt: Date }) | undefined> {
+  const row = await options.knex('ledger_reconciliations').orderBy('id', 'desc').first<
+    { reconciled_at: Date; accounts: number; differences: number; stuck_bridges: number; in_flight: number; findings: string[] } | undefined
+  >();
+  return row && { reconciledAt: row.reconciled_at, accounts: row.accounts, differences: row.differences, stuckBridges: row.stuck_bridges, inFlight: row.in_flight, findings: row.findings };
 }

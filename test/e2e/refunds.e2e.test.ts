@@ -7,13 +7,13 @@ import { findChainTx } from '../../db/queries/chain-txs';
 import { listPaymentLedgerEntries } from '../../db/queries/ledger';
 import { intentKeys } from '../../domain/chain-txs';
 import type { RefundStatus } from '../../domain/refunds';
-import { reconcileLedger } from '../../services/ledger';
 import type { Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
+import { assertAppReconciled } from '../support/ledger';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -62,13 +62,6 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     return found;
   }
 
-  async function assertBooksBalance() {
-    for (const book of await reconcileLedger(services, { appId: shop.appId })) {
-      assert.equal(book.difference, 0n, `book of chain ${book.chainId} ${book.tokenAddress}: payins = payouts + fees + refunds + held + in flight`);
-      assert.equal(book.depositsOnChain, book.depositsInLedger, `deposit addresses of chain ${book.chainId} ${book.tokenAddress}`);
-    }
-  }
-
   it('a full refund to an address the merchant names lands on chain, is booked, and the payment becomes payment_refunded', async () => {
     const payment = await completedPayment('12.5');
     const customer = Wallet.createRandom().address;
@@ -90,7 +83,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
       booked.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]),
       [[`tx:merchant-refund:${done.id}`, 'external', 'treasury', units('12.5').toString()]],
     );
-    await assertBooksBalance();
+    await assertAppReconciled(services, shop.appId);
     // Nothing is left to refund.
     const again = await refund(payment.id, { address: customer });
     assert.deepEqual([again.status, again.body.error], [409, 'conflict'], again.text);
@@ -131,7 +124,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     await waitForStatus(api, payment.id, 'payment_refunded', 10_000);
     const { body: listed } = await listRefunds(payment.id);
     assert.deepEqual(listed.data.map((r) => [r.amount, r.status]), [['7.25', 'completed'], ['12.75', 'completed']]);
-    await assertBooksBalance();
+    await assertAppReconciled(services, shop.appId);
   });
 
   it('two concurrent refunds of the whole amount make one refund and one transaction', async () => {

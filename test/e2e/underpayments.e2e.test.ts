@@ -5,11 +5,11 @@ import type { PaymentResource } from '../../api/serializers/payment';
 import { updateAppSettings } from '../../db/queries/merchants';
 import { listPayins } from '../../db/queries/payins';
 import { formatUnits } from '../../domain/money';
-import { reconcileLedger } from '../../services/ledger';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
+import { assertAppReconciled } from '../support/ledger';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
@@ -43,10 +43,7 @@ describe('underpayments end to end on the devnet: paying the rest, the app’s t
     assert.equal(payment.destination.amount, formatUnits(expected, 6), 'the payout shown is what arrived less the fee');
     assert.equal((await tokenBalance(stack.info, 8453, 'USDC', shop.payout.address)) - before, expected, 'the merchant received what arrived less the fee');
     assert.equal(payment.source.amountReceived, arrived);
-    for (const book of await reconcileLedger(services, { appId: shop.appId })) {
-      assert.equal(book.difference, 0n, `book of chain ${book.chainId} ${book.tokenAddress}: payins = payouts + fees + refunds + held + in flight`);
-      assert.equal(book.depositsOnChain, book.depositsInLedger, `deposit addresses of chain ${book.chainId} ${book.tokenAddress}`);
-    }
+    await assertAppReconciled(services, shop.appId);
   }
 
   it('an underpaid payment waits for the rest; paying the rest completes it', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { bumpedFees } from '../../chains/evm/transactions';
-import { conservation } from '../../domain/ledger';
+import { reconcileAccounts, stuckBridges, accountKey } from '../../domain/ledger';
 
 describe('money path rules', () => {
   it('a replacement raises both EIP-1559 fees by more than the 10 % nodes require, or to what the network asks now', () => {
@@ -10,12 +10,19 @@ describe('money path rules', () => {
     assert.deepEqual(bumpedFees({ maxFeePerGas: 10n, maxPriorityFeePerGas: 10n }, { maxFeePerGas: 1n, maxPriorityFeePerGas: 900n }), { maxFeePerGas: 900n, maxPriorityFeePerGas: 900n });
   });
 
-  it('conservation: payins = payouts + fees + refunds + held + in flight, and a missing entry shows as a difference', () => {
-    const balanced = conservation({ payin: 1_000n, payout: 900n, fee: 50n, refund: 40n }, { deposit: 0n, held: 10n, treasury: 0n });
-    assert.equal(balanced.difference, 0n);
-    assert.equal(balanced.inFlight, 0n);
-    const inFlight = conservation({ payin: 1_000n, sweep: 1_000n }, { treasury: 1_000n });
-    assert.deepEqual([inFlight.inFlight, inFlight.difference], [1_000n, 0n]);
-    assert.equal(conservation({ payin: 1_000n, payout: 995n, fee: 5n, refund: 1n }, {}).difference, -1n, 'a refund with no payin behind it');
+  it('reconcile: an account whose chain balance differs from its ledger balance shows the difference, a loss negative', () => {
+    const treasury = { chainId: 8453, tokenAddress: '0xUSDC', address: '0xtreasury', accounts: ['treasury' as const], units: 1_000n };
+    const deposit = { chainId: 8453, tokenAddress: '0xUSDC', address: '0xdeposit', accounts: ['deposit' as const, 'held' as const], units: 10n };
+    const onChain = new Map([[accountKey(treasury), 990n], [accountKey(deposit), 10n]]);
+    const [t, d] = reconcileAccounts([treasury, deposit], onChain);
+    assert.deepEqual([t!.onChain, t!.difference], [990n, -10n], 'ten units gone from the treasury');
+    assert.equal(d!.difference, 0n);
+    assert.throws(() => reconcileAccounts([{ ...deposit, address: '0xother' }], onChain), /no chain balance read/);
+  });
+
+  it('a bridge transfer in transit longer than its protocol\'s normal time is stuck; one within it is not', () => {
+    const burnt = (seconds: number) => ({ paymentId: `p${seconds}`, chainId: 42161, burnTxHash: '0xburn', burntAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 0) - seconds * 1000), lateAfterMs: 120_000 });
+    const now = new Date(Date.UTC(2026, 0, 1));
+    assert.deepEqual(stuckBridges([burnt(60), burnt(121), burnt(120)], now).map((b) => b.paymentId), ['p121']);
   });
 });

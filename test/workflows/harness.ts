@@ -448,6 +448,12 @@ export class FakeActivities {
       // The first look finds the pool empty and fills it; later ones find it full.
       return { added: this.callsOf('refillDepositAddressPool').length === 1 ? 1000 : 0 };
     },
+    reconcileBooks: async () => {
+      this.record({ name: 'reconcileBooks', input: undefined });
+      await Promise.resolve();
+      // The second round finds a difference: the reconciler records it and goes on.
+      return { failures: this.callsOf('reconcileBooks').length === 2 ? 1 : 0 };
+    },
   };
 }
 

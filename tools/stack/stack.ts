@@ -11,7 +11,8 @@ import { createKnex, migrateLatest } from '../../db/connection';
 import { deleteChainCursors } from '../../db/queries/chain-cursors';
 import { resetSignerNonces } from '../../db/queries/chain-txs';
 import { loadConfig, type AppConfig } from '../../lib/config';
-import { depositVariablesOf, withoutSigningVariables } from '../../services/chains';
+import { depositVariablesOf, loadChains, withoutSigningVariables } from '../../services/chains';
+import { recordGenesisFunding } from '../../services/ledger';
 import { SecretBox } from '../../lib/secrets';
 import { startApi, type RunningApi } from '../../api/server';
 import { MERCHANT_API_PREFIX, PAYMENT_API_PREFIX } from '../../api/app';
@@ -207,6 +208,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const freshChains = running.flatMap((d) => d.freshChainIds);
       await resetSignerNonces({ knex, chainIds: freshChains });
       await deleteChainCursors({ knex, chainIds: freshChains });
+      // What the devnets gave each treasury is the operator's funding: the books balance from the start.
+      const chains = loadChains(loadConfig(processEnv), 'worker');
+      try {
+        await recordGenesisFunding({ knex, chains });
+      } finally {
+        chains.destroy();
+      }
       demoMerchant = await seedDemoMerchant({
         knex,
         apiKeyPrefix: apiConfig.apiKeyPrefix,
