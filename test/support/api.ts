@@ -12,10 +12,17 @@ export function paymentBody(overrides: { orderId?: string | null; chainId?: stri
   };
 }
 
+/**
+ * Creates a payment as a merchant's client does: a 503 (no deposit address ready yet on a chain whose pool the worker
+ * is still filling) is tried again each second, for up to a minute.
+ */
 export async function createPayment(paymentApiUrl: string, apiKey: string, body: unknown): Promise<PaymentResource> {
-  const res = await request<PaymentResource>(paymentApiUrl, { headers: { 'x-api-key': apiKey }, body });
-  if (res.status !== 201) throw new Error(`create payment: HTTP ${res.status} ${res.text}`);
-  return res.body;
+  for (const until = Date.now() + 60_000; ; ) {
+    const res = await request<PaymentResource>(paymentApiUrl, { headers: { 'x-api-key': apiKey }, body });
+    if (res.status === 201) return res.body;
+    if (res.status !== 503 || Date.now() > until) throw new Error(`create payment: HTTP ${res.status} ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
 /** `GET /payments/{id}`; with the owning app's key the merchant's fields are filled in, without it they are null. */
