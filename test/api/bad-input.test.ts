@@ -381,9 +381,8 @@ function rows(): Row[] {
     { name: 'POST {origin}/unknown', request: (c) => ({ url: `${c.origin}/unknown`, body: baseBody() }), status: 404, error: 'not_found' },
     { name: 'GET {api}/payments/order/:appId (no orderId)', request: (c) => ({ url: `${c.api}/payments/order/${c.merchant.appId}`, headers: keyed(c) }), status: 404, error: 'not_found' },
     { name: 'GET {api}/payments/:id/extra', request: (c) => ({ url: `${c.api}/payments/${validUuid}/extra` }), status: 404, error: 'not_found' },
-    { name: 'GET {api} (create is POST)', request: (c) => ({ url: c.api, headers: keyed(c) }), status: 405, error: 'method_not_allowed', allow: 'POST' },
     { name: 'GET {api}/payments (create is POST)', request: (c) => ({ url: `${c.api}/payments` }), status: 405, error: 'method_not_allowed', allow: 'POST' },
-    { name: 'PUT {api}', request: (c) => ({ url: c.api, method: 'PUT', headers: keyed(c), body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'PUT {api} (list is GET, create is POST)', request: (c) => ({ url: c.api, method: 'PUT', headers: keyed(c), body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET, POST' },
     { name: 'PATCH {api}/payments', request: (c) => ({ url: `${c.api}/payments`, method: 'PATCH', body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'POST' },
     { name: 'DELETE {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, method: 'DELETE' }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET' },
     { name: 'POST {api}/payments/:id', request: (c) => ({ url: `${c.api}/payments/${validUuid}`, body: baseBody() }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET' },
@@ -394,7 +393,7 @@ function rows(): Row[] {
       error: 'method_not_allowed',
       allow: 'HEAD, GET',
     },
-    { name: 'PROPFIND {api} (a method the router does not know)', request: (c) => ({ url: c.api, method: 'PROPFIND' }), status: 405, error: 'method_not_allowed', allow: 'POST' },
+    { name: 'PROPFIND {api} (a method the router does not know)', request: (c) => ({ url: c.api, method: 'PROPFIND' }), status: 405, error: 'method_not_allowed', allow: 'HEAD, GET, POST' },
   );
   return out;
 }
