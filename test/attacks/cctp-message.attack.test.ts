@@ -14,6 +14,7 @@ import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
+import { holdTreasuryFloat } from '../support/float';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
@@ -30,6 +31,7 @@ describe('attack: a CCTP message from Iris that is not our burn', function () {
   let stack: Stack;
   let services: StackServices;
   let merchant: TestMerchant;
+  let releaseFloat: (() => Promise<void>) | undefined;
   const payout = Wallet.createRandom().address;
 
   before(async function () {
@@ -37,8 +39,11 @@ describe('attack: a CCTP message from Iris that is not our burn', function () {
     stack = await getStack();
     services = await connectServices(stack);
     merchant = await newMerchant(stack, services.knex, { payout: { address: payout, chainId: DESTINATION, tokenSymbol: 'USDC' } });
+    // Base's float is set aside: the payment bridges its own funds.
+    releaseFloat = await holdTreasuryFloat(stack, services, merchant, DESTINATION, 'USDC');
   });
   after(async () => {
+    await releaseFloat?.();
     stack?.devnets.evm.bridges.attestationService.answerWith(undefined);
     await services?.close();
   });

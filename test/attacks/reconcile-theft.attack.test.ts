@@ -14,6 +14,7 @@ import { startThrowawayStack, type Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
+import { holdTreasuryFloat } from '../support/float';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
@@ -85,6 +86,8 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
   });
 
   it('a bridge transfer whose attestation never comes is a failure past its protocol\'s time, named with its payment and burn', async () => {
+    // Base's float is set aside: the payment bridges its own funds.
+    const releaseFloat = await holdTreasuryFloat(stack, services, shop, CHAIN, 'USDC');
     const created = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: `stuck-${randomUUID()}`, chainId: String(SOURCE), tokenSymbol: 'USDC', amount: '6' }));
     await customerTransfer(stack.info, SOURCE, 'USDC', created.source.receiverAddress, '6');
     // Iris goes away once it has quoted the transfer (the first bridge transaction is signed on the quote), before
@@ -105,6 +108,7 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
       await stack.devnets.evm.bridges.attestationService.start();
     }
     await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 180_000);
+    await releaseFloat();
     const { code, stdout } = await settledReconcile(stack);
     assert.equal(code, 0, stdout);
   });

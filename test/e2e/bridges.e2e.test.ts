@@ -12,6 +12,7 @@ import { bridgeTxs, bridgeTxsAfterApproval } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { holdTreasuryFloat } from '../support/float';
 import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
@@ -56,6 +57,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
   let api: string;
   let key: string;
   let merchant: string;
+  let releaseFloat: (() => Promise<void>) | undefined;
   const children: ChildProcess[] = [];
 
   before(async function () {
@@ -66,8 +68,11 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const shop = await newMerchant(stack, services.knex);
     key = shop.ordersKey;
     merchant = shop.payout.address;
+    // Base's float is set aside: every payment of this file bridges its own funds.
+    releaseFloat = await holdTreasuryFloat(stack, services, shop, DESTINATION, 'USDC');
   });
   after(async () => {
+    await releaseFloat?.();
     for (const child of children) child.kill('SIGKILL');
     await stack?.devnets.evm.bridges.attestationService.start();
     await services?.close();

@@ -16,6 +16,7 @@ import { bridgeTxsAfterApproval } from '../support/bridge-txs';
 import { customerTransfer, providerFor, signCustomerTransfer, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { holdTreasuryFloat } from '../support/float';
 import { newMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
@@ -136,26 +137,31 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     assert.deepEqual(after, payment, 'the completed payment is unchanged, field for field');
   });
 
-  it('cross chain: pays on Arbitrum, bridges through CCTP v2, and pays out on Base', async () => {
-    const amount = '40';
-    const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
-    const created = await createPayment(api, key, paymentBody({ orderId: `cross-${randomUUID()}`, chainId: '42161', amount }));
-    assert.equal(created.source.chainId, '42161');
-    assert.equal(created.destination.chainId, '8453');
-    await customerTransfer(stack.info, 42161, 'USDC', created.source.receiverAddress, amount);
+  it('cross chain, Base\'s float short: pays on Arbitrum, bridges through CCTP v2, and pays out on Base', async () => {
+    const releaseFloat = await holdTreasuryFloat(stack, services, await newMerchant(stack, services.knex), 8453, 'USDC');
+    try {
+      const amount = '40';
+      const before = await tokenBalance(stack.info, 8453, 'USDC', merchant);
+      const created = await createPayment(api, key, paymentBody({ orderId: `cross-${randomUUID()}`, chainId: '42161', amount }));
+      assert.equal(created.source.chainId, '42161');
+      assert.equal(created.destination.chainId, '8453');
+      await customerTransfer(stack.info, 42161, 'USDC', created.source.receiverAddress, amount);
 
-    const { payment, seen } = await waitForStatus(api, created.id, 'payment_completed');
-    assertFollows(seen, HAPPY_PATH);
-    const expected = units(amount) - feeOf(units(amount));
-    assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - before, expected);
-    await assertPayoutOnChain(payment.destination.txHash!, expected);
-    // USDC goes through CCTP v2: the burn on Arbitrum, the mint (receiveMessage) on Base. The approval comes
-    // before them only for the first payment bridged: the treasury grants the bridge a standing allowance.
-    const steps = (await bridgeTxsAfterApproval(services.knex, created.id)).map((tx) => [tx.purpose, tx.chain_id, tx.status]);
-    assert.deepEqual(steps, [
-      ['bridge burn', 42161, 'confirmed'],
-      ['bridge mint', 8453, 'confirmed'],
-    ]);
+      const { payment, seen } = await waitForStatus(api, created.id, 'payment_completed');
+      assert.ok(seen.includes('payment_bridging'), `the payment bridged its own funds: ${seen.join(' → ')}`);
+      const expected = units(amount) - feeOf(units(amount));
+      assert.equal((await tokenBalance(stack.info, 8453, 'USDC', merchant)) - before, expected);
+      await assertPayoutOnChain(payment.destination.txHash!, expected);
+      // USDC goes through CCTP v2: the burn on Arbitrum, the mint (receiveMessage) on Base. The approval comes
+      // before them only for the first payment bridged: the treasury grants the bridge a standing allowance.
+      const steps = (await bridgeTxsAfterApproval(services.knex, created.id)).map((tx) => [tx.purpose, tx.chain_id, tx.status]);
+      assert.deepEqual(steps, [
+        ['bridge burn', 42161, 'confirmed'],
+        ['bridge mint', 8453, 'confirmed'],
+      ]);
+    } finally {
+      await releaseFloat();
+    }
   });
 
   it('payins of the payment token add up: 4 then 6 USDC pay a payment of 10', async () => {
