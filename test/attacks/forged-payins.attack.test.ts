@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { findPaymentById } from '../../db/queries/payments';
 import { listPayins } from '../../db/queries/payins';
 import type { DetectedPayin } from '../../domain/payins';
 import { stackChain, type Stack } from '../../tools/stack/stack';
@@ -44,6 +45,8 @@ for (const family of PAYIN_FAMILIES) {
       const api = info.paymentApiUrl;
       const chainId = family.chainId(info);
       const { taskQueue } = stack.config.temporal;
+      // A signal names a deposit as the chain watcher does: in its stored form (the API shows each family's wallet form).
+      const storedDeposit = async (paymentId: string) => (await findPaymentById({ knex: services.knex, id: paymentId }))!.deposit_address;
       const create = (amount: string) => createPayment(api, app.ordersKey, paymentBody({ orderId: `forged-${randomUUID()}`, chainId: String(chainId), tokenSymbol: family.symbol, amount }));
 
       // The unrelated transaction: another payment's real payin, paid and settled.
@@ -59,7 +62,7 @@ for (const family of PAYIN_FAMILIES) {
         blockNumber: Number(row.block_number),
         tokenAddress: decoy.source.tokenAddress,
         from: row.sender_address,
-        to: decoy.source.receiverAddress,
+        to: await storedDeposit(decoy.id),
         amountUnits: units('2').toString(),
       };
 
@@ -71,7 +74,7 @@ for (const family of PAYIN_FAMILIES) {
       const before = await balances();
       const decoyTxs = await chainTxsOf(decoy.id);
       const inflated = units('50').toString();
-      const forged: DetectedPayin = { ...realPayin, from: attacker, to: victim.source.receiverAddress, tokenAddress: victim.source.tokenAddress, amountUnits: inflated };
+      const forged: DetectedPayin = { ...realPayin, from: attacker, to: await storedDeposit(victim.id), tokenAddress: victim.source.tokenAddress, amountUnits: inflated };
 
       // Straight to the payment's run, as the chain watcher hands payins over (a signal-with-start wakes the delayed run).
       await services.client.workflow.signalWithStart('paymentWorkflow', {
