@@ -1,6 +1,5 @@
 import { condition, log, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
-import { bridgeLateAfterMs, type BridgeArrival, type BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
 import { payoutUnits, settledUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
@@ -9,6 +8,7 @@ import { chainWriteOptions, readModelOptions, webhookOptions } from './activity-
 import { ChainSteps } from './chain-steps';
 import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from './messages';
 import { PaymentRecord } from './payment-record';
+import { Settlement } from './settlement';
 import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types';
 
 /**
@@ -19,9 +19,6 @@ import type { PayinProgress, PaymentState, PaymentWorkflowInput } from './types'
 const readModel = proxyLocalActivities<PaymentActivities>(readModelOptions);
 const chainWrites = proxyLocalActivities<PaymentActivities>(chainWriteOptions);
 const webhooks = proxyActivities<PaymentActivities>(webhookOptions);
-
-/** How long a payout waits before it looks at the treasury again when the treasury is short (sooner on `retryChainStep`). */
-const LIQUIDITY_RECHECK = '1 minute';
 
 /**
  * One payment (`payment-<id>`): waits for payins into its deposit address until they add up to the amount (or the
@@ -40,6 +37,7 @@ export async function paymentWorkflow({ paymentId, expiresAt }: PaymentWorkflowI
 class PaymentRun {
   private readonly record: PaymentRecord;
   private readonly chain: ChainSteps;
+  private readonly settlement: Settlement;
   /** Read from the database when a payin or the expiry first needs them. */
   private loadedTerms?: PaymentTerms;
   private readonly payins = new Map<string, { payin: DetectedPayin | ConfirmedPayin; progress: PayinProgress }>();
@@ -62,6 +60,7 @@ class PaymentRun {
   ) {
     this.record = new PaymentRecord(paymentId);
     this.chain = new ChainSteps(paymentId);
+    this.settlement = new Settlement(paymentId, this.chain, this.record);
     setHandler(payinDetectedSignal, (payin) => {
       const known = this.payins.get(payinId(payin));
       // The watcher re-sends after reorgs and restarts; only a payin we saw vanish may come back.
@@ -225,7 +224,7 @@ class PaymentRun {
     const excessUnits = (received - required).toString();
     const excess = received <= required ? null : this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.sendBack(completing, source.address, excessUnits, 'overpayment excess')));
 
-    const payout = await this.payFromFloat(sweepLanded, required);
+    const payout = await this.settlement.payFromFloat(this.terms, sweepLanded, required, this.payoutFor(required));
     const paid = await this.chain.landed(payout);
     await this.record.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
@@ -238,79 +237,6 @@ class PaymentRun {
     }
     await this.chain.landed(payout, 'finality');
     await this.record.transition('payment_completed');
-  }
-
-  /**
-   * The payout, reserved against the destination treasury's float and signed in one step. A short float never
-   * bounces a customer: a payment a bridge can carry bridges its own funds there (`payment_bridging`, then
-   * `payment_payout_started` again), once its sweep has landed; any other waits in `payment_payout_started`,
-   * visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
-   */
-  private async payFromFloat(sweepLanded: () => Promise<unknown>, required: bigint): Promise<{ intentKey: string }> {
-    const { source, destination } = this.terms;
-    const transfer = {
-      intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
-      to: destination.receiverAddress, amountUnits: this.payoutFor(required).toString(), purpose: 'payout to merchant',
-    };
-    const reserve = async () => (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout;
-    let payout = await reserve();
-    if (!payout && this.terms.bridgeRoute) {
-      log.info('destination float short of the payout; bridging the payment’s own funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
-      await sweepLanded();
-      await this.record.transition('payment_bridging');
-      await this.bridge((required - BigInt(source.feeUnits)).toString());
-      await this.record.transition('payment_payout_started');
-      payout = await reserve();
-    }
-    let treasuryWaitEnded: (() => void) | undefined;
-    while (!payout) {
-      log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
-      treasuryWaitEnded ??= this.chain.beginOperatorWait('treasury_short');
-      await this.chain.recheckAfter(LIQUIDITY_RECHECK);
-      payout = await reserve();
-    }
-    treasuryWaitEnded?.();
-    return payout;
-  }
-
-  /**
-   * Moves `amountUnits` of the payment's token from the source treasury to the destination treasury through the
-   * configured bridge. The quote is kept in the run's history, so every retried or resumed step uses the same one;
-   * every transaction is an outbox intent of the payment, so a crash never burns or mints twice.
-   */
-  private async bridge(amountUnits: string): Promise<void> {
-    const { source, destination } = this.terms;
-    const quote = await chainWrites.quoteBridge({ paymentId: this.paymentId, sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits });
-    log.info('bridging', { paymentId: this.paymentId, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
-    const approval = await this.chain.untilOperatorFixes(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
-    if (approval) await this.chain.landed(approval);
-    const started = await this.chain.landed(await this.chain.untilOperatorFixes(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
-    const arrival = await this.bridgeArrival(quote, started.txHash);
-    const finish = await this.chain.untilOperatorFixes(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
-    if (finish) await this.chain.landed(finish);
-  }
-
-  /**
-   * Waits for the transfer on its way (Iris's attestation of our burn, a LayerZero delivery). One that outlasts its
-   * protocol's time shows `AwaitingOperator=bridge_late` until it arrives: nothing is lost, but someone should look.
-   */
-  private async bridgeArrival(quote: BridgeQuote, startTxHash: string): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
-    let ended = false;
-    const arriving = this.chain.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash });
-    arriving.then(
-      () => (ended = true),
-      () => (ended = true),
-    );
-    if (!(await condition(() => ended, bridgeLateAfterMs(quote)))) {
-      log.warn('the bridge transfer is late; waiting for it (AwaitingOperator=bridge_late)', { paymentId: this.paymentId, bridge: quote.kind, startTxHash, expectedSeconds: quote.expectedSeconds });
-      const lateEnded = this.chain.beginOperatorWait('bridge_late');
-      try {
-        return await arriving;
-      } finally {
-        lateEnded();
-      }
-    }
-    return arriving;
   }
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */

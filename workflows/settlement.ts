@@ -1,0 +1,99 @@
+import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
+import type { PaymentActivities } from '../activities';
+import { bridgeLateAfterMs, type BridgeArrival, type BridgeQuote } from '../domain/bridges';
+import { intentKeys } from '../domain/chain-txs';
+import type { PaymentTerms } from '../domain/payment';
+import { chainWriteOptions } from './activity-options';
+import type { ChainSteps } from './chain-steps';
+import type { PaymentRecord } from './payment-record';
+
+/** Chain writes are local activities of the payment's run, idempotent by intent key (as in workflows/payment.ts). */
+const chainWrites = proxyLocalActivities<PaymentActivities>(chainWriteOptions);
+
+/** How long a payout waits before it looks at the treasury again when the treasury is short (sooner on `retryChainStep`). */
+const LIQUIDITY_RECHECK = '1 minute';
+
+/**
+ * How a payment's payout is settled, part of its run (`payment-<id>`): from the destination treasury's float at once,
+ * or, when the float is short, by bridging the payment's own funds there or waiting for the operator to top it up.
+ */
+export class Settlement {
+  constructor(
+    private readonly paymentId: string,
+    private readonly chain: ChainSteps,
+    private readonly record: PaymentRecord,
+  ) {}
+
+  /**
+   * The payout, reserved against the destination treasury's float and signed in one step. A short float never
+   * bounces a customer: a payment a bridge can carry bridges its own funds there (`payment_bridging`, then
+   * `payment_payout_started` again), once its sweep has landed; any other waits in `payment_payout_started`,
+   * visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
+   */
+  async payFromFloat(terms: PaymentTerms, sweepLanded: () => Promise<unknown>, required: bigint, payoutUnits: bigint): Promise<{ intentKey: string }> {
+    const { source, destination } = terms;
+    const transfer = {
+      intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
+      to: destination.receiverAddress, amountUnits: payoutUnits.toString(), purpose: 'payout to merchant',
+    };
+    const reserve = async () => (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout;
+    let payout = await reserve();
+    if (!payout && terms.bridgeRoute) {
+      log.info('destination float short of the payout; bridging the payment’s own funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      await sweepLanded();
+      await this.record.transition('payment_bridging');
+      await this.bridge(terms, (required - BigInt(source.feeUnits)).toString());
+      await this.record.transition('payment_payout_started');
+      payout = await reserve();
+    }
+    let treasuryWaitEnded: (() => void) | undefined;
+    while (!payout) {
+      log.warn('treasury short of the payout; waiting for funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
+      treasuryWaitEnded ??= this.chain.beginOperatorWait('treasury_short');
+      await this.chain.recheckAfter(LIQUIDITY_RECHECK);
+      payout = await reserve();
+    }
+    treasuryWaitEnded?.();
+    return payout;
+  }
+
+  /**
+   * Moves `amountUnits` of the payment's token from the source treasury to the destination treasury through the
+   * configured bridge. The quote is kept in the run's history, so every retried or resumed step uses the same one;
+   * every transaction is an outbox intent of the payment, so a crash never burns or mints twice.
+   */
+  private async bridge(terms: PaymentTerms, amountUnits: string): Promise<void> {
+    const { source, destination } = terms;
+    const quote = await chainWrites.quoteBridge({ paymentId: this.paymentId, sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits });
+    log.info('bridging', { paymentId: this.paymentId, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
+    const approval = await this.chain.untilOperatorFixes(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
+    if (approval) await this.chain.landed(approval);
+    const started = await this.chain.landed(await this.chain.untilOperatorFixes(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
+    const arrival = await this.bridgeArrival(quote, started.txHash);
+    const finish = await this.chain.untilOperatorFixes(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
+    if (finish) await this.chain.landed(finish);
+  }
+
+  /**
+   * Waits for the transfer on its way (Iris's attestation of our burn, a LayerZero delivery). One that outlasts its
+   * protocol's time shows `AwaitingOperator=bridge_late` until it arrives: nothing is lost, but someone should look.
+   */
+  private async bridgeArrival(quote: BridgeQuote, startTxHash: string): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
+    let ended = false;
+    const arriving = this.chain.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash });
+    arriving.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    if (!(await condition(() => ended, bridgeLateAfterMs(quote)))) {
+      log.warn('the bridge transfer is late; waiting for it (AwaitingOperator=bridge_late)', { paymentId: this.paymentId, bridge: quote.kind, startTxHash, expectedSeconds: quote.expectedSeconds });
+      const lateEnded = this.chain.beginOperatorWait('bridge_late');
+      try {
+        return await arriving;
+      } finally {
+        lateEnded();
+      }
+    }
+    return arriving;
+  }
+}
