@@ -13,7 +13,7 @@ import { customerTransfer, providerFor, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
 import { connectServices, startExtraApi, type StackServices } from '../support/services';
 import { holdTreasuryFloat } from '../support/float';
-import { newMerchant } from '../support/merchant';
+import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
 import { paymentWorkflowId } from '../../workflows/ids';
@@ -58,6 +58,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
   let key: string;
   let merchant: string;
   let releaseFloat: (() => Promise<void>) | undefined;
+  let shop: TestMerchant;
   const children: ChildProcess[] = [];
 
   before(async function () {
@@ -65,7 +66,7 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     stack = await getStack();
     services = await connectServices(stack);
     api = stack.info.paymentApiUrl;
-    const shop = await newMerchant(stack, services.knex);
+    shop = await newMerchant(stack, services.knex);
     key = shop.ordersKey;
     merchant = shop.payout.address;
     // Base's float is set aside: every payment of this file bridges its own funds.
@@ -171,7 +172,15 @@ describe('cross-chain payments through CCTP v2 and LayerZero OFT on the devnet',
     const [, baseOft] = stack.devnets.evm.bridges.oft.chains;
     const treasuryUsdtBefore = await tokenBalance(stack.info, DESTINATION, 'USDT', stack.devnets.evm.treasury.address);
     const { created, before, paidAt } = await payAcross('USDT', '15');
-    await waitForStatus(api, created.id, 'payment_completed', 180_000);
+    // Bridged USDT refills Base's USDT, not the USDC the merchant is paid in: once it is sent, the operator tops the
+    // USDC float up (here: lets go of the hold) and the payout waiting for it goes out.
+    await eventually('the OFT send', 180_000, async () => (await bridgeTxs(services.knex, created.id)).find((t) => t.purpose === 'bridge send' && t.status === 'confirmed'));
+    await releaseFloat!();
+    try {
+      await waitForStatus(api, created.id, 'payment_completed', 180_000);
+    } finally {
+      releaseFloat = await holdTreasuryFloat(stack, services, shop, DESTINATION, 'USDC');
+    }
     console.log(`      LayerZero OFT: payin mined → payment_completed in ${((Date.now() - paidAt) / 1000).toFixed(1)} s`);
     await assertMerchantPaid(before, '15');
 
