@@ -180,10 +180,17 @@ describe('refund economics: a burst of 1-unit payins costs the treasury nothing 
     // The wallet message is in a block: its payins are being detected, confirmed and weighed while the payment below is paid.
     await ton.burst(stack.info, target.created.source.receiverAddress);
     const during = await completedPayment(ton, '1');
-    await eventually('the burst held', 240_000, async () => {
+    const duringDoneAt = Date.now();
+    const held = await eventually('the burst held', 240_000, async () => {
       const tiny = (await listPayins({ knex: services.knex, paymentId: target.created.id })).filter((p) => p.amount_units === '1');
-      return tiny.length === TON_BURST && tiny.every((p) => p.disposition === 'held') ? true : undefined;
+      return tiny.length === TON_BURST && tiny.every((p) => p.disposition === 'held') ? tiny : undefined;
     }, 500);
-    assert.ok(during.seconds <= baseline.seconds * 2 + 10, `the payout during the burst took ${during.seconds.toFixed(1)} s, ${baseline.seconds.toFixed(1)} s before it`);
+    // Not queued behind the burst: as quick as before it, or paid while the burst's payins were still being weighed
+    // (on a machine too loaded for the first, both share its two cores, but the payout does not wait for the burst).
+    const burstDoneAt = Math.max(...held.map((p) => p.updated_at.getTime()));
+    assert.ok(
+      during.seconds <= baseline.seconds * 2 + 10 || duringDoneAt < burstDoneAt,
+      `the payout during the burst took ${during.seconds.toFixed(1)} s, ${baseline.seconds.toFixed(1)} s before it, and completed ${((duringDoneAt - burstDoneAt) / 1000).toFixed(1)} s after the burst's last payin was held`,
+    );
   });
 });
