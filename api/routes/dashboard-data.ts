@@ -18,7 +18,6 @@ import {
   deliveryListQuerySchema,
   orderListQuerySchema,
   paymentChangesQuerySchema,
-  paymentIdParamSchema,
   paymentListQuerySchema,
   type CallbackAttemptList,
   type DashboardConfig,
@@ -28,6 +27,7 @@ import {
   type PaymentDetail,
   type PaymentPage,
 } from '../schemas/dashboard';
+import { paymentIdParamSchema } from '../schemas/payments';
 import { statsQuerySchema, type MerchantStats } from '../schemas/merchant';
 import { orderIdParamSchema } from '../schemas/orders';
 import { toWebhookDeliveryRecord } from '../serializers/webhook-delivery';

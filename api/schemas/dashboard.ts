@@ -40,8 +40,6 @@ export const deliveryListQuerySchema = z.object({
 /** `GET /apps/{appId}/orders`. */
 export const orderListQuerySchema = z.object({ cursor, limit: pageLimit(25) });
 
-export const paymentIdParamSchema = z.uuid({ message: 'must be a payment id (UUID)' });
-
 /** `GET /dashboard/config`: what every page needs first (asked before logging in). */
 export const dashboardConfigSchema = z.object({
   chains: z.array(z.object({ chainId: z.string(), name: z.string(), explorerUrl: z.string().nullable(), tokens: z.array(z.string()) })),
