@@ -55,10 +55,10 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
 
   const listRefunds = async (paymentId: string, key = shop.adminKey) => request<{ data: RefundResource[] }>(`${api}/${paymentId}/refunds`, { headers: { 'x-api-key': key } });
 
-  async function completedRefund(paymentId: string, refundId: string): Promise<RefundResource> {
+  async function completedRefund(paymentId: string, refundId: string, key = shop.adminKey): Promise<RefundResource> {
     const result: RefundStatus = await services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(refundId)).result();
     assert.equal(result, 'completed');
-    const { body } = await listRefunds(paymentId);
+    const { body } = await listRefunds(paymentId, key);
     const found = body.data.find((r) => r.id === refundId);
     assert.ok(found, 'the refund is listed');
     return found;
@@ -174,7 +174,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     const customer = Wallet.createRandom().address;
     const made = await refund(first.id, { amount: '4', address: customer }, { key: merchant.adminKey });
     assert.equal(made.status, 201, made.text);
-    await completedRefund(first.id, made.body.id);
+    await completedRefund(first.id, made.body.id, merchant.adminKey);
     assert.equal(await sumAppReceivable({ knex: services.knex, appId: merchant.appId, chainId: 8453, tokenAddress: usdcOnBase() }), units('4'), 'the app owes the refund (same token: its amount)');
 
     const second = await completedPayment('10', merchant);
@@ -195,7 +195,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual((await listRefunds(third.id, merchant.adminKey)).body.data, []);
     const within = await refund(third.id, { amount: '0.5', address: customer }, { key: merchant.adminKey });
     assert.equal(within.status, 201, within.text);
-    await completedRefund(third.id, within.body.id);
+    await completedRefund(third.id, within.body.id, merchant.adminKey);
     assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('4.5'));
     await assertAppReconciled(services, merchant.appId);
   });
