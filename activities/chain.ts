@@ -10,6 +10,7 @@ import { createBridgeService } from '../services/bridges';
 import { createChainTxService, EstimateReverted, type IntentPending, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
+import { payoutAfterNetting } from '../services/refund-netting';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -103,13 +104,16 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     finishBridge: (input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
 
     /**
-     * Idempotent (one reservation per payment, one transaction per intent key): reserves the payout in the treasury
-     * ledger and, when the treasury covers it, signs the transfer to the merchant on database terms. `payout` is null
-     * while the treasury is short.
+     * Idempotent (one reservation per payment, one netting decision per payment, one transaction per intent key):
+     * reserves the payout in the treasury ledger and, when the treasury covers it, signs the transfer to the merchant
+     * on database terms: the payout less what it keeps back for the app's refunds. `payout` is null while the
+     * treasury is short.
      */
-    async payOutFromTreasury(input: TreasuryTransfer & { paymentId: string }) {
+    async payOutFromTreasury(input: Omit<TreasuryTransfer, 'amountUnits'> & { paymentId: string }) {
       const funds = await reservePayoutFunds({ paymentId: input.paymentId });
-      return { ...funds, payout: funds.reserved ? await signing(() => txs.transferFromTreasury(input)) : null };
+      if (!funds.reserved) return { ...funds, payout: null };
+      const amountUnits = (await payoutAfterNetting(deps, input.paymentId)).toString();
+      return { ...funds, payout: await signing(() => txs.transferFromTreasury({ ...input, amountUnits })) };
     },
   };
 }

@@ -27,6 +27,8 @@ export interface MerchantAppRow {
   keyless_payments: boolean;
   /** Basis points of a payment's amount its payins may fall short of and still complete it (0–100). */
   underpayment_tolerance_bps: number;
+  /** What the app may owe for its refunds, in whole payout tokens (a decimal), set by the operator. */
+  refund_credit: string;
   created_at: Date;
 }
 

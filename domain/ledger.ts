@@ -9,15 +9,17 @@
 /**
  * Physical: `deposit` (a payment's deposit address), `held` (dust held there), `quarantine` (assets nobody configured
  * that reached it), `treasury` (the chain's hot wallet). Logical: `external` (customers, strangers), `merchant`,
- * `operator` (funding), `network` (fees, gas, rent burnt), `bridge` (in transit between chains), `fees` (Payrail's).
+ * `operator` (funding), `network` (fees, gas, rent burnt), `bridge` (in transit between chains), `fees` (Payrail's),
+ * `receivable` (what apps owe for the refunds they made, until their payouts settle it).
  */
-export type LedgerAccount = 'external' | 'deposit' | 'held' | 'quarantine' | 'treasury' | 'bridge' | 'merchant' | 'fees' | 'operator' | 'network';
+export type LedgerAccount = 'external' | 'deposit' | 'held' | 'quarantine' | 'treasury' | 'bridge' | 'merchant' | 'fees' | 'operator' | 'network' | 'receivable';
 
 /** The accounts that are addresses on chain: their balance per address and asset is compared with the chain. */
 export const PHYSICAL_ACCOUNTS: readonly LedgerAccount[] = ['deposit', 'held', 'quarantine', 'treasury'];
 
 /** Kinds as issue 41's statement reads them (payin, fee, payout, refund, held), and the movements around them. */
-export type LedgerKind = 'payin' | 'sweep' | 'bridge' | 'payout' | 'fee' | 'refund' | 'held' | 'quarantined' | 'funding' | 'network' | 'topup';
+export const LEDGER_KINDS = ['payin', 'sweep', 'bridge', 'payout', 'fee', 'refund', 'held', 'quarantined', 'funding', 'network', 'topup', 'netting'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export interface LedgerEntry {
   /** What the movement is, recorded once (`payin:<payinId>`, `tx:<intentKey>`, `fee:<paymentId>`, `held:<payinId>`, `funding:…`). */

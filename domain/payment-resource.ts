@@ -3,7 +3,7 @@
  * until known. `paymentData` is the full schema that webhook events carry; reads add the fields only reads have.
  */
 import { formatUnits } from './money';
-import { storedPayoutUnits, type PaymentRecord } from './payment';
+import { paidOutUnits, type PaymentRecord } from './payment';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const amount = (units: string, decimals: number) => formatUnits(BigInt(units), decimals);
@@ -44,7 +44,7 @@ export function paymentData(record: PaymentRecord) {
       receiverMemo: null,
       tokenSymbol: record.destination_token_symbol,
       tokenAddress: record.destination_token_address,
-      amount: amount(storedPayoutUnits(record).toString(), record.destination_decimals),
+      amount: amount(paidOutUnits(record).toString(), record.destination_decimals),
       txHash: record.payout_tx_hash,
       confirmedAt: iso(record.payout_confirmed_at),
     },

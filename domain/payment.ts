@@ -103,6 +103,8 @@ export interface PaymentRecord {
   underpayment_tolerance_bps: number;
   /** When the merchant accepted the payment as paid with less than its amount; null otherwise. */
   accepted_as_paid_at: Date | null;
+  /** What its payout kept back for the app's refunds (destination units, domain/refunds.ts `payoutDeduction`); null until the payout is signed. */
+  netted_units: string | null;
   webhook_url: string | null;
   expires_at: Date;
   created_at: Date;
@@ -220,6 +222,11 @@ export function storedSettledUnits(record: Pick<PaymentRecord, 'source_amount_un
 export function storedPayoutUnits(record: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units' | 'underpayment_tolerance_bps' | 'accepted_as_paid_at' | 'fee_units' | 'destination_amount_units'>): bigint {
   const terms = { amountUnits: BigInt(record.source_amount_units), feeUnits: BigInt(record.fee_units), plannedPayoutUnits: BigInt(record.destination_amount_units) };
   return payoutUnits(terms, storedSettledUnits(record));
+}
+
+/** What the payout transaction sends the merchant: the payout less what it kept back for the app's refunds. */
+export function paidOutUnits(record: Parameters<typeof storedPayoutUnits>[0] & Pick<PaymentRecord, 'netted_units'>): bigint {
+  return storedPayoutUnits(record) - BigInt(record.netted_units ?? 0);
 }
 
 /**

@@ -54,3 +54,22 @@ export function fullyRefunded(payment: Pick<PaymentRecord, 'source_amount_units'
   const completed = refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + BigInt(r.amount_units), 0n);
   return completed >= refundableUnits(payment);
 }
+
+/**
+ * What the app owes for a refund, in its payment's payout token: the refund's share of the payout before Payrail's
+ * fee, which is not given back (a whole refund owes the payout plus the fee), rounded up.
+ */
+export function owedForRefund(payment: Pick<PaymentRecord, 'source_amount_units' | 'fee_units' | 'destination_amount_units'>, refundUnits: bigint): bigint {
+  const beforeFee = BigInt(payment.source_amount_units) - BigInt(payment.fee_units);
+  return (refundUnits * BigInt(payment.destination_amount_units) + beforeFee - 1n) / beforeFee;
+}
+
+/** A payout keeps back at most this share of itself for its app's refunds: the merchant still sees each payment paid. */
+export const NETTING_MAX_SHARE_BPS = 5000n;
+
+/** What a payout of `payoutUnits` keeps back for the `owedUnits` its app owes for refunds. */
+export function payoutDeduction(owedUnits: bigint, payoutUnits: bigint): bigint {
+  if (owedUnits <= 0n) return 0n;
+  const most = (payoutUnits * NETTING_MAX_SHARE_BPS) / 10_000n;
+  return owedUnits < most ? owedUnits : most;
+}

@@ -9,7 +9,7 @@ import { findChainTx } from '../db/queries/chain-txs';
 import { findPayin, listPayins } from '../db/queries/payins';
 import { findRefund, listPaymentRefunds } from '../db/queries/refunds';
 import { leftToRefund } from '../domain/refunds';
-import { isNativeToken, storedPayoutUnits, storedSettledUnits } from '../domain/payment';
+import { isNativeToken, paidOutUnits, storedSettledUnits } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
 import type { TransferRequest } from '../domain/chain-txs';
@@ -52,7 +52,7 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
       expect(rest.join(':') === payment.id, 'intent');
       expect(request.from === 'treasury' && request.recipient !== null && same(request.recipient, payment.destination_address), 'destination');
       expect(request.chainId === payment.destination_chain_id && same(request.tokenAddress, payment.destination_token_address), 'token');
-      expect(request.amountUnits === storedPayoutUnits(payment).toString(), 'amount');
+      expect(request.amountUnits === paidOutUnits(payment).toString(), 'amount');
       return;
     case 'bridge-approve':
       expect(rest.join(':') === payment.id && request.from === kind, 'intent');

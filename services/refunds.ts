@@ -16,6 +16,7 @@ import { applyPaymentTransition, findPaymentById } from '../db/queries/payments'
 import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaymentForRefund, updateRefundStatus } from '../db/queries/refunds';
 import type { PaymentRow, RefundRow } from '../db/tables';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
+import { assertWithinRefundCredit, recordRefundOwed } from './refund-netting';
 import { startRefundWorkflow } from './workflows';
 
 export interface RefundServiceDeps {
@@ -87,6 +88,7 @@ export async function createRefund(
     const leftText = `${formatUnits(left, payment.source_decimals)} ${payment.source_token_symbol}`;
     if (amount <= 0n) throw invalidField('amount', 'nothing is left to refund of this payment');
     if (amount > left) throw invalidField('amount', `is more than what is left to refund of this payment (${leftText})`);
+    await assertWithinRefundCredit(trx, payment, amount);
     const refund = await insertRefund({
       knex: trx,
       row: {
@@ -145,11 +147,13 @@ export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: str
 }
 
 /**
- * The refund landed (booked in the ledger with its transaction): it is `completed`, and its payment is `payment_refunded` once its completed
- * refunds return all it delivered. Each write is idempotent.
+ * The refund landed (booked in the ledger with its transaction): the app owes it (services/refund-netting.ts), it is
+ * `completed`, and its payment is `payment_refunded` once its completed refunds return all it delivered. Each write
+ * is idempotent.
  */
 export async function completeMerchantRefund(deps: { knex: Knex }, input: { refundId: string; txHash: string; confirmedAt: string }): Promise<void> {
   const { refund, payment } = await refundTerms(deps.knex, input.refundId);
+  await recordRefundOwed(deps, refund, payment);
   await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'completed', txHash: input.txHash, completedAt: new Date(input.confirmedAt) });
   if (fullyRefunded(payment, await listPaymentRefunds({ knex: deps.knex, paymentId: payment.id }))) {
     await applyPaymentTransition({ knex: deps.knex, transition: { paymentId: payment.id, status: 'payment_refunded', sequence: MERCHANT_REFUND_SEQUENCE } });

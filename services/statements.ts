@@ -15,6 +15,8 @@ export interface StatementFigures {
   fees: string;
   refunds: string;
   held: string;
+  /** Kept back from the app's payouts for its refunds. */
+  netted: string;
   atDeposits: string;
 }
 
@@ -54,7 +56,7 @@ export interface Statement {
   movements: StatementMovement[];
 }
 
-const FIGURES = ['payins', 'payouts', 'fees', 'refunds', 'held', 'atDeposits'] as const;
+const FIGURES = ['payins', 'payouts', 'fees', 'refunds', 'held', 'netted', 'atDeposits'] as const;
 
 /** The physical accounts of a deposit address: what the app's deposits hold. */
 const AT_DEPOSITS: readonly LedgerAccount[] = ['deposit', 'held', 'quarantine'];
@@ -107,7 +109,7 @@ export async function appStatement(deps: { knex: Knex; registry: ChainRegistry }
     const decimals = decimalsOf(sums.chainId, sums.tokenAddress);
     const kind = (k: LedgerKind) => formatUnits(sums.byKind[k] ?? 0n, decimals);
     const atDeposits = AT_DEPOSITS.reduce((sum, account) => sum + (sums.balances[account] ?? 0n), 0n);
-    return { payins: kind('payin'), payouts: kind('payout'), fees: kind('fee'), refunds: kind('refund'), held: kind('held'), atDeposits: formatUnits(atDeposits, decimals) };
+    return { payins: kind('payin'), payouts: kind('payout'), fees: kind('fee'), refunds: kind('refund'), held: kind('held'), netted: kind('netting'), atDeposits: formatUnits(atDeposits, decimals) };
   };
   const movement = (e: StatementEntryRow): StatementMovement => ({
     at: e.created_at.toISOString(),

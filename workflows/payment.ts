@@ -2,7 +2,7 @@ import { condition, log, proxyActivities, proxyLocalActivities, setHandler, slee
 import type { PaymentActivities } from '../activities';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
-import { payoutUnits, settledUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import { settledUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
 import { ChainSteps } from './chain-steps';
@@ -224,7 +224,7 @@ class PaymentRun {
     const excessUnits = (received - required).toString();
     const excess = received <= required ? null : this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.sendBack(completing, source.address, excessUnits, 'overpayment excess')));
 
-    const payout = await this.settlement.payFromFloat(this.terms, sweepLanded, required, this.payoutFor(required));
+    const payout = await this.settlement.payFromFloat(this.terms, sweepLanded, required);
     const paid = await this.chain.landed(payout);
     await this.record.transition('payment_payout_completed', { payout: { txHash: paid.txHash, confirmedAt: paid.confirmedAt } });
     this.emitWebhook('payment_payout_completed');
@@ -316,12 +316,6 @@ class PaymentRun {
 
   private received(): bigint {
     return this.counted.reduce((sum, p) => sum + BigInt(p.amountUnits), 0n);
-  }
-
-  /** The merchant's payout of a payment that settled `settled`: less than planned when it settled short. */
-  private payoutFor(settled: bigint): bigint {
-    const { source, destination } = this.terms;
-    return payoutUnits({ amountUnits: BigInt(source.amountUnits), feeUnits: BigInt(source.feeUnits), plannedPayoutUnits: BigInt(destination.amountUnits) }, settled);
   }
 
   /** The payins add up to the amount less the app's tolerance, or the merchant accepted what they brought. */

@@ -30,11 +30,12 @@ export class Settlement {
    * `payment_payout_started` again), once its sweep has landed; any other waits in `payment_payout_started`,
    * visibly (`AwaitingOperator=treasury_short`), until the float is topped up.
    */
-  async payFromFloat(terms: PaymentTerms, sweepLanded: () => Promise<unknown>, required: bigint, payoutUnits: bigint): Promise<{ intentKey: string }> {
+  async payFromFloat(terms: PaymentTerms, sweepLanded: () => Promise<unknown>, required: bigint): Promise<{ intentKey: string }> {
     const { source, destination } = terms;
+    // Its amount is the database's: the payout of what settled, less what it keeps back for the app's refunds.
     const transfer = {
       intentKey: intentKeys.payout(this.paymentId), paymentId: this.paymentId, chainId: destination.chainId, tokenAddress: destination.address,
-      to: destination.receiverAddress, amountUnits: payoutUnits.toString(), purpose: 'payout to merchant',
+      to: destination.receiverAddress, purpose: 'payout to merchant',
     };
     const reserve = async () => (await this.chain.untilOperatorFixes(() => chainWrites.payOutFromTreasury(transfer))).payout;
     let payout = await reserve();

@@ -3,6 +3,7 @@
  * are opaque to clients: base64url text the server wrote for the page before.
  */
 import { z } from 'zod';
+import { LEDGER_KINDS } from '../../domain/ledger';
 import { PAYMENT_STATUSES, parsePaymentStatus } from '../../domain/payment';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhook-events';
 import { decimalString, pageLimit, timestamp } from './common';
@@ -117,7 +118,7 @@ export const statementQuerySchema = z
   .refine((q) => q.from < q.to, { message: 'from must be before to', path: ['to'] })
   .refine((q) => q.to.getTime() - q.from.getTime() <= MAX_STATEMENT_DAYS * 86_400_000, { message: `the period must be at most ${MAX_STATEMENT_DAYS} days`, path: ['to'] });
 
-const figures = z.object({ payins: decimalString, payouts: decimalString, fees: decimalString, refunds: decimalString, held: decimalString, atDeposits: decimalString });
+const figures = z.object({ payins: decimalString, payouts: decimalString, fees: decimalString, refunds: decimalString, held: decimalString, netted: decimalString, atDeposits: decimalString });
 
 export const statementSchema = z.object({
   appId: z.string(),
@@ -129,7 +130,7 @@ export const statementSchema = z.object({
   movements: z.array(
     z.object({
       at: timestamp,
-      kind: z.enum(['payin', 'sweep', 'bridge', 'payout', 'fee', 'refund', 'held', 'quarantined', 'funding', 'network', 'topup']),
+      kind: z.enum(LEDGER_KINDS),
       paymentId: z.uuid(),
       orderId: z.string().nullable(),
       chainId: z.string(),

@@ -122,3 +122,16 @@ export async function findLatestLedgerReconciliation(options: { knex: Knex }): P
   >();
   return row && { reconciledAt: row.reconciled_at, accounts: row.accounts, differences: row.differences, stuckBridges: row.stuck_bridges, inFlight: row.in_flight, findings: row.findings };
 }
+
+/** What an app owes for its refunds in one payout asset, by the ledger: its `receivable` balance (owed less kept back). */
+export async function sumAppReceivable(options: { knex: Knex; appId: string; chainId: number; tokenAddress: string }): Promise<bigint> {
+  const { knex, appId, chainId, tokenAddress } = options;
+  const [row] = await knex('ledger_entries')
+    .whereIn('payment_id', knex('payments').select('id').where({ app_id: appId }))
+    .where({ chain_id: chainId, token_address: tokenAddress.toLowerCase() })
+    .where((q) => {
+      void q.where('debit_account', 'receivable').orWhere('credit_account', 'receivable');
+    })
+    .select<Array<{ owed: string | null }>>(knex.raw(`sum(case when debit_account = 'receivable' then amount_units else -amount_units end) as owed`));
+  return BigInt(row?.owed ?? 0);
+}

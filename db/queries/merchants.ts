@@ -152,3 +152,9 @@ export async function touchApiKey(options: { knex: Knex; keyId: string }): Promi
     .where((q) => void q.whereNull('last_used_at').orWhere('last_used_at', '<', knex.raw(`now() - make_interval(secs => ?)`, [KEY_USE_RESOLUTION_MS / 1000])))
     .update({ last_used_at: knex.fn.now() as unknown as Date });
 }
+
+/** Sets what the app may owe for its refunds (the operator's decision); undefined when the app does not exist. */
+export async function updateRefundCredit(options: { knex: Knex; appId: string; refundCredit: string }): Promise<MerchantAppRow | undefined> {
+  const [row] = await options.knex<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).update({ refund_credit: options.refundCredit }).returning('*');
+  return row;
+}

@@ -14,6 +14,7 @@ export type NewPayment = Omit<
   | 'payout_tx_hash'
   | 'payout_confirmed_at'
   | 'accepted_as_paid_at'
+  | 'netted_units'
   | 'created_at'
   | 'updated_at'
   | 'workflow_started_at'

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { RefundStatus } from '../../domain/refunds';
-import type { PaymentRow, RefundRow } from '../tables';
+import type { MerchantAppRow, PaymentRow, RefundRow } from '../tables';
 
 /** The refund an app asked for under an idempotency key, if any. */
 export async function findRefundByKey(options: { knex: Knex; appId: string; idempotencyKey: string }): Promise<RefundRow | undefined> {
@@ -39,4 +39,26 @@ export async function updateRefundStatus(options: { knex: Knex; id: string; stat
       ...(options.completedAt ? { completed_at: options.completedAt } : {}),
       updated_at: options.knex.fn.now() as unknown as Date,
     });
+}
+
+/** What an open refund (neither completed nor failed) of an app will owe: its amount, and its payment's terms. */
+export type OpenRefundTerms = Pick<RefundRow, 'amount_units'> & Pick<PaymentRow, 'source_amount_units' | 'fee_units' | 'destination_amount_units' | 'destination_chain_id' | 'destination_token_address'>;
+
+export async function listOpenAppRefunds(options: { knex: Knex; appId: string }): Promise<OpenRefundTerms[]> {
+  return options
+    .knex('refunds as r')
+    .join('payments as p', 'p.id', 'r.payment_id')
+    .where('r.app_id', options.appId)
+    .whereNotIn('r.status', ['completed', 'failed'])
+    .select<OpenRefundTerms[]>('r.amount_units', 'p.source_amount_units', 'p.fee_units', 'p.destination_amount_units', 'p.destination_chain_id', 'p.destination_token_address');
+}
+
+/** Records once what a payment's payout keeps back for its app's refunds. */
+export async function recordPaymentNetting(options: { trx: Knex.Transaction; paymentId: string; nettedUnits: string }): Promise<void> {
+  await options.trx<PaymentRow>('payments').where({ id: options.paymentId }).whereNull('netted_units').update({ netted_units: options.nettedUnits });
+}
+
+/** The app's row, locked until the transaction ends: what it owes is changed one decision at a time. */
+export async function lockAppForRefunds(options: { trx: Knex.Transaction; appId: string }): Promise<MerchantAppRow | undefined> {
+  return options.trx<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).forUpdate().first();
 }

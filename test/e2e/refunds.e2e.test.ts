@@ -4,14 +4,15 @@ import { Wallet, parseUnits } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { RefundResource } from '../../api/serializers/refund';
 import { findChainTx } from '../../db/queries/chain-txs';
-import { listPaymentLedgerEntries } from '../../db/queries/ledger';
+import { listPaymentLedgerEntries, sumAppReceivable } from '../../db/queries/ledger';
+import { updateRefundCredit } from '../../db/queries/merchants';
 import { intentKeys } from '../../domain/chain-txs';
 import type { RefundStatus } from '../../domain/refunds';
 import type { Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, tokenBalance } from '../support/chain';
+import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
 import { assertAppReconciled } from '../support/ledger';
 import { newMerchant, type TestMerchant } from '../support/merchant';
@@ -39,24 +40,25 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
   after(async () => services?.close());
 
   /** A payment of `amount` USDC on Base, paid by the devnet customer and completed. */
-  async function completedPayment(amount: string): Promise<PaymentResource> {
-    const created = await createPayment(api, shop.ordersKey, paymentBody({ orderId: `refund-${randomUUID()}`, chainId: '8453', amount }));
+  async function completedPayment(amount: string, merchant = shop): Promise<PaymentResource> {
+    const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-${randomUUID()}`, chainId: '8453', amount }));
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
     return (await waitForStatus(api, created.id, 'payment_completed', 90_000)).payment;
   }
 
+  type RefundAnswer = RefundResource & { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
   const refund = (paymentId: string, body: unknown, options: { key?: string; idempotencyKey?: string | null } = {}) =>
-    request<RefundResource & { error?: string; details?: Array<{ path: string; message: string }> }>(`${api}/${paymentId}/refunds`, {
+    request<RefundAnswer>(`${api}/${paymentId}/refunds`, {
       headers: { 'x-api-key': options.key ?? shop.adminKey, ...(options.idempotencyKey === null ? {} : { 'idempotency-key': options.idempotencyKey ?? randomUUID() }) },
       body,
     });
 
   const listRefunds = async (paymentId: string, key = shop.adminKey) => request<{ data: RefundResource[] }>(`${api}/${paymentId}/refunds`, { headers: { 'x-api-key': key } });
 
-  async function completedRefund(paymentId: string, refundId: string): Promise<RefundResource> {
+  async function completedRefund(paymentId: string, refundId: string, key = shop.adminKey): Promise<RefundResource> {
     const result: RefundStatus = await services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(refundId)).result();
     assert.equal(result, 'completed');
-    const { body } = await listRefunds(paymentId);
+    const { body } = await listRefunds(paymentId, key);
     const found = body.data.find((r) => r.id === refundId);
     assert.ok(found, 'the refund is listed');
     return found;
@@ -163,4 +165,40 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual((await listRefunds(payment.id)).body.data, [], 'no refund was made by any refused request');
     assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), 0n);
   });
+
+  it('the app owes what it refunded: its next payout keeps it back (at most half of it), in the payment and the ledger; past its credit a refund is refused', async () => {
+    const merchant = await newMerchant(stack, services.knex);
+    const wallet = merchant.payout.address;
+    const first = await completedPayment('10', merchant);
+    const payout = units(first.destination.amount);
+    const customer = Wallet.createRandom().address;
+    const made = await refund(first.id, { amount: '4', address: customer }, { key: merchant.adminKey });
+    assert.equal(made.status, 201, made.text);
+    await completedRefund(first.id, made.body.id, merchant.adminKey);
+    assert.equal(await sumAppReceivable({ knex: services.knex, appId: merchant.appId, chainId: 8453, tokenAddress: usdcOnBase() }), units('4'), 'the app owes the refund (same token: its amount)');
+
+    const second = await completedPayment('10', merchant);
+    assert.equal(units(second.destination.amount), payout - units('4'), 'the payout kept back what the app owed');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', wallet), payout + payout - units('4'), 'the merchant holds both payouts less the refund');
+    const netting = await listPaymentLedgerEntries({ knex: services.knex, paymentId: second.id, kind: 'netting' });
+    assert.deepEqual(netting.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]), [[`netting:${second.id}`, 'merchant', 'receivable', units('4').toString()]]);
+    const owed = await listPaymentLedgerEntries({ knex: services.knex, paymentId: first.id, kind: 'netting' });
+    assert.deepEqual(owed.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]), [[`owed:${made.body.id}`, 'receivable', 'merchant', units('4').toString()]]);
+    assert.equal(await sumAppReceivable({ knex: services.knex, appId: merchant.appId, chainId: 8453, tokenAddress: usdcOnBase() }), 0n, 'settled');
+
+    // The operator allows this app 1 USDC of refunds owed: 2 is refused, and nothing moves; 0.5 is made.
+    await updateRefundCredit({ knex: services.knex, appId: merchant.appId, refundCredit: '1' });
+    const third = await completedPayment('5', merchant);
+    const past = await refund(third.id, { amount: '2', address: customer }, { key: merchant.adminKey });
+    assert.deepEqual([past.status, past.body.error], [409, 'conflict'], past.text);
+    assert.match(past.body.message ?? '', /refund credit has 1 left/);
+    assert.deepEqual((await listRefunds(third.id, merchant.adminKey)).body.data, []);
+    const within = await refund(third.id, { amount: '0.5', address: customer }, { key: merchant.adminKey });
+    assert.equal(within.status, 201, within.text);
+    await completedRefund(third.id, within.body.id, merchant.adminKey);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('4.5'));
+    await assertAppReconciled(services, merchant.appId);
+  });
+
+  const usdcOnBase = () => evmChain(stack.info, 8453).tokens.USDC.address;
 });

@@ -1,0 +1,76 @@
+/**
+ * Who pays a merchant refund: the merchant. The treasury sends it at once, and the app owes it (the ledger's
+ * `receivable`, booked when the refund lands) until its next payouts keep it back (`netting`, decided once when a
+ * payout is signed). What an app may owe is bounded by its refund credit, set by the operator
+ * (docs/interface-decisions.md "Who pays a refund").
+ */
+import type { Knex } from 'knex';
+import { DomainError } from '../domain/errors';
+import { formatUnits, parseUnits } from '../domain/money';
+import { paidOutUnits, storedPayoutUnits } from '../domain/payment';
+import { owedForRefund, payoutDeduction } from '../domain/refunds';
+import { insertLedgerEntries, sumAppReceivable } from '../db/queries/ledger';
+import { findPaymentById } from '../db/queries/payments';
+import { listOpenAppRefunds, lockAppForRefunds, recordPaymentNetting } from '../db/queries/refunds';
+import type { PaymentRow, RefundRow } from '../db/tables';
+
+const samePayoutAsset = (p: Pick<PaymentRow, 'destination_chain_id' | 'destination_token_address'>, q: Pick<PaymentRow, 'destination_chain_id' | 'destination_token_address'>) =>
+  p.destination_chain_id === q.destination_chain_id && p.destination_token_address.toLowerCase() === q.destination_token_address.toLowerCase();
+
+/**
+ * Refuses a refund that would take the app past its refund credit: what it owes (booked), what its open refunds will
+ * owe, and this one, in the refunded payment's payout token. Called under the payment's lock, within `trx`.
+ */
+export async function assertWithinRefundCredit(trx: Knex.Transaction, payment: PaymentRow, refundUnits: bigint): Promise<void> {
+  const app = await lockAppForRefunds({ trx, appId: payment.app_id });
+  if (!app) throw new Error(`app ${payment.app_id} of payment ${payment.id} does not exist`);
+  const owed = await sumAppReceivable({ knex: trx, appId: app.app_id, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address });
+  const open = (await listOpenAppRefunds({ knex: trx, appId: app.app_id })).filter((r) => samePayoutAsset(r, payment)).reduce((sum, r) => sum + owedForRefund(r, BigInt(r.amount_units)), 0n);
+  const credit = parseUnits(app.refund_credit, payment.destination_decimals);
+  const asked = owedForRefund(payment, refundUnits);
+  if (owed + open + asked > credit) {
+    const left = credit - owed - open;
+    throw new DomainError(
+      'conflict',
+      `the refund would owe ${formatUnits(asked, payment.destination_decimals)} ${payment.destination_token_symbol} of this app's payouts; its refund credit has ` +
+        `${formatUnits(left > 0n ? left : 0n, payment.destination_decimals)} left (the operator sets it)`,
+    );
+  }
+}
+
+/** A refund landed: the app owes it, in its payment's payout token, until payouts keep it back. Idempotent by its ref. */
+export async function recordRefundOwed(deps: { knex: Knex }, refund: RefundRow, payment: PaymentRow): Promise<void> {
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{
+      ref: `owed:${refund.id}`, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address, kind: 'netting', debit: 'receivable', credit: 'merchant',
+      debitAddress: null, creditAddress: null, amountUnits: owedForRefund(payment, BigInt(refund.amount_units)).toString(), paymentId: payment.id,
+    }],
+  });
+}
+
+/**
+ * What the payment's payout sends the merchant: its payout less what it keeps back for the app's refunds, decided
+ * once (the first call records it on the payment and in the ledger; later calls read it), under the app's lock so
+ * two payouts never keep back the same debt.
+ */
+export async function payoutAfterNetting(deps: { knex: Knex }, paymentId: string): Promise<bigint> {
+  const { app_id: appId } = (await findPaymentById({ knex: deps.knex, id: paymentId }))!;
+  return deps.knex.transaction(async (trx) => {
+    await lockAppForRefunds({ trx, appId });
+    const payment = (await findPaymentById({ knex: trx, id: paymentId }))!;
+    if (payment.netted_units !== null) return paidOutUnits(payment);
+    const owed = await sumAppReceivable({ knex: trx, appId: payment.app_id, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address });
+    const payout = storedPayoutUnits(payment);
+    const kept = payoutDeduction(owed, payout);
+    await recordPaymentNetting({ trx, paymentId, nettedUnits: kept.toString() });
+    await insertLedgerEntries({
+      knex: trx,
+      entries: [{
+        ref: `netting:${paymentId}`, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address, kind: 'netting', debit: 'merchant', credit: 'receivable',
+        debitAddress: null, creditAddress: null, amountUnits: kept.toString(), paymentId,
+      }],
+    });
+    return payout - kept;
+  });
+}
