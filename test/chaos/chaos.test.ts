@@ -111,7 +111,8 @@ function inTurn(): <T>(wallet: string, step: () => Promise<T>) => Promise<T> {
 
 /**
  * Chaos on the production topology (Temporal's pre-production guide): a minute-long stream of payments of every
- * kind (same chain, cross chain through CCTP, underpaid, paid again after completing, legacy orders) while a
+ * kind (same chain, cross chain through CCTP, underpaid, paid again after completing, legacy orders, Solana, TON,
+ * Tron and Stellar payments to merchants paid out on those chains and to the demo merchant paid out on Base) while a
  * random worker of three is killed -9 every few seconds (one down at a time), the Temporal server and PostgreSQL
  * are each restarted once, and an API process is killed -9 in the middle of creates. Afterwards every payment and
  * order is where its payins put it, no intent has two transactions on chain, no workflow is stuck, no webhook
