@@ -424,6 +424,7 @@ export class TronAdapter implements ChainAdapter {
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
+    if (isNativeToken(tokenAddress)) return this.trxBalance(owner);
     const read = await this.tronWeb.transactionBuilder.triggerConstantContract(tokenAddress, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
     const word = (read.constant_result as string[] | undefined)?.[0];
     return word ? BigInt(`0x${word}`) : 0n;

@@ -1,7 +1,7 @@
 /**
  * A reconciliation that can fail (issue 38): `npm run reconcile` compares what the ledger says every account we
  * control holds with the chain, and fails naming the account and the difference when money leaves a treasury behind
- * Payrail's back, and naming the payment and burn when a bridge transfer stays in transit past its protocol's time.
+ * Payrail's back (an EVM treasury's USDC, the Solana treasury's USDC), and naming the payment and burn when a bridge transfer stays in transit past its protocol's time.
  * On a stack of its own, so the whole ledger (every deposit, every treasury) is this file's alone.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Contract, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
-import { startThrowawayStack, type Stack } from '../../tools/stack/stack';
+import { stackChain, startThrowawayStack, type Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { bridgeTxs } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
@@ -18,6 +18,7 @@ import { holdTreasuryFloat } from '../support/float';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
+import { solanaCustomerTransfer, solanaTokenBalance, solanaTokenTransfer } from '../support/solana';
 import { TEST_STACK_ENV } from '../support/stack';
 
 const CHAIN = 8453;
@@ -111,6 +112,29 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     await releaseFloat();
     const { code, stdout } = await settledReconcile(stack);
     assert.equal(code, 0, stdout);
+  });
+
+  it('USDC moved out of the Solana treasury with its key (the thief paying the fee): reconcile names the treasury and the loss, and is ok once it is returned', async () => {
+    const { customer } = stack.devnets.solana;
+    const solana = stackChain(stack.info, 'solana').chainId;
+    const treasury = { address: services.chains.adapter(solana).treasuryAddress(), secretKey: JSON.parse(stack.env.SOLANA_TREASURY_SECRET_KEY!) as number[] };
+    const customerBefore = await solanaTokenBalance(stack.info, 'USDC', customer.address);
+    // The thief holds the treasury's key and sends from its own wallet (the devnet customer's), which pays the fee: only USDC leaves the treasury.
+    await solanaTokenTransfer(stack.info, 'USDC', { from: treasury.secretKey, feePayer: customer.secretKey }, customer.address, '1.25');
+    assert.equal((await solanaTokenBalance(stack.info, 'USDC', customer.address)) - customerBefore, parseUnits('1.25', 6));
+
+    const stolen = await settledReconcile(stack);
+    assert.equal(stolen.code, 1, stolen.stdout);
+    const line = new RegExp(`chain ${solana} treasury ${treasury.address} USDC: ledger ([\\d.]+), on chain ([\\d.]+) — DIFFERENCE -1\\.25\n`);
+    const [, ledger, onChain] = line.exec(stolen.stdout) ?? assert.fail(stolen.stdout);
+    assert.equal(parseUnits(ledger!, 6) - parseUnits(onChain!, 6), parseUnits('1.25', 6));
+    assert.match(stolen.stdout, /reconciled: \d+ accounts — 1 FAILURES/);
+
+    // Returned to the treasury (not booked: it never left the books), the treasury holds what the ledger says again.
+    await solanaCustomerTransfer(stack.info, 'USDC', treasury.address, '1.25');
+    const returned = await settledReconcile(stack);
+    assert.equal(returned.code, 0, returned.stdout);
+    assert.match(returned.stdout, new RegExp(`chain ${solana} treasury ${treasury.address} USDC: ledger ([\\d.]+), on chain \\1 — ok`));
   });
 
   it('USDC moved out of the treasury with its own key: reconcile exits non-zero naming the treasury and the loss, and funding booked afterwards does not hide it', async () => {

@@ -94,12 +94,14 @@ describe('Tron adapter on a devnet that takes TronGrid’s API key', function ()
     assert.ok(topUp > devnet.contractCallFeeSun && topUp <= devnet.contractCallFeeSun * 2n, `topped up with the burn and a margin (${topUp})`);
     const left = await trx(deposit);
     assert.equal(left, topUp - devnet.contractCallFeeSun, 'the deposit kept what the call did not burn');
+    assert.equal(await adapter.balanceOf(deposit, NATIVE_TOKEN_ADDRESS), left, 'the adapter reads TRX as reconcile does');
 
     const recovery = await adapter.recovery(sweep, swept.signed);
     assert.deepEqual(recovery, { kind: 'sweep', paymentId, tokenAddress: NATIVE_TOKEN_ADDRESS, to: adapter.treasuryAddress(), amountUnits: left.toString() });
     const back = await execute(recovery);
     assert.equal(back.check.state === 'mined' && back.check.succeeded, true);
     assert.equal(await trx(deposit), 0n, 'nothing of the top-up stays at the deposit');
+    assert.equal(await adapter.balanceOf(deposit, NATIVE_TOKEN_ADDRESS), 0n);
 
     // Landed means landed for this receiver: the same transaction read for another recipient did not.
     const elsewhere: ChainAction = { kind: 'transfer', tokenAddress: devnet.tokens.USDT.address, to: newTronAddress(), amountUnits: '2500000' };

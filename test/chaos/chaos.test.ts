@@ -18,12 +18,14 @@ import type { LatePayinOutcome } from '../../workflows/types';
 import { listWorkflows } from '../api/helpers';
 import type { OrderCreated } from '../legacy/helpers';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
-import { customerTransfer, providerFor } from '../support/chain';
+import { providerFor, signCustomerTransfer } from '../support/chain';
+import { bridgeTxs } from '../support/bridge-txs';
 import { request } from '../support/http';
 import { eventually } from '../support/poll';
 import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { rotateWebhookSecret } from '../support/merchant';
+import { PAYIN_FAMILIES, newFamilyApp, type FamilyApp, type PayinFamily } from '../support/payin-families';
 import { setWebhookUrl, startTestReceiver, type TestReceiver } from '../webhooks/support';
 
 const STREAM_MS = 60_000;
@@ -35,9 +37,29 @@ const PAY_CHAIN = 8453;
 /** Cross-chain payments are paid on this chain and paid out on PAY_CHAIN, bridged by CCTP. */
 const BRIDGED_CHAIN = 42161;
 
-type Kind = 'same chain' | 'cross chain' | 'underpaid' | 'late' | 'legacy order';
-/** One round of the stream; repeated five times: 15 same chain, 10 cross chain, 10 legacy orders, 10 late, 5 underpaid. */
-const ROUND: Kind[] = ['same chain', 'late', 'cross chain', 'legacy order', 'same chain', 'underpaid', 'same chain', 'cross chain', 'late', 'legacy order'];
+type Kind = 'same chain' | 'cross chain' | 'underpaid' | 'late' | 'legacy order' | 'other family' | 'cross family';
+/**
+ * One round of the stream; repeated five times: 15 same chain, 10 cross chain, 10 legacy orders, 10 late, 5 underpaid,
+ * 10 on the other families (Solana USDC, TON USDT, Tron USDT, Stellar USDC in turn, each to a merchant paid out on
+ * its own chain) and 10 cross family (the same currencies in turn, to the demo merchant paid out in USDC on Base from
+ * the Base treasury's float).
+ */
+const ROUND: Kind[] = [
+  'same chain',
+  'late',
+  'other family',
+  'cross chain',
+  'cross family',
+  'legacy order',
+  'same chain',
+  'underpaid',
+  'other family',
+  'same chain',
+  'cross chain',
+  'cross family',
+  'late',
+  'legacy order',
+];
 const ROUNDS = 5;
 
 /** Where each kind's payment ends, and the dispositions of its payins. */
@@ -47,6 +69,8 @@ const EXPECTED: Record<Kind, { status: PaymentStatus; dispositions: PayinDisposi
   'legacy order': { status: 'payment_completed', dispositions: ['payment'] },
   underpaid: { status: 'payment_refunded', dispositions: ['refund'] },
   late: { status: 'payment_completed', dispositions: ['payment', 'refund'] },
+  'other family': { status: 'payment_completed', dispositions: ['payment'] },
+  'cross family': { status: 'payment_completed', dispositions: ['payment'] },
 };
 
 interface Streamed {
@@ -56,6 +80,8 @@ interface Streamed {
   orderId?: string;
   /** The payin sent after the payment completed, for the late kind. */
   lateTx?: string;
+  /** The non-EVM family it was paid on, for the other-family and cross-family kinds. */
+  family?: PayinFamily['name'];
 }
 
 /** Retries an idempotent step (a create with the same orderId, a transfer that failed to broadcast) through outages. */
@@ -71,8 +97,22 @@ async function retried<T>(attempts: number, step: (attempt: number) => Promise<T
 }
 
 /**
+ * One transaction at a time per wallet of the test's customer (an EVM chain's nonce, TON's seqno, Stellar's sequence):
+ * the stream's payments run concurrently, their customer's transactions are signed and sent in turn.
+ */
+function inTurn(): <T>(wallet: string, step: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(wallet: string, step: () => Promise<T>): Promise<T> => {
+    const next = (tails.get(wallet) ?? Promise.resolve()).catch(() => undefined).then(step);
+    tails.set(wallet, next);
+    return next;
+  };
+}
+
+/**
  * Chaos on the production topology (Temporal's pre-production guide): a minute-long stream of payments of every
- * kind (same chain, cross chain through CCTP, underpaid, paid again after completing, legacy orders) while a
+ * kind (same chain, cross chain through CCTP, underpaid, paid again after completing, legacy orders, Solana, TON,
+ * Tron and Stellar payments to merchants paid out on those chains and to the demo merchant paid out on Base) while a
  * random worker of three is killed -9 every few seconds (one down at a time), the Temporal server and PostgreSQL
  * are each restarted once, and an API process is killed -9 in the middle of creates. Afterwards every payment and
  * order is where its payins put it, no intent has two transactions on chain, no workflow is stuck, no webhook
@@ -86,6 +126,8 @@ describe('chaos on the production topology', function () {
   let shortLived: ExtraApi | undefined;
   let receiver: TestReceiver | undefined;
   let webhookUrl: string;
+  /** A merchant app per non-EVM family, paid out on that family's chain. */
+  let familyApps: FamilyApp[] = [];
 
   before(async function () {
     // The demo merchant's webhook endpoint, trusted by the workers through its CA.
@@ -98,6 +140,11 @@ describe('chaos on the production topology', function () {
     await rotateWebhookSecret(prod.stack, services.knex, prod.info.demoMerchant.appId);
     // An API of the test's own on the same services, whose payments expire soon: the underpaid ones are made there.
     shortLived = await startExtraApi(prod.stack, services, { paymentTtlSeconds: UNDERPAID_TTL_SECONDS });
+    familyApps = await Promise.all(PAYIN_FAMILIES.map((family) => newFamilyApp(prod.stack, family)));
+    for (const app of familyApps) {
+      await setWebhookUrl(services.knex, app.appId, webhookUrl);
+      await rotateWebhookSecret(prod.stack, services.knex, app.appId);
+    }
   });
 
   after(async function () {
@@ -144,7 +191,23 @@ describe('chaos on the production topology', function () {
       await apis[1]!.start();
     })();
 
-    const pay = (chainId: number, to: string, amount: string) => retried(10, () => customerTransfer(info, chainId, 'USDC', to, amount));
+    const kinds = Array.from({ length: ROUNDS }, () => ROUND).flat();
+    const turn = inTurn();
+    // Signed at the wallet's pending nonce and broadcast in turn; mined concurrently. A broadcast that failed is signed again.
+    const pay = async (chainId: number, to: string, amount: string): Promise<string> => {
+      const sent = await retried(10, () =>
+        turn(`evm ${chainId}`, async () => providerFor(info, chainId).broadcastTransaction((await signCustomerTransfer(info, chainId, 'USDC', to, amount)).raw)),
+      );
+      await sent.wait();
+      return sent.hash;
+    };
+    // Paid once, never retried (a retried transfer could pay twice: these chains are not restarted).
+    const payFamily = (family: PayinFamily, to: string, amount: string) => turn(family.name, () => family.pay(info, to, amount));
+    /** Solana, TON, Tron and Stellar in turn, for each kind paid on them. */
+    const familyOf = (i: number): { family: PayinFamily; n: number } => {
+      const n = kinds.slice(0, i).filter((k) => k === kinds[i]).length % PAYIN_FAMILIES.length;
+      return { family: PAYIN_FAMILIES[n]!, n };
+    };
     const create = (i: number, chainId: number, amount: string, through?: string): Promise<PaymentResource> => {
       const body = paymentBody({ orderId: `chaos-${randomUUID()}`, chainId: String(chainId), amount });
       return retried(30, (attempt) => createPayment(through ?? apiUrl(i + attempt), key, body));
@@ -158,6 +221,16 @@ describe('chaos on the production topology', function () {
           const payment = await create(i, chainId, '9');
           await pay(chainId, payment.source.receiverAddress, '9');
           return { kind, paymentId: payment.id };
+        }
+        case 'other family':
+        case 'cross family': {
+          // To the family's own merchant, paid out on the family's chain; or to the demo merchant, paid out on Base.
+          const { family, n } = familyOf(i);
+          const body = paymentBody({ orderId: `chaos-${randomUUID()}`, chainId: String(family.chainId(info)), tokenSymbol: family.symbol, amount: '5' });
+          const apiKey = kind === 'other family' ? familyApps[n]!.ordersKey : key;
+          const payment = await retried(30, (attempt) => createPayment(apiUrl(i + attempt), apiKey, body));
+          await payFamily(family, payment.source.receiverAddress, '5');
+          return { kind, paymentId: payment.id, family: family.name };
         }
         case 'underpaid': {
           const payment = await create(i, PAY_CHAIN, '4', shortLived!.paymentApiUrl);
@@ -193,7 +266,6 @@ describe('chaos on the production topology', function () {
     };
 
     const started = Date.now();
-    const kinds = Array.from({ length: ROUNDS }, () => ROUND).flat();
     const stream: Array<Promise<Streamed>> = [];
     for (const [i, kind] of kinds.entries()) {
       stream.push(streamOne(i, kind));
@@ -233,6 +305,12 @@ describe('chaos on the production topology', function () {
         });
         if (outcome !== undefined) assert.equal<LatePayinOutcome>(outcome, 'refunded');
       }
+      if (s.kind === 'cross family') {
+        // Settled from float: paid out in USDC on Base from the Base treasury, nothing bridged.
+        const { destination } = (await waitForStatus(apiUrl(0), s.paymentId, expected.status, SETTLE_TIMEOUT_MS)).payment;
+        assert.deepEqual([destination.chainId, destination.tokenSymbol], [String(PAY_CHAIN), 'USDC'], `${s.family} payment ${s.paymentId} is paid out in USDC on Base`);
+        assert.deepEqual(await bridgeTxs(knex, s.paymentId), [], `${s.family} payment ${s.paymentId} is paid from float, not bridged`);
+      }
       if (s.orderId) {
         const orderId = s.orderId;
         await eventually(`order ${orderId} to be paid`, SETTLE_TIMEOUT_MS, async () =>
@@ -244,13 +322,20 @@ describe('chaos on the production topology', function () {
     // No intent has two transactions in the table, nor two of its broadcast attempts mined on chain.
     const twice = await knex('chain_txs').select('intent_key').where({ status: 'confirmed' }).groupBy('intent_key').havingRaw('count(*) > 1');
     assert.deepEqual(twice, [], 'no intent has two mined transactions');
-    const txs = await knex<ChainTxRow>('chain_txs').select('intent_key', 'chain_id', 'tx_hash', 'replaced_tx_hashes', 'status');
+    // Each attempt is looked up alone, on its own chain (EVM receipts, Solana signatures, TON treasury messages, Tron
+    // and Stellar transactions).
+    const txs = await knex<ChainTxRow>('chain_txs').select('intent_key', 'chain_id', 'tx_hash', 'replaced_tx_hashes', 'status', 'action', 'raw_tx', 'nonce');
     let attempts = 0;
+    const intentsByFamily: Record<string, number> = {};
     for (const tx of txs) {
       const hashes = [tx.tx_hash, ...tx.replaced_tx_hashes];
       attempts += hashes.length;
-      const receipts = await Promise.all(hashes.map((hash) => providerFor(info, tx.chain_id).getTransactionReceipt(hash)));
-      const mined = receipts.filter((r) => r !== null).map((r) => r.hash);
+      const family = services!.chains.registry.chain(tx.chain_id).family;
+      intentsByFamily[family] = (intentsByFamily[family] ?? 0) + 1;
+      const adapter = services!.chains.adapter(tx.chain_id);
+      const sent = { action: tx.action, rawTx: tx.raw_tx, nonce: Number(tx.nonce) };
+      const checks = await Promise.all(hashes.map(async (hash) => ({ hash, check: await adapter.checkTx([hash], 1, hash === tx.tx_hash ? sent : undefined) })));
+      const mined = checks.filter((c) => c.check.state !== 'unmined').map((c) => c.hash);
       assert.ok(mined.length <= 1, `intent ${tx.intent_key} has ${mined.length} transactions on chain: ${mined.join(', ')}`);
       if (tx.status === 'confirmed') assert.deepEqual(mined, [tx.tx_hash], `the confirmed transaction of intent ${tx.intent_key} is the one on chain`);
     }
@@ -281,6 +366,12 @@ describe('chaos on the production topology', function () {
     });
     assert.deepEqual(describeReconciliation(services!.chains.registry, books).filter((line) => / — (DIFFERENCE|STUCK)/.test(line)), [], 'the ledger balances against the chain');
     assert.equal(books.failures, 0);
+    // Every family the stream paid on had its treasuries and its deposits (Stellar's: the receiving account) compared,
+    // every app's among them (the reconcile above is not scoped to one app; Stellar's deposits share one account).
+    const comparedOn = (kinds: string[]) =>
+      [...new Set(books.accounts.filter((a) => kinds.includes(a.kind) && a.compared).map((a) => services!.chains.registry.chain(a.chainId).family))].sort();
+    assert.deepEqual(comparedOn(['treasury']), ['evm', 'solana', 'stellar', 'ton', 'tron'], 'every family’s treasury is compared');
+    assert.deepEqual(comparedOn(['deposit', 'receiving']), ['evm', 'solana', 'stellar', 'ton', 'tron'], 'every family’s deposits are compared');
 
     // No workflow stuck: besides the background ones (chain watchers, pool keepers, the reconciler), only payments and orders not yet expired run.
     const now = Date.now();
@@ -297,7 +388,7 @@ describe('chaos on the production topology', function () {
     const stuck = open.filter((wf) => !background.has(wf.workflowId) && !((expiries.get(wf.workflowId)?.getTime() ?? 0) > now));
     assert.deepEqual(stuck.map((wf) => `${wf.type} ${wf.workflowId}`), [], 'only background workflows and unexpired payments and orders run');
 
-    console.log(`      settled: ${JSON.stringify(counts)}; ${txs.length} chain intents (${attempts} broadcast attempts, none mined twice); ${webhooks[0]!.count} webhook deliveries (${requests.size} events received, none twice); ${open.length} workflows running (${open.filter((wf) => background.has(wf.workflowId)).length} background)`);
+    console.log(`      settled: ${JSON.stringify(counts)}; ${txs.length} chain intents ${JSON.stringify(intentsByFamily)} (${attempts} broadcast attempts, none mined twice); ${webhooks[0]!.count} webhook deliveries (${requests.size} events received, none twice); ${open.length} workflows running (${open.filter((wf) => background.has(wf.workflowId)).length} background)`);
     for (const line of describeReconciliation(services!.chains.registry, books).filter((l) => / (treasury|receiving) /.test(l))) console.log(`      ${line}`);
   });
 });

@@ -32,9 +32,9 @@ export async function tokenBalance(info: DevStackInfo, chainId: number | string,
 }
 
 /**
- * A transfer of `amount` (decimal) of `symbol` to `to`, signed by the devnet customer but not sent yet: `send()`
- * broadcasts it and resolves once it is mined. Sending it again after a reorg dropped it re-includes the same
- * transaction (same hash), as a real network does with a dropped transaction.
+ * A transfer of `amount` (decimal) of `symbol` to `to`, signed by the devnet customer at its pending nonce but not
+ * sent yet (`raw`): `send()` broadcasts it and resolves once it is mined. Sending it again after a reorg dropped it
+ * re-includes the same transaction (same hash), as a real network does with a dropped transaction.
  */
 export async function signCustomerTransfer(
   info: DevStackInfo,
@@ -42,7 +42,7 @@ export async function signCustomerTransfer(
   symbol: 'USDC' | 'USDT',
   to: string,
   amount: string,
-): Promise<{ hash: string; send(): Promise<void> }> {
+): Promise<{ hash: string; raw: string; send(): Promise<void> }> {
   const provider = providerFor(info, chainId);
   const customer = new Wallet(info.customer.evm.privateKey, provider);
   const erc20 = new Contract(tokenAddress(info, chainId, symbol), erc20Abi, provider);
@@ -50,6 +50,7 @@ export async function signCustomerTransfer(
   const raw = await customer.signTransaction(await customer.populateTransaction(call));
   return {
     hash: Transaction.from(raw).hash!,
+    raw,
     async send() {
       await (await provider.broadcastTransaction(raw)).wait();
     },

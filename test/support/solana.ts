@@ -33,28 +33,36 @@ export async function solanaTokenBalance(info: DevStackInfo, symbol: SolanaToken
 }
 
 /**
- * The customer pays as a Solana Pay wallet does: it creates the recipient's token account if needed (idempotent) and
- * sends `transferChecked` from its own. Returns the signature once the transaction is confirmed.
+ * A token transfer out of the account of the key `from` (64-byte secret, seed then public key), as a Solana Pay wallet
+ * sends it: it creates the recipient's token account if needed (idempotent) and sends `transferChecked`, the fees and
+ * the account paid by `feePayer` (the same key by default). Returns the signature once the transaction is confirmed.
  */
-export async function solanaCustomerTransfer(info: DevStackInfo, symbol: SolanaTokenSymbol, to: string, amount: string): Promise<string> {
+export async function solanaTokenTransfer(
+  info: DevStackInfo,
+  symbol: SolanaTokenSymbol,
+  keys: { from: ArrayLike<number>; feePayer?: ArrayLike<number> },
+  to: string,
+  amount: string,
+): Promise<string> {
   const chain = stackChain(info, 'solana');
   const token = chain.tokens[symbol];
   const rpc = createSolanaRpc(chain.rpcUrl);
-  const customer = await createKeyPairSignerFromBytes(Uint8Array.from(info.customer.solana.secretKey));
+  const owner = await createKeyPairSignerFromBytes(Uint8Array.from(keys.from));
+  const payer = keys.feePayer ? await createKeyPairSignerFromBytes(Uint8Array.from(keys.feePayer)) : owner;
   const mint = address(token.address);
   const programAddress = address(token.tokenProgram);
   const destination = await tokenAccount(info, symbol, to);
   const instructions = [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: customer, ata: destination, owner: address(to), mint, tokenProgram: programAddress }),
+    getCreateAssociatedTokenIdempotentInstruction({ payer, ata: destination, owner: address(to), mint, tokenProgram: programAddress }),
     getTransferCheckedInstruction(
-      { source: await tokenAccount(info, symbol, customer.address), mint, destination, authority: customer, amount: parseUnits(amount, token.decimals), decimals: token.decimals },
+      { source: await tokenAccount(info, symbol, owner.address), mint, destination, authority: owner, amount: parseUnits(amount, token.decimals), decimals: token.decimals },
       { programAddress },
     ),
   ];
   const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(customer, m),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
@@ -67,3 +75,7 @@ export async function solanaCustomerTransfer(info: DevStackInfo, symbol: SolanaT
   });
   return signature;
 }
+
+/** The devnet customer pays `amount` (decimal) of the token to `to` as a Solana Pay wallet does. */
+export const solanaCustomerTransfer = (info: DevStackInfo, symbol: SolanaTokenSymbol, to: string, amount: string): Promise<string> =>
+  solanaTokenTransfer(info, symbol, { from: info.customer.solana.secretKey }, to, amount);
