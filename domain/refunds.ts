@@ -20,6 +20,10 @@ export interface RefundRecord {
   reason: string | null;
   /** Where the refund goes, in its family's stored form; null while the refund awaits one. */
   address: string | null;
+  /** SHA-256 (hex) of the claim link's token, for a refund asked for without an address; the token is never stored. */
+  claim_token_hash: string | null;
+  /** When the awaiting refund got its address (the customer's claim, or the merchant's send to the sender). */
+  claimed_at: Date | null;
   status: RefundStatus;
   tx_hash: string | null;
   created_at: Date;
@@ -53,4 +57,12 @@ export function leftToRefund(payment: Pick<PaymentRecord, 'source_amount_units' 
 export function fullyRefunded(payment: Pick<PaymentRecord, 'source_amount_units' | 'amount_received_units'>, refunds: Array<Pick<RefundRecord, 'status' | 'amount_units'>>): boolean {
   const completed = refunds.filter((r) => r.status === 'completed').reduce((sum, r) => sum + BigInt(r.amount_units), 0n);
   return completed >= refundableUnits(payment);
+}
+
+/**
+ * When a refund still awaiting its address may be sent to its payment's sender instead: `windowDays` after it was
+ * asked for (`REFUND_CLAIM_WINDOW_DAYS`). Until the merchant does, the claim link keeps working.
+ */
+export function claimWindowEnd(refund: Pick<RefundRecord, 'created_at'>, windowDays: number): Date {
+  return new Date(refund.created_at.getTime() + windowDays * 24 * 3600 * 1000);
 }
