@@ -9,6 +9,15 @@ const STATUS_TEXT: Record<ClaimView['status'], string> = {
   failed: 'Could not be sent: the shop will contact you',
 };
 
+/** The outcome's headline (shown once the refund has its address; the script shows it after a claim). */
+const OUTCOME_TITLE: Record<ClaimView['status'], string> = {
+  awaiting_address: 'Your refund is on its way',
+  pending: 'Your refund is on its way',
+  sent: 'Your refund is on its way',
+  completed: 'Your refund was sent',
+  failed: 'Your refund could not be sent',
+};
+
 /**
  * The refund claim page (`/pay/{id}/refunds/{refundId}/claim/{token}`), in the hosted payment page's look: the refund's
  * amount, token and network, and while it awaits one, a form for the customer's address on that network. The form is
@@ -23,7 +32,7 @@ export function renderClaimPage(view: ClaimView, claimUrl: string): string {
     <p class="price"><span class="price-label">Refund</span> <strong id="refund-amount">${esc(view.amount)} ${esc(view.tokenSymbol)}</strong></p>
   </header>
   <div class="status-bar">
-    <p class="status" data-status="${awaiting ? 'waiting' : 'paid'}"><span class="status-label">Status:</span> <span id="status" role="status" aria-live="polite">${esc(STATUS_TEXT[view.status])}</span></p>
+    <p class="status" data-status="${awaiting ? 'waiting' : view.status === 'failed' ? 'invalid' : 'paid'}"><span class="status-label">Status:</span> <span id="status" role="status" aria-live="polite">${esc(STATUS_TEXT[view.status])}</span></p>
   </div>
   <section class="pay" aria-labelledby="refund-heading">
     <h2 id="refund-heading">What you receive</h2>
@@ -53,7 +62,7 @@ export function renderClaimPage(view: ClaimView, claimUrl: string): string {
     }
   </section>
   <section id="outcome" class="outcome" aria-labelledby="outcome-title"${awaiting ? ' hidden' : ''}>
-    <h2 id="outcome-title" tabindex="-1">Your refund is on its way</h2>
+    <h2 id="outcome-title" tabindex="-1">${OUTCOME_TITLE[view.status]}</h2>
     <p>To <code class="value address" id="refund-address-given">${esc(view.address ?? '')}</code></p>
     <p class="hint" id="refund-tx"${view.txHash ? '' : ' hidden'}>Transaction <code class="token-address">${esc(view.txHash ?? '')}</code></p>
   </section>

@@ -152,8 +152,6 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.equal(noKey.body.details?.[0]?.path, 'Idempotency-Key');
     const badAddress = await refund(payment.id, { address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE' });
     assert.deepEqual([badAddress.status, badAddress.body.details?.[0]?.path], [400, 'address']);
-    const noAddress = await refund(payment.id, {});
-    assert.deepEqual([noAddress.status, noAddress.body.details?.[0]?.path], [400, 'address']);
     const zero = await refund(payment.id, { amount: '0', address: customer });
     assert.deepEqual([zero.status, zero.body.details?.[0]?.path], [400, 'amount']);
 
