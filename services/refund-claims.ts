@@ -115,10 +115,19 @@ export function refundAddressOf(chains: ChainAdapters, payment: Pick<PaymentRow,
   return address;
 }
 
+/**
+ * A refund that has its address already is a `conflict`. Before saying so, its run is started if it is still
+ * `pending`: the request that gave the address may have stopped before it started the run (starting is idempotent).
+ */
+async function alreadyAddressed(deps: RefundClaimDeps, refund: RefundRow, payment: PaymentRow): Promise<DomainError> {
+  if (refund.status === 'pending') await startRefundWorkflow(deps, refund, payment);
+  return new DomainError('conflict', `refund ${refund.id} has its address already`);
+}
+
 /** Gives the awaiting refund its address and starts its run; a refund that has one already is a `conflict`. */
 async function sendAwaitingRefund(deps: RefundClaimDeps, refund: RefundRow, payment: PaymentRow, address: string): Promise<RefundRow> {
   const addressed = await addressAwaitingRefund({ knex: deps.knex, id: refund.id, address });
-  if (!addressed) throw new DomainError('conflict', `refund ${refund.id} has its address already`);
+  if (!addressed) throw await alreadyAddressed(deps, (await findRefund({ knex: deps.knex, id: refund.id }))!, payment);
   await startRefundWorkflow(deps, addressed, payment);
   return addressed;
 }
@@ -129,7 +138,7 @@ async function sendAwaitingRefund(deps: RefundClaimDeps, refund: RefundRow, paym
  */
 export async function claimRefund(deps: RefundClaimDeps, link: ClaimLink, body: { address: string }): Promise<{ refund: RefundRow; payment: PaymentRow }> {
   const { refund, payment } = await findClaimedRefund(deps, link);
-  if (refund.status !== 'awaiting_address') throw new DomainError('conflict', 'this refund was claimed already');
+  if (refund.status !== 'awaiting_address') throw await alreadyAddressed(deps, refund, payment);
   const address = refundAddressOf(deps.chains, payment, body.address);
   return { refund: await sendAwaitingRefund(deps, refund, payment, address), payment };
 }
@@ -144,7 +153,7 @@ export async function sendRefundToSender(deps: RefundClaimDeps, appId: string, p
   if (!payment || payment.app_id !== appId) throw new DomainError('not_found', 'payment not found');
   const refund = uuid.safeParse(refundId).success ? await findRefund({ knex: deps.knex, id: refundId }) : undefined;
   if (!refund || refund.payment_id !== payment.id) throw new DomainError('not_found', 'refund not found');
-  if (refund.status !== 'awaiting_address') throw new DomainError('conflict', `refund ${refund.id} is ${refund.status}: only a refund awaiting its address is sent to the sender`);
+  if (refund.status !== 'awaiting_address') throw await alreadyAddressed(deps, refund, payment);
   const windowEnd = claimWindowEnd(refund, deps.refundClaimWindowDays);
   if (Date.now() < windowEnd.getTime()) throw new DomainError('conflict', `the customer may claim refund ${refund.id} until ${windowEnd.toISOString()}`);
   const payin = await findFirstPayingPayin({ knex: deps.knex, paymentId: payment.id });
