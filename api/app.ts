@@ -11,6 +11,7 @@ import { merchantRoutes, type MerchantRoutesDeps } from './routes/merchant';
 import { docsRoutes } from './routes/docs';
 import { orderRoutes } from './routes/orders';
 import { payRoutes } from './routes/pay';
+import { refundClaimRoutes } from './routes/refund-claims';
 import { paymentRoutes, type PaymentRoutesDeps } from './routes/payments';
 
 export type ApiDeps = PaymentRoutesDeps &
@@ -87,7 +88,7 @@ export function createApp(deps: ApiDeps): Koa {
   root.use(MERCHANT_API_PREFIX, merchant.routes(), merchant.allowedMethods());
   // Legacy orders (`POST /v1/orders`), the hosted payment page (`/pay/...`) and the merchant dashboard (`/dashboard`).
   const legacyDeps = { ...deps, orderTtlSeconds: deps.orderTtlSeconds ?? 3600 };
-  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), dashboardAppRoutes(), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods());
+  for (const router of [orderRoutes(legacyDeps), payRoutes(legacyDeps), refundClaimRoutes(deps), dashboardAppRoutes(), docsRoutes(deps)]) root.use(router.routes(), router.allowedMethods());
   app.use(root.routes());
   app.use(root.allowedMethods());
   return app;

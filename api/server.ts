@@ -41,6 +41,7 @@ export function apiDeps(
     pricing: pricingPolicy(config),
     paymentTtlSeconds: config.paymentTtlSeconds,
     latePayinWindowSeconds: config.latePayinWindowSeconds,
+    refundClaimWindowDays: config.refundClaimWindowDays,
     orderTtlSeconds: config.orderTtlSeconds,
     publicBaseUrl,
     trustedProxyHops: config.http.trustedProxyHops,

@@ -20,6 +20,10 @@ export interface RefundRecord {
   reason: string | null;
   /** Where the refund goes, in its family's stored form; null while the refund awaits one. */
   address: string | null;
+  /** SHA-256 (hex) of the claim link's token, for a refund asked for without an address; the token is never stored. */
+  claim_token_hash: string | null;
+  /** When the awaiting refund got its address (the customer's claim, or the merchant's send to the sender). */
+  claimed_at: Date | null;
   status: RefundStatus;
   tx_hash: string | null;
   created_at: Date;
@@ -72,4 +76,12 @@ export function payoutDeduction(owedUnits: bigint, payoutUnits: bigint): bigint 
   if (owedUnits <= 0n) return 0n;
   const most = (payoutUnits * NETTING_MAX_SHARE_BPS) / 10_000n;
   return owedUnits < most ? owedUnits : most;
+}
+
+/**
+ * When a refund still awaiting its address may be sent to its payment's sender instead: `windowDays` after it was
+ * asked for (`REFUND_CLAIM_WINDOW_DAYS`). Until the merchant does, the claim link keeps working.
+ */
+export function claimWindowEnd(refund: Pick<RefundRecord, 'created_at'>, windowDays: number): Date {
+  return new Date(refund.created_at.getTime() + windowDays * 24 * 3600 * 1000);
 }

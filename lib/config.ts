@@ -62,6 +62,8 @@ const envSchema = z.object({
   ORDER_TTL_SECONDS: int(3600).pipe(z.number().min(1)),
   /** How long a deposit address stays watched after expiry or completion, so late payins are refunded. */
   LATE_PAYIN_WINDOW_SECONDS: int(7 * 24 * 3600),
+  /** Days a refund's claim link waits for its customer before the merchant may send the refund to the payment's sender. */
+  REFUND_CLAIM_WINDOW_DAYS: int(30).pipe(z.number().min(1)),
   API_KEY_PREFIX: z.string().regex(/^[a-z]{1,8}_$/).default('pr_'),
   /** HS256 key for dashboard JWTs (at least 32 characters). */
   PAYRAIL_JWT_SECRET: z.string().min(32).optional(),
@@ -174,6 +176,7 @@ export interface AppConfig {
   paymentTtlSeconds: number;
   orderTtlSeconds: number;
   latePayinWindowSeconds: number;
+  refundClaimWindowDays: number;
   apiKeyPrefix: string;
   jwtSecret?: string;
   secretsKey?: string;
@@ -226,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     paymentTtlSeconds: e.PAYMENT_TTL_SECONDS,
     orderTtlSeconds: e.ORDER_TTL_SECONDS,
     latePayinWindowSeconds: e.LATE_PAYIN_WINDOW_SECONDS,
+    refundClaimWindowDays: e.REFUND_CLAIM_WINDOW_DAYS,
     apiKeyPrefix: e.API_KEY_PREFIX,
     jwtSecret: e.PAYRAIL_JWT_SECRET,
     secretsKey: e.PAYRAIL_SECRETS_KEY,

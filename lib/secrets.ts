@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Secrets Payrail must use later in the clear (webhook signing secrets) are kept encrypted at rest with
@@ -25,6 +25,15 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * An unguessable token for `subject`, the same each time (base64url HMAC-SHA256 under a key derived from this one
+   * for `purpose`): a capability Payrail can show again without storing it (a refund's claim link).
+   */
+  token(purpose: string, subject: string): string {
+    const key = createHmac('sha256', this.key).update(purpose, 'utf8').digest();
+    return createHmac('sha256', key).update(subject, 'utf8').digest('base64url');
   }
 }
 

@@ -1,12 +1,11 @@
 /**
- * Merchant refunds: a merchant returns some or all of a completed payment to its customer, at an address it names.
- * The API records the refund (idempotent per app and `Idempotency-Key`) and starts its run, `refund-<id>`
+ * Merchant refunds: a merchant returns some or all of a completed payment to its customer, at an address it names or
+ * one the customer gives at the refund's claim link (services/refund-claims.ts). The API records the refund
+ * (idempotent per app and `Idempotency-Key`) and, once it has an address, starts its run, `refund-<id>`
  * (workflows/refund.ts), whose steps are below: the transaction from the source chain's treasury, and its booking.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import type { ChainAdapters } from '../chains/adapters';
 import { intentKeys } from '../domain/chain-txs';
 import { DomainError, invalidField } from '../domain/errors';
 import { AmountError, formatUnits, parseUnits } from '../domain/money';
@@ -17,15 +16,15 @@ import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaym
 import type { PaymentRow, RefundRow } from '../db/tables';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
 import { assertWithinRefundCredit, recordRefundOwed } from './refund-netting';
+import { claimTokenHashOf, mailClaimLink, refundAddressOf, type RefundClaimDeps } from './refund-claims';
 import { startRefundWorkflow } from './workflows';
 
-export interface RefundServiceDeps {
-  knex: Knex;
-  chains: ChainAdapters;
-  temporal: { client: Client; taskQueue: string };
-}
+export type RefundServiceDeps = RefundClaimDeps;
 
-/** What a merchant asks for: `amount` (decimal, default what is left), an optional reason, the address to pay. */
+/**
+ * What a merchant asks for: `amount` (decimal, default what is left), an optional reason, the address to pay. Without
+ * an address the refund awaits one from its customer, at its claim link.
+ */
 export interface CreateRefundCommand {
   amount?: string;
   reason?: string;
@@ -42,7 +41,8 @@ const fingerprintOf = (paymentId: string, body: CreateRefundCommand): string =>
  * Refunds a completed payment of `appId` (its Admin key asked): records the refund and starts its run. The same
  * idempotency key with the same request returns the refund it made (`created` false), with another request is an
  * `idempotency_conflict`. A payment's refunds never add up to more than its payins delivered: refunds of one payment
- * are decided one at a time, under its row's lock.
+ * are decided one at a time, under its row's lock. A refund without an address is signed for nothing until its claim
+ * gives one; its claim link is mailed to the order's customer when there is an e-mail.
  */
 export async function createRefund(
   deps: RefundServiceDeps,
@@ -56,7 +56,7 @@ export async function createRefund(
     if (refund.request_fingerprint !== fingerprint) throw new DomainError('idempotency_conflict', `the Idempotency-Key ${idempotencyKey} was used for another request`);
     const payment = (await findPaymentById({ knex: deps.knex, id: refund.payment_id }))!;
     // The first request may have stopped before it started the run.
-    await startRefundWorkflow(deps, refund, payment);
+    if (refund.status !== 'awaiting_address') await startRefundWorkflow(deps, refund, payment);
     return { refund, payment, created: false };
   };
   const earlier = await findRefundByKey({ knex: deps.knex, appId, idempotencyKey });
@@ -65,10 +65,7 @@ export async function createRefund(
   const found = await findPaymentById({ knex: deps.knex, id: paymentId });
   // A key never learns whether another app's payment exists.
   if (!found || found.app_id !== appId) throw new DomainError('not_found', 'payment not found');
-  if (!body.address) throw invalidField('address', 'is required: the address on the payment’s source chain the refund is sent to');
-  const { addresses } = deps.chains.family(found.source_chain_id);
-  const address = addresses.normalize(body.address);
-  if (!address) throw invalidField('address', `must be an address of chain ${found.source_chain_id} (${addresses.form})`);
+  const address = body.address === undefined ? null : refundAddressOf(deps.chains, found, body.address);
   let asked: bigint | undefined;
   if (body.amount !== undefined) {
     try {
@@ -89,10 +86,11 @@ export async function createRefund(
     if (amount <= 0n) throw invalidField('amount', 'nothing is left to refund of this payment');
     if (amount > left) throw invalidField('amount', `is more than what is left to refund of this payment (${leftText})`);
     await assertWithinRefundCredit(trx, payment, amount);
+    const id = randomUUID();
     const refund = await insertRefund({
       knex: trx,
       row: {
-        id: randomUUID(),
+        id,
         payment_id: paymentId,
         app_id: appId,
         idempotency_key: idempotencyKey,
@@ -100,14 +98,16 @@ export async function createRefund(
         amount_units: amount.toString(),
         reason: body.reason ?? null,
         address,
-        status: 'pending',
+        status: address ? 'pending' : 'awaiting_address',
+        claim_token_hash: address ? null : claimTokenHashOf(deps, id),
       },
     });
     return refund && { refund, payment };
   });
   // Another request took the key meanwhile: its refund answers this one.
   if (!inserted) return sameRequest((await findRefundByKey({ knex: deps.knex, appId, idempotencyKey }))!);
-  await startRefundWorkflow(deps, inserted.refund, inserted.payment);
+  if (inserted.refund.address) await startRefundWorkflow(deps, inserted.refund, inserted.payment);
+  else await mailClaimLink(deps, inserted.refund, inserted.payment);
   return { ...inserted, created: true };
 }
 

@@ -27,7 +27,8 @@ export const PAGE_SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-function layout(options: { title: string; mobile: boolean; body: string; walletScript?: boolean }): string {
+/** The hosted pages' frame: the page's stylesheet and script, plus `script` (another of ASSET_PREFIX's files) if named. */
+export function layout(options: { title: string; mobile: boolean; body: string; walletScript?: boolean; script?: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -37,7 +38,7 @@ function layout(options: { title: string; mobile: boolean; body: string; walletS
 <link rel="icon" href="data:,">
 <title>${esc(options.title)} · Payrail</title>
 <link rel="stylesheet" href="${ASSET_PREFIX}/pay.css">
-<script src="${ASSET_PREFIX}/pay.js" defer></script>${options.walletScript ? `\n<script type="module" src="${ASSET_PREFIX}/wallet.js"></script>` : ''}
+<script src="${ASSET_PREFIX}/pay.js" defer></script>${options.script ? `\n<script src="${ASSET_PREFIX}/${options.script}" defer></script>` : ''}${options.walletScript ? `\n<script type="module" src="${ASSET_PREFIX}/wallet.js"></script>` : ''}
 </head>
 <body class="${options.mobile ? 'mobile' : 'desktop'}">
 ${options.body}
@@ -194,9 +195,9 @@ export async function renderPayPage(state: PageState, urls: { state: string; cho
   return layout({ title: state.title, mobile: state.mobile, body, walletScript: state.view === 'pay' && state.payment?.connect_wallet === true });
 }
 
-export function renderNotFoundPage(what: 'order' | 'payment'): string {
+export function renderNotFoundPage(what: 'order' | 'payment' | 'refund'): string {
   return layout({
-    title: `${what === 'order' ? 'Order' : 'Payment'} not found`,
+    title: `${what.charAt(0).toUpperCase()}${what.slice(1)} not found`,
     mobile: false,
     body: `<main id="pay" class="card" data-view="missing">
   <header class="summary">

@@ -21,6 +21,7 @@ const WEB_DIR = path.resolve(__dirname, '../../web/pay');
 const ASSETS: Record<string, { dir: string; type: string }> = {
   'pay.css': { dir: WEB_DIR, type: 'text/css; charset=utf-8' },
   'pay.js': { dir: WEB_DIR, type: 'text/javascript; charset=utf-8' },
+  'claim.js': { dir: WEB_DIR, type: 'text/javascript; charset=utf-8' },
   'wallet.js': { dir: PAY_BUILD_DIR, type: 'text/javascript; charset=utf-8' },
 };
 

@@ -16,17 +16,19 @@ import {
   idempotencyKeySchema,
   orderIdSchema,
   paymentIdParamSchema,
+  refundIdParamSchema,
 } from '../schemas/payments';
 import { changeCursor, createdCursor, encodeCursor, keyPaymentListQuerySchema, type KeyPaymentPage } from '../schemas/listing';
 import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
 import { toRefundResource } from '../serializers/refund';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
-import { createRefund, listRefunds } from '../../services/refunds';
+import { claimUrlOf, sendRefundToSender } from '../../services/refund-claims';
+import { createRefund, listRefunds, type RefundServiceDeps } from '../../services/refunds';
 import { acceptAsPaid } from '../../services/underpayments';
 import { parseOrThrow } from '../validation';
 
-export interface PaymentRoutesDeps extends PaymentServiceDeps {
+export interface PaymentRoutesDeps extends PaymentServiceDeps, RefundServiceDeps {
   knex: Knex;
   publicBaseUrl: string;
   rateLimiter: RateLimiter;
@@ -142,13 +144,21 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const body = parseOrThrow(createRefundBodySchema, ctx.request.body, 'refund');
     const { refund, payment, created } = await createRefund(deps, ctx.state.apiKey.appId, id, idempotencyKey, body);
     ctx.status = created ? 201 : 200;
-    ctx.body = toRefundResource(refund, payment);
+    ctx.body = toRefundResource(refund, payment, claimUrlOf(deps, refund));
   });
 
   router.get('/:id/refunds', adminKey, async (ctx) => {
     const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const { payment, refunds } = await listRefunds(deps, ctx.state.apiKey.appId, id);
-    ctx.body = { data: refunds.map((refund) => toRefundResource(refund, payment)) };
+    ctx.body = { data: refunds.map((refund) => toRefundResource(refund, payment, claimUrlOf(deps, refund))) };
+  });
+
+  // A claim nobody made within the claim window goes back to the payment's sender, when the merchant says so.
+  router.post('/:id/refunds/:refundId/send-to-sender', adminKey, async (ctx) => {
+    const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
+    const refundId = parseOrThrow(refundIdParamSchema, ctx.params.refundId, 'refund id', 'refundId');
+    const { refund, payment } = await sendRefundToSender(deps, ctx.state.apiKey.appId, id, refundId);
+    ctx.body = toRefundResource(refund, payment, null);
   });
 
   return router;

@@ -71,7 +71,10 @@ export const idempotencyKeySchema = z
   .max(255, 'must be at most 255 characters')
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
-/** `POST {payment_api_url}/{id}/refunds`: `amount` defaults to what is left to refund. */
+/**
+ * `POST {payment_api_url}/{id}/refunds`: `amount` defaults to what is left to refund. Without `address` the refund
+ * awaits its customer's claim (`awaiting_address`, with a `claimUrl`).
+ */
 export const createRefundBodySchema = z
   .object({
     amount: z.string().regex(/^(0|[1-9][0-9]{0,11})(\.[0-9]{1,36})?$/, 'must be a positive decimal string below 1000000000000, such as "12.50"').optional(),
@@ -99,3 +102,27 @@ export const refundResourceSchema = z.object({
 });
 
 export const refundListSchema = z.object({ data: z.array(refundResourceSchema) });
+
+export const refundIdParamSchema = z.string().uuid('must be a refund id (UUID)');
+
+/** `POST /pay/{id}/refunds/{refundId}/claim/{token}`: the customer's address on the payment's source chain. */
+export const claimRefundBodySchema = z
+  .object({
+    address: z.string({ message: 'is required: the address on the network shown that the refund is sent to' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters').refine(isStorable, storable),
+  })
+  .strict();
+
+/** What the claim page and its endpoint show of a refund: no merchant data but its name. */
+export const refundClaimSchema = z.object({
+  refundId: z.string().uuid(),
+  paymentId: z.string().uuid(),
+  merchant: z.string(),
+  amount: z.string(),
+  tokenSymbol: z.string(),
+  network: z.string(),
+  chainId: z.string(),
+  addressForm: z.string(),
+  status: z.enum(['awaiting_address', 'pending', 'sent', 'completed', 'failed']),
+  address: z.string().nullable(),
+  txHash: z.string().nullable(),
+});

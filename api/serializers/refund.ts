@@ -5,8 +5,15 @@ import type { refundResourceSchema } from '../schemas/payments';
 
 export type RefundResource = z.infer<typeof refundResourceSchema>;
 
-/** A merchant refund as `POST`/`GET {payment_api_url}/{id}/refunds` return it, in the payment's source token. */
-export function toRefundResource(refund: RefundRow, payment: Pick<PaymentRow, 'source_chain_id' | 'source_token_symbol' | 'source_decimals'>): RefundResource {
+/**
+ * A merchant refund as `POST`/`GET {payment_api_url}/{id}/refunds` return it, in the payment's source token;
+ * `claimUrl` while it awaits its customer's address (services/refund-claims.ts `claimUrlOf`).
+ */
+export function toRefundResource(
+  refund: RefundRow,
+  payment: Pick<PaymentRow, 'source_chain_id' | 'source_token_symbol' | 'source_decimals'>,
+  claimUrl: string | null,
+): RefundResource {
   return {
     id: refund.id,
     paymentId: refund.payment_id,
@@ -16,7 +23,7 @@ export function toRefundResource(refund: RefundRow, payment: Pick<PaymentRow, 's
     status: refund.status,
     reason: refund.reason,
     address: refund.address,
-    claimUrl: null,
+    claimUrl,
     txHash: refund.tx_hash,
     createdAt: refund.created_at.toISOString(),
     completedAt: refund.completed_at?.toISOString() ?? null,

@@ -132,3 +132,8 @@ export async function listAppOrders(options: { knex: Knex; appId: string; afterI
     { column: 'id', order: 'desc' },
   ]).limit(limit);
 }
+
+/** The legacy order a payment was made for, if any (its customer's e-mail lives there). */
+export async function findOrderByPaymentId(options: { knex: Knex; paymentId: string }): Promise<OrderRow | undefined> {
+  return options.knex<OrderRow>('orders').where({ payment_id: options.paymentId }).first();
+}

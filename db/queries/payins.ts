@@ -86,3 +86,12 @@ export async function holdPayinDust(options: { knex: Knex; paymentId: string; pa
       updated_at: knex.fn.now() as unknown as Date,
     });
 }
+
+/** The first confirmed payin that paid the payment (by its place on chain): whose sender a refund may go back to. */
+export async function findFirstPayingPayin(options: { knex: Knex; paymentId: string }): Promise<PayinRow | undefined> {
+  return options
+    .knex<PayinRow>('payins')
+    .where({ payment_id: options.paymentId, status: 'confirmed', disposition: 'payment' })
+    .orderByRaw('block_number, log_index')
+    .first();
+}

@@ -22,7 +22,7 @@ export async function lockPaymentForRefund(options: { trx: Knex.Transaction; pay
 }
 
 /** Inserts the refund; undefined when the app used its idempotency key already (another request took it). */
-export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash'> }): Promise<RefundRow | undefined> {
+export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash' | 'claimed_at'> }): Promise<RefundRow | undefined> {
   const [row] = await options.knex<RefundRow>('refunds').insert(options.row).onConflict(['app_id', 'idempotency_key']).ignore().returning('*');
   return row;
 }
@@ -61,4 +61,17 @@ export async function recordPaymentNetting(options: { trx: Knex.Transaction; pay
 /** The app's row, locked until the transaction ends: what it owes is changed one decision at a time. */
 export async function lockAppForRefunds(options: { trx: Knex.Transaction; appId: string }): Promise<MerchantAppRow | undefined> {
   return options.trx<MerchantAppRow>('merchant_apps').where({ app_id: options.appId }).forUpdate().first();
+}
+
+/**
+ * Gives a refund awaiting its address one (a customer's claim, or the merchant's send to the sender): it becomes
+ * `pending`. Undefined when it no longer awaits one: an address is given once, whoever comes second is refused.
+ */
+export async function addressAwaitingRefund(options: { knex: Knex; id: string; address: string }): Promise<RefundRow | undefined> {
+  const [row] = await options
+    .knex<RefundRow>('refunds')
+    .where({ id: options.id, status: 'awaiting_address' })
+    .update({ address: options.address, status: 'pending', claimed_at: options.knex.fn.now() as unknown as Date, updated_at: options.knex.fn.now() as unknown as Date })
+    .returning('*');
+  return row;
 }

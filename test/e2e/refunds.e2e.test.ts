@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { generateKeyPairSigner } from '@solana/kit';
 import { Wallet, parseUnits } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { RefundResource } from '../../api/serializers/refund';
@@ -8,13 +9,14 @@ import { listPaymentLedgerEntries, sumAppReceivable } from '../../db/queries/led
 import { updateRefundCredit } from '../../db/queries/merchants';
 import { intentKeys } from '../../domain/chain-txs';
 import type { RefundStatus } from '../../domain/refunds';
-import type { Stack } from '../../tools/stack/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
 import { assertAppReconciled } from '../support/ledger';
+import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -154,8 +156,6 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.equal(noKey.body.details?.[0]?.path, 'Idempotency-Key');
     const badAddress = await refund(payment.id, { address: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE' });
     assert.deepEqual([badAddress.status, badAddress.body.details?.[0]?.path], [400, 'address']);
-    const noAddress = await refund(payment.id, {});
-    assert.deepEqual([noAddress.status, noAddress.body.details?.[0]?.path], [400, 'address']);
     const zero = await refund(payment.id, { amount: '0', address: customer });
     assert.deepEqual([zero.status, zero.body.details?.[0]?.path], [400, 'amount']);
 
@@ -164,6 +164,26 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual([early.status, early.body.error], [409, 'conflict']);
     assert.deepEqual((await listRefunds(payment.id)).body.data, [], 'no refund was made by any refused request');
     assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), 0n);
+  });
+
+  it('a USDC payment on Solana is refunded by API to a Solana address, from the Solana treasury, and lands there', async () => {
+    const chainId = String(stackChain(stack.info, 'solana').chainId);
+    const created = await createPayment(api, shop.ordersKey, paymentBody({ orderId: `refund-sol-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '4' }));
+    await solanaCustomerTransfer(stack.info, 'USDC', created.source.receiverAddress, '4');
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed', 90_000);
+    const customer = (await generateKeyPairSigner()).address;
+    const evmAddress = await refund(payment.id, { address: Wallet.createRandom().address });
+    assert.deepEqual([evmAddress.status, evmAddress.body.details?.[0]?.path], [400, 'address'], 'an EVM address is not a Solana one');
+
+    const made = await refund(payment.id, { amount: '2.5', address: customer });
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual([made.body.chainId, made.body.tokenSymbol, made.body.address], [chainId, 'USDC', customer]);
+    const done = await completedRefund(payment.id, made.body.id);
+    assert.ok(done.txHash, 'the Solana signature');
+    assert.equal(await solanaTokenBalance(stack.info, 'USDC', customer), units('2.5'), 'the customer received the refund on Solana');
+    const tx = await findChainTx({ knex: services.knex, intentKey: intentKeys.merchantRefund(made.body.id) });
+    assert.deepEqual([tx?.chain_id, tx?.status], [Number(chainId), 'confirmed'], 'sent on the source chain');
+    await assertAppReconciled(services, shop.appId);
   });
 
   it('the app owes what it refunded: its next payout keeps it back (at most half of it), in the payment and the ledger; past its credit a refund is refused', async () => {
