@@ -216,7 +216,7 @@ export function paymentPageState(input: { payment: PaymentRow; payins: Countable
     id: payment.id,
     status: s,
     view,
-    status_text: page.arrived ? `${page.arrived} ${page.symbol} of ${page.amount} arrived: ${page.left_to_pay} ${page.symbol} left to pay` : paymentStatusText(s),
+    status_text: page.arrived ? `${page.arrived} of ${page.amount} ${page.symbol} arrived: ${page.left_to_pay} ${page.symbol} left to pay` : paymentStatusText(s),
     ...TEXTS[view],
     title: payment.display.title ?? payment.display.name ?? 'Payment',
     description: payment.display.description,

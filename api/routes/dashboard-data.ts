@@ -166,7 +166,8 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       ...(payment.accepted_as_paid_at ? [{ event: 'accepted_as_paid' as const, at: payment.accepted_as_paid_at, note: 'Accepted as paid by the merchant' }] : []),
       ...refunds.flatMap((r) => [
         { event: 'refund_requested' as const, at: r.created_at, note: `Refund of ${decimal(BigInt(r.amount_units))}${token} asked for` },
-        ...(r.completed_at ? [{ event: 'refund_completed' as const, at: r.completed_at, note: `Refund of ${decimal(BigInt(r.amount_units))}${token} landed` }] : []),
+        // When Payrail recorded it landed (its `completedAt` is the block's time, on the chain's clock).
+        ...(r.status === 'completed' ? [{ event: 'refund_completed' as const, at: r.updated_at, note: `Refund of ${decimal(BigInt(r.amount_units))}${token} landed` }] : []),
       ]),
     ];
     const timeline = inOrder([{ status: 'payment_unpaid' as const, at: payment.created_at }, ...events], merchantEvents).map((entry) => ({ ...entry, at: entry.at.toISOString() }));

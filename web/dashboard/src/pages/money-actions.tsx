@@ -157,7 +157,7 @@ function RefundDialog(props: { appId: string; detail: PaymentDetail; config: Das
 }
 
 /** "Accept as paid": offered on a payment that collects short, with a confirmed payin; asked once more before it is sent. */
-function AcceptAsPaid(props: { appId: string; detail: PaymentDetail; onAccepted: () => void }) {
+export function AcceptAsPaid(props: { appId: string; detail: PaymentDetail; onAccepted: () => void }) {
   const { payment, arrived } = props.detail;
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -192,15 +192,14 @@ function AcceptAsPaid(props: { appId: string; detail: PaymentDetail; onAccepted:
   );
 }
 
-/** The payment's money operations: its refunds (and the Refund dialog) and "Accept as paid". */
-export function MoneyActions(props: { appId: string; detail: PaymentDetail; config: DashboardConfig; reload: () => void }) {
+/** The payment's refunds, and the Refund action while something is left to refund. */
+export function Refunds(props: { appId: string; detail: PaymentDetail; config: DashboardConfig }) {
   const { detail } = props;
   const [refunding, setRefunding] = useState(false);
   const canRefund = detail.refundable !== null && !/^0(\.0*)?$/.test(detail.refundable);
   return (
     <section aria-labelledby="h-refunds">
       <h2 id="h-refunds">Refunds</h2>
-      {detail.acceptable && <AcceptAsPaid appId={props.appId} detail={detail} onAccepted={props.reload} />}
       {detail.refunds.length === 0 ? (
         <p>No refunds.</p>
       ) : (

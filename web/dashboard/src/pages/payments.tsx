@@ -3,7 +3,7 @@ import { API, api, useNewestRequest, usePolling, type PaymentChanges, type Payme
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
-import { MoneyActions } from './money-actions';
+import { AcceptAsPaid, Refunds } from './money-actions';
 
 /** How often an open page asks what changed: one indexed query per app, cheap enough every couple of seconds. */
 const POLL_MS = 2000;
@@ -233,6 +233,7 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
             <dt>Expires</dt>
             <dd>{when(p.expiresAt)}</dd>
           </dl>
+          {detail.acceptable && <AcceptAsPaid appId={app.appId} detail={detail} onAccepted={() => setAsked((n) => n + 1)} />}
         </section>
         <section class="card" aria-labelledby="h-addresses">
           <h2 id="h-addresses">Addresses and transactions</h2>
@@ -270,7 +271,7 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
           )}
         </ol>
       </section>
-      <MoneyActions appId={app.appId} detail={detail} config={config} reload={() => setAsked((n) => n + 1)} />
+      <Refunds appId={app.appId} detail={detail} config={config} />
       {quarantined.length > 0 && (
         <section aria-labelledby="h-quarantined">
           <h2 id="h-quarantined">Quarantined transfers</h2>
