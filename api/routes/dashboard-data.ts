@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import type { ChainAdapters } from '../../chains/adapters';
-import type { Client } from '@temporalio/client';
 import { listAppOrders, listCallbackAttempts, findOrderById } from '../../db/queries/orders';
 import { listPayins } from '../../db/queries/payins';
 import { findPaymentById, listAppPayments, listAppPaymentsChangedSince, listPaymentStatusEvents } from '../../db/queries/payments';
