@@ -12,6 +12,7 @@ import { SESSION_COOKIE } from './middleware/jwt';
 import type { ChainList } from './schemas/chains';
 import { appIdSchema } from './schemas/common';
 import {
+  acceptedPaymentSchema,
   callbackAttemptListSchema,
   dashboardConfigSchema,
   deliveryListQuerySchema,
@@ -326,6 +327,30 @@ const OPERATIONS: Operation[] = [
     { path: '/apps/:appId/orders', summary: "An app's legacy orders", query: orderListQuerySchema, response: orderPageSchema },
     { path: '/apps/:appId/orders/:orderId/callbacks', summary: "A legacy order's callback attempts", params: { orderId: orderIdParamSchema }, response: callbackAttemptListSchema },
   ]),
+  {
+    method: 'post',
+    path: `${MERCHANT}/apps/:appId/payments/:paymentId/refunds`,
+    tag: 'Dashboard',
+    summary: 'Refund a completed payment from the dashboard (as the Admin key does; idempotent per Idempotency-Key)',
+    security: 'bearer',
+    params: { appId: appIdSchema, paymentId: paymentIdParamSchema },
+    headers: { 'Idempotency-Key': idempotencyKeySchema },
+    body: createRefundBodySchema,
+    success: [200, 201],
+    response: refundResourceSchema,
+    errors: 'standard',
+  },
+  {
+    method: 'post',
+    path: `${MERCHANT}/apps/:appId/payments/:paymentId/accept`,
+    tag: 'Dashboard',
+    summary: 'Accept a payment collecting with less than its amount as paid, from the dashboard (as the Admin key does)',
+    security: 'bearer',
+    params: { appId: appIdSchema, paymentId: paymentIdParamSchema },
+    success: [200],
+    response: acceptedPaymentSchema,
+    errors: 'standard',
+  },
 
   { method: 'post', path: LEGACY_ORDERS_PATH, tag: 'Legacy orders', summary: 'Create an order (idempotent per merchant_order_id)', security: 'legacyToken', body: createOrderBodySchema, success: [200, 201], errors: 'legacy', links: ORDER_LINKS },
   { method: 'get', path: `${LEGACY_ORDERS_PATH}/:id`, tag: 'Legacy orders', summary: 'Read an order and its callback log', security: 'legacyToken', params: { id: orderIdParamSchema }, success: [200], errors: 'legacy' },

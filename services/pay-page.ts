@@ -1,6 +1,7 @@
 import type { ChainAdapters } from '../chains/adapters';
 import { chainFamily } from '../chains/families';
 import { paymentDestination, type WalletRequest } from '../chains/family';
+import { arrivedTowards, type CountablePayin } from '../domain/collecting';
 import { formatUnits } from '../domain/money';
 import { canonicalPrice } from '../domain/order-resource';
 import { PAY_CURRENCIES, isPayCurrencyCode } from '../domain/pay-currencies';
@@ -19,8 +20,15 @@ export interface PagePayment {
   id: string;
   status: PaymentStatus;
   amount: string;
-  /** Amount in base units, for the EIP-681 link. */
+  /** Amount in base units. */
   units: string;
+  /**
+   * While the payment collects short of its amount: what its payins brought so far (confirmed or still confirming);
+   * null before anything arrived, and once all of it did.
+   */
+  arrived: string | null;
+  /** What is left to pay: the amount less what arrived. The amount's copy button and the link (`uri`) carry it. */
+  left_to_pay: string;
   symbol: string;
   /** The ERC-20 contract; null for the chain's native coin. */
   token_address: string | null;
@@ -35,7 +43,7 @@ export interface PagePayment {
   memo: string | null;
   /** Where a memo is needed: the one address that carries it (Stellar's muxed `M…`), for wallets that take it. */
   memo_free_address: string | null;
-  /** The family's payment link (EIP-681, Solana Pay, ton://, tron:, SEP-7): what the QR code and the wallet link carry. */
+  /** The family's payment link (EIP-681, Solana Pay, ton://, tron:, SEP-7) for what is left to pay: what the QR code and the wallet link carry. */
   uri: string;
   /** What the wallet link opens, as its button says ("Open in a TON wallet"). */
   uri_label: string;
@@ -74,7 +82,12 @@ export interface PageState {
   payment: PagePayment | null;
 }
 
-function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: string | null): PagePayment {
+function pagePayment(payment: PaymentRow, payins: CountablePayin[], chains: ChainAdapters, payCurrency: string | null): PagePayment {
+  // Short: something arrived while the payment collects, and something is left (once all of it arrived, it confirms).
+  const collected = payment.status === 'payment_started' ? arrivedTowards(payment, payins) : null;
+  const arrivedUnits = collected ? collected.confirmedUnits + collected.confirmingUnits : 0n;
+  const short = collected !== null && arrivedUnits > 0n && collected.leftUnits > 0n;
+  const leftUnits = short ? collected.leftUnits : BigInt(payment.source_amount_units);
   const native = isNativeToken(payment.source_token_address);
   const adapter = chains.adapter(payment.source_chain_id);
   const chain = adapter.config;
@@ -87,6 +100,8 @@ function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: st
     status: payment.status,
     amount: formatUnits(BigInt(payment.source_amount_units), payment.source_decimals),
     units: payment.source_amount_units,
+    arrived: short ? formatUnits(arrivedUnits, payment.source_decimals) : null,
+    left_to_pay: formatUnits(leftUnits, payment.source_decimals),
     symbol: payment.source_token_symbol,
     token_address: tokenAddress,
     chain_id: payment.source_chain_id,
@@ -94,7 +109,7 @@ function pagePayment(payment: PaymentRow, chains: ChainAdapters, payCurrency: st
     chain_name: chain.name,
     ...destination,
     memo_free_address: destination.memo ? address : null,
-    uri: adapter.paymentUri({ address: payment.deposit_address, tokenAddress, amountUnits: payment.source_amount_units, decimals: payment.source_decimals }),
+    uri: adapter.paymentUri({ address: payment.deposit_address, tokenAddress, amountUnits: leftUnits.toString(), decimals: payment.source_decimals }),
     uri_label: chainFamily(chains.registry.chain(payment.source_chain_id).family).walletLinkLabel,
     connect_wallet: adapter.walletRequest !== undefined,
     tx_hash: payment.payin_tx_hash,
@@ -134,6 +149,8 @@ const ORDER_STATUS_TEXT: Record<OrderRow['status'], string> = {
 export function orderPageState(input: {
   order: OrderRow;
   payment: PaymentRow | null | undefined;
+  /** The payment's recorded payins. */
+  payins: CountablePayin[];
   chains: ChainAdapters;
   merchant: string;
 }): PageState {
@@ -176,11 +193,11 @@ export function orderPageState(input: {
     can_cancel: order.status === 'new' || order.status === 'pending',
     mobile: order.mobile,
     options,
-    payment: payment ? pagePayment(payment, chains, order.selected_currency) : null,
+    payment: payment ? pagePayment(payment, input.payins, chains, order.selected_currency) : null,
   };
 }
 
-export function paymentPageState(input: { payment: PaymentRow; chains: ChainAdapters; merchant: string }): PageState {
+export function paymentPageState(input: { payment: PaymentRow; payins: CountablePayin[]; chains: ChainAdapters; merchant: string }): PageState {
   const { payment, chains } = input;
   const s = payment.status;
   const view: PageView =
@@ -193,13 +210,13 @@ export function paymentPageState(input: { payment: PaymentRow; chains: ChainAdap
           : s === 'payment_bounced'
             ? 'invalid'
             : 'refunded';
-  const page = pagePayment(payment, chains, null);
+  const page = pagePayment(payment, input.payins, chains, null);
   return {
     kind: 'payment',
     id: payment.id,
     status: s,
     view,
-    status_text: paymentStatusText(s),
+    status_text: page.arrived ? `${page.arrived} of ${page.amount} ${page.symbol} arrived: ${page.left_to_pay} ${page.symbol} left to pay` : paymentStatusText(s),
     ...TEXTS[view],
     title: payment.display.title ?? payment.display.name ?? 'Payment',
     description: payment.display.description,

@@ -77,15 +77,23 @@ async function paymentDetails(state: PageState): Promise<string> {
   const p = state.payment;
   if (!p || state.view !== 'pay') return '';
   const networkNote = p.chain_name !== p.network ? ` <span class="chain-note">(${esc(p.chain_name)}, chain ${p.chain_id})</span>` : ` <span class="chain-note">(chain ${p.chain_id})</span>`;
-  const qr = await qrSvg(p.uri, `QR code to pay ${p.amount} ${p.symbol} on ${p.network} to ${p.address}`);
+  const qr = await qrSvg(p.uri, `QR code to pay ${p.left_to_pay} ${p.symbol} on ${p.network} to ${p.address}`);
   const qrFigure = `<figure class="qr">${qr}<figcaption>Scan with your wallet app</figcaption></figure>`;
+  // A payment that collects short shows what arrived, and asks for the rest: the copy button and the QR carry it.
+  const arrived = p.arrived
+    ? `
+    <div class="field arrived" role="note" aria-labelledby="arrived-label">
+      <span class="field-label" id="arrived-label">Arrived so far</span>
+      <div class="value-row"><span class="value" id="pay-arrived">${esc(p.arrived)} ${esc(p.symbol)} <span class="of">of ${esc(p.amount)} ${esc(p.symbol)}</span></span></div>
+    </div>`
+    : '';
   return `<section class="pay" aria-labelledby="pay-heading">
-    <h2 id="pay-heading">Send exactly</h2>
+    <h2 id="pay-heading">${p.arrived ? 'Send the rest' : 'Send exactly'}</h2>${arrived}
     <div class="field">
-      <span class="field-label" id="amount-label">Amount</span>
+      <span class="field-label" id="amount-label">${p.arrived ? 'Left to pay' : 'Amount'}</span>
       <div class="value-row">
-        <span class="value amount" id="pay-amount" aria-labelledby="amount-label">${esc(p.amount)} ${esc(p.symbol)}</span>
-        <button type="button" class="copy" data-copy="${esc(p.amount)}" aria-label="Copy amount ${esc(p.amount)}">Copy</button>
+        <span class="value amount" id="pay-amount" aria-labelledby="amount-label">${esc(p.left_to_pay)} ${esc(p.symbol)}</span>
+        <button type="button" class="copy" data-copy="${esc(p.left_to_pay)}" aria-label="Copy amount ${esc(p.left_to_pay)}">Copy</button>
       </div>
     </div>
     <div class="field">
@@ -164,6 +172,7 @@ export async function renderPayPage(state: PageState, urls: { state: string; cho
     ['choose-url', urls.choose],
     ['cancel-endpoint', urls.cancel],
     ['expires-at', state.expires_at],
+    ['left-to-pay', state.view === 'pay' ? state.payment?.left_to_pay : undefined],
     ['success-url', state.success_url],
     ['cancel-url', state.cancel_url],
   ]

@@ -6,6 +6,7 @@ import { PAY_BUILD_DIR } from '../../lib/web-build';
 import { orderLogParam, paymentLogParam } from '../log-context';
 import { findMerchantApp } from '../../db/queries/merchants';
 import { findOrderById } from '../../db/queries/orders';
+import { listPayins } from '../../db/queries/payins';
 import { findPaymentById } from '../../db/queries/payments';
 import type { OrderRow, PaymentRow } from '../../db/tables';
 import { ApiError, notFound } from '../errors';
@@ -54,8 +55,11 @@ export function payRoutes(deps: OrderServiceDeps): Router {
     if (!order) return null;
     return { order, payment: order.payment_id ? ((await findPaymentById({ knex, id: order.payment_id })) ?? null) : null };
   };
+  const payinsOf = async (payment: PaymentRow | null) => (payment ? listPayins({ knex, paymentId: payment.id }) : []);
   const orderState = async ({ order, payment }: { order: OrderRow; payment: PaymentRow | null }): Promise<PageState> =>
-    orderPageState({ order, payment, chains, merchant: await merchantName(order.app_id) });
+    orderPageState({ order, payment, payins: await payinsOf(payment), chains, merchant: await merchantName(order.app_id) });
+  const paymentState = async (payment: PaymentRow): Promise<PageState> =>
+    paymentPageState({ payment, payins: await payinsOf(payment), chains, merchant: await merchantName(payment.app_id) });
 
   const html = (ctx: Context, status: number, body: string) => {
     ctx.status = status;
@@ -110,14 +114,13 @@ export function payRoutes(deps: OrderServiceDeps): Router {
   router.get('/pay/:id', async (ctx) => {
     const payment = await loadPayment(ctx.params.id ?? '');
     if (!payment) return html(ctx, 404, renderNotFoundPage('payment'));
-    const state = paymentPageState({ payment, chains, merchant: await merchantName(payment.app_id) });
-    html(ctx, 200, await renderPayPage(state, { state: `/pay/${payment.id}/state` }));
+    html(ctx, 200, await renderPayPage(await paymentState(payment), { state: `/pay/${payment.id}/state` }));
   });
 
   router.get('/pay/:id/state', async (ctx) => {
     const payment = await loadPayment(ctx.params.id ?? '');
     if (!payment) throw new ApiError(404, 'not_found', 'payment not found');
-    json(ctx, paymentPageState({ payment, chains, merchant: await merchantName(payment.app_id) }));
+    json(ctx, await paymentState(payment));
   });
 
   router.get('/pay/:id/wallet', async (ctx) => {

@@ -3,6 +3,7 @@ import { ORDER_STATUSES } from '../../domain/orders';
 import { PAYMENT_STATUSES, parsePaymentStatus } from '../../domain/payment';
 import { decimalString, isStorable, pageLimit, storable, timestamp } from './common';
 import { paymentDataSchema } from './payment-data';
+import { refundResourceSchema } from './payments';
 import { DELIVERY_EVENT_TYPES, webhookDeliveryRecordSchema } from './webhook-deliveries';
 
 const cursor = z.uuid({ message: 'must be the nextCursor of the previous page' }).optional();
@@ -54,22 +55,43 @@ export type DashboardConfig = z.infer<typeof dashboardConfigSchema>;
 /** A page of a list, newest first; `nextCursor` asks for the next one, and is null on the last. */
 const listPage = <Row extends z.ZodType>(row: Row) => z.object({ data: z.array(row), nextCursor: z.uuid().nullable() });
 
+/** A payment as the dashboard lists it: the interface's payment, and what its completed refunds gave back (null: none). */
+export const listedPaymentSchema = paymentDataSchema.extend({ refunded: decimalString.nullable() });
+
+export type ListedPayment = z.infer<typeof listedPaymentSchema>;
+
 /** `GET /apps/{appId}/payments`. */
-export const paymentPageSchema = listPage(paymentDataSchema);
+export const paymentPageSchema = listPage(listedPaymentSchema);
 
 export type PaymentPage = z.infer<typeof paymentPageSchema>;
 
 /** `GET /apps/{appId}/payments/changes`: the payments changed since the time asked, oldest change first. */
-export const paymentChangesSchema = z.object({ data: z.array(paymentDataSchema) });
+export const paymentChangesSchema = z.object({ data: z.array(listedPaymentSchema) });
 
 export type PaymentChanges = z.infer<typeof paymentChangesSchema>;
+
+/** What the merchant did to a payment, shown in its timeline beside the statuses it entered. */
+export const TIMELINE_EVENTS = ['accepted_as_paid', 'refund_requested', 'refund_completed'] as const;
 
 /** `GET /apps/{appId}/payments/{paymentId}`: the payment with its timeline, explorer links and deliveries. */
 export const paymentDetailSchema = z.object({
   payment: paymentDataSchema,
   paymentLink: z.string(),
-  /** Every status the payment entered, in order, from `payment_unpaid` at its creation. */
-  timeline: z.array(z.object({ status: z.enum(PAYMENT_STATUSES), at: timestamp })),
+  /**
+   * Every status the payment entered, from `payment_unpaid` at its creation, and what its merchant did to it
+   * (accepted it as paid, asked for a refund, a refund landed; `note` says which), in the order they happened.
+   */
+  timeline: z.array(
+    z.union([z.object({ status: z.enum(PAYMENT_STATUSES), at: timestamp }), z.object({ event: z.enum(TIMELINE_EVENTS), at: timestamp, note: z.string() })]),
+  ),
+  /** While the payment collects: its payins in its token, confirmed and still confirming, and what is left to pay. */
+  arrived: z.object({ confirmed: decimalString, confirming: decimalString, left: decimalString }).nullable(),
+  /** "Accept as paid" is offered: the payment collects, before its expiry, with a confirmed payin short of the amount. */
+  acceptable: z.boolean(),
+  /** What is left to refund of a refundable (completed) payment; null when it cannot be refunded. */
+  refundable: decimalString.nullable(),
+  /** The payment's refunds, oldest first. */
+  refunds: z.array(refundResourceSchema),
   /** The chains' explorers and the Temporal UI, where the operator configured them. */
   links: z.object({ payinTx: z.string().nullable(), payoutTx: z.string().nullable(), workflow: z.string().nullable() }),
   deliveries: z.array(webhookDeliveryRecordSchema),
@@ -132,3 +154,8 @@ export const callbackAttemptListSchema = z.object({
 });
 
 export type CallbackAttemptList = z.infer<typeof callbackAttemptListSchema>;
+
+/** `POST /apps/{appId}/payments/{paymentId}/accept`: the payment, accepted as paid (it then settles what arrived). */
+export const acceptedPaymentSchema = z.object({ payment: paymentDataSchema });
+
+export type AcceptedPayment = z.infer<typeof acceptedPaymentSchema>;

@@ -75,3 +75,15 @@ export async function addressAwaitingRefund(options: { knex: Knex; id: string; a
     .returning('*');
   return row;
 }
+
+/** What completed refunds gave back, per payment of `paymentIds` that has any (base units of its source token). */
+export async function sumCompletedRefunds(options: { knex: Knex; paymentIds: string[] }): Promise<Map<string, bigint>> {
+  if (options.paymentIds.length === 0) return new Map();
+  const rows: Array<{ payment_id: string; units: string }> = await options
+    .knex('refunds')
+    .whereIn('payment_id', options.paymentIds)
+    .where({ status: 'completed' })
+    .groupBy('payment_id')
+    .select('payment_id', options.knex.raw('sum(amount_units)::text as units'));
+  return new Map(rows.map((r) => [r.payment_id, BigInt(r.units)]));
+}

@@ -136,6 +136,11 @@
   function apply(state) {
     if (statusText && statusText.textContent !== state.status_text) statusText.textContent = state.status_text;
     if (statusBox) statusBox.setAttribute('data-status', state.status);
+    if (view === 'pay' && state.view === 'pay' && state.payment && root.dataset.leftToPay && state.payment.left_to_pay !== root.dataset.leftToPay) {
+      // A payin arrived short (or the rest did): the amount, its copy button and the QR code ask for what is left now.
+      window.location.reload();
+      return;
+    }
     if (state.view === view) return;
     if (view === 'choose' && state.view === 'pay') {
       // The payment was created elsewhere (another tab, or a fixed currency): show its details.

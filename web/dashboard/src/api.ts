@@ -4,7 +4,17 @@ import { useCallback, useEffect, useRef } from 'preact/hooks';
  * What the API answers, typed by the zod schemas the API types its answers by and documents them with
  * (api/schemas, /v1/openapi.json). Type-only: the bundle carries no zod and none of the API.
  */
-export type { CallbackAttemptList, DashboardConfig, DeliveryPage, OrderPage, PaymentChanges, PaymentDetail, PaymentPage } from '../../../api/schemas/dashboard';
+export type {
+  AcceptedPayment,
+  CallbackAttemptList,
+  DashboardConfig,
+  DeliveryPage,
+  ListedPayment,
+  OrderPage,
+  PaymentChanges,
+  PaymentDetail,
+  PaymentPage,
+} from '../../../api/schemas/dashboard';
 export type {
   ApiKeyList,
   ApiKeyResource,
@@ -50,7 +60,7 @@ const abandoned = new Promise<never>(() => undefined);
  * One call of the merchant API. With a `signal`, aborting it cancels the request, and the promise then never
  * settles, also when the answer had arrived already: an answer nobody waits for any more is never delivered.
  */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<T> {
   const { signal } = init;
   let res: Response;
   let body: { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
@@ -58,7 +68,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     res = await fetch(`${API}${path}`, {
       method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
       credentials: 'same-origin',
-      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       signal,
     });

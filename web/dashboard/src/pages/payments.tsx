@@ -3,6 +3,7 @@ import { API, api, useNewestRequest, usePolling, type PaymentChanges, type Payme
 import { ErrorNote, NoApp, StatusBadge, TxHash, chainName, statusLabel, when } from '../format';
 import type { PageProps } from '../main';
 import { Link } from '../router';
+import { AcceptAsPaid, Refunds } from './money-actions';
 
 /** How often an open page asks what changed: one indexed query per app, cheap enough every couple of seconds. */
 const POLL_MS = 2000;
@@ -144,6 +145,7 @@ export function PaymentsPage({ app, config }: PageProps) {
                 <th scope="col">Payment</th>
                 <th scope="col">Order</th>
                 <th scope="col">Amount</th>
+                <th scope="col">Refunded</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
               </tr>
@@ -158,6 +160,7 @@ export function PaymentsPage({ app, config }: PageProps) {
                   <td>
                     {p.source.amount} {p.source.tokenSymbol} <small>on {chainName(config, p.source.chainId)}</small>
                   </td>
+                  <td data-testid="refunded">{p.refunded ? `${p.refunded} ${p.source.tokenSymbol}` : '—'}</td>
                   <td>
                     <StatusBadge status={p.status} />
                   </td>
@@ -188,15 +191,17 @@ export function PaymentsPage({ app, config }: PageProps) {
 export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId: string }) {
   const [detail, setDetail] = useState<PaymentDetail | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // Bumped after an action, so the payment is read again at once.
+  const [asked, setAsked] = useState(0);
   usePolling(
     app ? (signal) => api<PaymentDetail>(`/apps/${app.appId}/payments/${paymentId}`, { signal }).then(setDetail, setError) : null,
     POLL_MS,
-    [app?.appId, paymentId],
+    [app?.appId, paymentId, asked],
     { now: true },
   );
   if (!app) return <NoApp />;
   if (!detail) return <><h1>Payment</h1><ErrorNote error={error} />{!error && <p>Loading…</p>}</>;
-  const { payment: p, timeline, links, deliveries, quarantined } = detail;
+  const { payment: p, timeline, links, deliveries, quarantined, arrived } = detail;
   return (
     <>
       <p><Link href={`/payments?app=${app.appId}`}>← All payments</Link></p>
@@ -215,11 +220,20 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
             <dd>{p.source.fee} {p.source.tokenSymbol}</dd>
             <dt>Received</dt>
             <dd>{p.source.amountReceived ? `${p.source.amountReceived} ${p.source.tokenSymbol}` : '—'}</dd>
+            {arrived && (
+              <>
+                <dt>Arrived so far</dt>
+                <dd data-testid="arrived">
+                  {arrived.confirmed} {p.source.tokenSymbol} confirmed{arrived.confirming !== '0' && `, ${arrived.confirming} ${p.source.tokenSymbol} confirming`}; {arrived.left} {p.source.tokenSymbol} left to pay
+                </dd>
+              </>
+            )}
             <dt>Paid out</dt>
             <dd>{p.destination.amount} {p.destination.tokenSymbol} on {chainName(config, p.destination.chainId)}</dd>
             <dt>Expires</dt>
             <dd>{when(p.expiresAt)}</dd>
           </dl>
+          {detail.acceptable && <AcceptAsPaid appId={app.appId} detail={detail} onAccepted={() => setAsked((n) => n + 1)} />}
         </section>
         <section class="card" aria-labelledby="h-addresses">
           <h2 id="h-addresses">Addresses and transactions</h2>
@@ -244,13 +258,20 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
       <section aria-labelledby="h-timeline">
         <h2 id="h-timeline">Timeline</h2>
         <ol class="timeline" aria-label="Status timeline">
-          {timeline.map((t, i) => (
-            <li key={i} data-status={t.status}>
-              <StatusBadge status={t.status} /> <time dateTime={t.at}>{when(t.at)}</time>
-            </li>
-          ))}
+          {timeline.map((t, i) =>
+            'status' in t ? (
+              <li key={i} data-status={t.status}>
+                <StatusBadge status={t.status} /> <time dateTime={t.at}>{when(t.at)}</time>
+              </li>
+            ) : (
+              <li key={i} data-event={t.event} class="event">
+                {t.note} <time dateTime={t.at}>{when(t.at)}</time>
+              </li>
+            ),
+          )}
         </ol>
       </section>
+      <Refunds appId={app.appId} detail={detail} config={config} />
       {quarantined.length > 0 && (
         <section aria-labelledby="h-quarantined">
           <h2 id="h-quarantined">Quarantined transfers</h2>
