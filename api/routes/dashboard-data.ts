@@ -173,6 +173,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       acceptable: arrived !== null && arrived.confirmedUnits > 0n && payment.expires_at.getTime() > Date.now(),
       refundable: payment.status === REFUNDABLE_STATUS ? decimal(leftToRefund(payment, refunds)) : null,
       refunds: refunds.map((refund) => toRefundResource(refund, payment, claimUrlOf(deps, refund))),
+      keptForRefunds: payment.netted_units === null ? null : formatUnits(BigInt(payment.netted_units), payment.destination_decimals),
       links: {
         payinTx: txLink(payment.source_chain_id, payment.payin_tx_hash),
         payoutTx: txLink(payment.destination_chain_id, payment.payout_tx_hash),

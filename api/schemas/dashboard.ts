@@ -92,6 +92,8 @@ export const paymentDetailSchema = z.object({
   refundable: decimalString.nullable(),
   /** The payment's refunds, oldest first. */
   refunds: z.array(refundResourceSchema),
+  /** What its payout kept back for the app's refunds (payout token); null until its payout is signed. */
+  keptForRefunds: decimalString.nullable(),
   /** The chains' explorers and the Temporal UI, where the operator configured them. */
   links: z.object({ payinTx: z.string().nullable(), payoutTx: z.string().nullable(), workflow: z.string().nullable() }),
   deliveries: z.array(webhookDeliveryRecordSchema),

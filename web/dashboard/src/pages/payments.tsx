@@ -230,6 +230,12 @@ export function PaymentPage({ app, config, paymentId }: PageProps & { paymentId:
             )}
             <dt>Paid out</dt>
             <dd>{p.destination.amount} {p.destination.tokenSymbol} on {chainName(config, p.destination.chainId)}</dd>
+            {detail.keptForRefunds !== null && detail.keptForRefunds !== '0' && (
+              <>
+                <dt>Kept back for refunds</dt>
+                <dd data-testid="kept-for-refunds">{detail.keptForRefunds} {p.destination.tokenSymbol}, for refunds this app made earlier</dd>
+              </>
+            )}
             <dt>Expires</dt>
             <dd>{when(p.expiresAt)}</dd>
           </dl>
