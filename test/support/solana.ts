@@ -37,10 +37,15 @@ export async function solanaTokenBalance(info: DevStackInfo, symbol: SolanaToken
  * sends `transferChecked` from its own. Returns the signature once the transaction is confirmed.
  */
 export async function solanaCustomerTransfer(info: DevStackInfo, symbol: SolanaTokenSymbol, to: string, amount: string): Promise<string> {
+  return solanaTransferFrom(info, info.customer.solana.secretKey, symbol, to, amount);
+}
+
+/** As `solanaCustomerTransfer`, from the owner of `secretKey` (64 bytes, as solana-keygen writes it), who pays the fee. */
+export async function solanaTransferFrom(info: DevStackInfo, secretKey: number[], symbol: SolanaTokenSymbol, to: string, amount: string): Promise<string> {
   const chain = stackChain(info, 'solana');
   const token = chain.tokens[symbol];
   const rpc = createSolanaRpc(chain.rpcUrl);
-  const customer = await createKeyPairSignerFromBytes(Uint8Array.from(info.customer.solana.secretKey));
+  const customer = await createKeyPairSignerFromBytes(Uint8Array.from(secretKey));
   const mint = address(token.address);
   const programAddress = address(token.tokenProgram);
   const destination = await tokenAccount(info, symbol, to);
