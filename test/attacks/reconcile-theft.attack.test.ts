@@ -18,7 +18,7 @@ import { bridgeTxs } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { holdTreasuryFloat } from '../support/float';
 import { newMerchant, type TestMerchant } from '../support/merchant';
-import { PAYIN_FAMILIES, newFamilyApp } from '../support/payin-families';
+import { PAYIN_FAMILIES, newFamilyApp, type FamilyApp } from '../support/payin-families';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { solanaTransferFrom } from '../support/solana';
@@ -93,9 +93,11 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
   it('a payment on each other family (Solana, TON, Tron, Stellar) leaves its deposit and treasury balanced, native coin included', async function () {
     this.timeout(600_000);
     // The four families at once: each payment's sweep and payout, their fees, top-ups and rent, booked as they land.
+    const apps: FamilyApp[] = [];
+    for (const family of PAYIN_FAMILIES) apps.push(await newFamilyApp(stack, family));
     await Promise.all(
-      PAYIN_FAMILIES.map(async (family) => {
-        const app = await newFamilyApp(stack, family);
+      PAYIN_FAMILIES.map(async (family, i) => {
+        const app = apps[i]!;
         const chainId = family.chainId(stack.info);
         const created = await createPayment(stack.info.paymentApiUrl, app.ordersKey, paymentBody({ orderId: `native-${randomUUID()}`, chainId: String(chainId), tokenSymbol: family.symbol, amount: '3' }));
         await family.pay(stack.info, created.source.receiverAddress, '3');
