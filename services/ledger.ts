@@ -99,7 +99,8 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
  * to the payin's sender; a payout from the treasury of the chain and token it is paid in; a bridge burn from the
  * source treasury into the bridge, its mint from the bridge into the destination treasury (what the bridge kept goes
  * to the network); a recovery of fees sent along from the deposit address back to the treasury. The Payrail fee is a
- * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury.
+ * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury. With them,
+ * the native coin the transaction moved besides (`nativeEntries`: fees, gas, rent, top-ups).
  */
 export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
   const entries = await minedTxEntries(deps, tx, minedTxHash);
@@ -197,8 +198,8 @@ export async function recordFunding(
 }
 
 /**
- * A dev stack's genesis: what each treasury (and the receiving account deposits share) holds of each configured token
- * when the stack provisions it, booked as the operator's funding (once per chain, token and account), so a fresh
+ * A dev stack's genesis: what each treasury (and the receiving account deposits share) holds of the native coin and
+ * each configured token when the stack provisions it, booked as the operator's funding (once per chain, token and account), so a fresh
  * stack's books balance from the start.
  */
 export async function recordGenesisFunding(deps: { knex: Knex; chains: ChainAdapters }): Promise<void> {
