@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import type { ChainAction } from '../domain/chain-txs';
+import type { NativeEffects } from '../domain/native-effects';
 import type { ConfirmedPayin, DetectedPayin } from '../domain/payins';
 import type { UsdRate } from '../domain/pricing';
 import type { BridgeEndpoint } from './bridges/endpoint';
@@ -46,6 +47,7 @@ export interface DepositAccounts {
 }
 
 export type { ChainAction } from '../domain/chain-txs';
+export type { NativeEffects } from '../domain/native-effects';
 
 export interface SignedChainTx {
   /** The bytes to broadcast (hex for EVM, base64 wire transaction for Solana). */
@@ -280,6 +282,13 @@ export interface ChainAdapter {
    * the token balance or event, the operation's result); a bounce or failure anywhere is `succeeded: false`.
    */
   checkTx(txHashes: string[], depth: number, sent?: SentChainTx): Promise<TxCheck>;
+  /**
+   * What one of Payrail's mined transactions (`txHash`, as the outbox stored it: its bytes and action) did to the
+   * native coin, read from the chain: the fees each payer burnt, and every other change of a native balance it made
+   * (value sent and received, rent paid or returned, a top-up, gas sent along and its excess back). A succeeded or a
+   * failed transaction alike: a failed one paid its fees too.
+   */
+  nativeEffects(tx: { txHash: string; rawTx: string; action: ChainAction | null }): Promise<NativeEffects>;
   /** What `owner` holds of the token now (base units). */
   balanceOf(owner: string, tokenAddress: string): Promise<bigint>;
   /** A USD price feed on this chain (Chainlink AggregatorV3 on EVM); families without feeds throw PriceUnavailable. */

@@ -41,7 +41,7 @@ import {
 import { releaseTreasuryReservation } from '../db/queries/treasury-reservations';
 import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
-import { recordMinedTxEntries } from './ledger';
+import { recordFailedTxEntries, recordMinedTxEntries } from './ledger';
 import { signAtNonce, signInTurn, type ChainTxDraft } from './signing-queue';
 import { assertFuelOnTerms, assertTransferOnTerms, TransferRefused, type BridgeStep, type TransferRequest } from './money-terms';
 
@@ -465,7 +465,10 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
       if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
       if (check.succeeded) await recordMinedTxEntries({ knex, chains }, row, check.txHash);
-      else log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+      else {
+        log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');
+        await recordFailedTxEntries({ knex, chains }, row, check.txHash);
+      }
       await markChainTxMined({ knex, intentKey, txHash: check.txHash, status, blockNumber: check.blockNumber });
     }
     if (check.succeeded && !(await recovered(row, check.txHash, depth))) return { chainId: row.chain_id, head: headBefore };

@@ -8,7 +8,8 @@ import type { ChainAdapters } from '../chains/adapters';
 import { tokenReceived } from '../chains/bridges/tx';
 import { bridgeLateAfterMs } from '../domain/bridges';
 import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerEntry } from '../domain/ledger';
-import { isNativeToken } from '../domain/payment';
+import { nativeEffectEntries, type ControlledAccount } from '../domain/native-effects';
+import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
@@ -98,9 +99,39 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
  * to the payin's sender; a payout from the treasury of the chain and token it is paid in; a bridge burn from the
  * source treasury into the bridge, its mint from the bridge into the destination treasury (what the bridge kept goes
  * to the network); a recovery of fees sent along from the deposit address back to the treasury. The Payrail fee is a
- * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury.
+ * logical entry (the merchant's to Payrail's fees) that moves nothing on chain: it stays in the treasury. With them,
+ * the native coin the transaction moved besides (`nativeEntries`: fees, gas, rent, top-ups).
  */
 export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
+  const entries = await minedTxEntries(deps, tx, minedTxHash);
+  await insertLedgerEntries({ knex: deps.knex, entries: [...entries, ...(await nativeEntries(deps, tx, minedTxHash, entries))] });
+}
+
+/** A chain transaction of ours failed on chain: it moved nothing, but paid its fees (`nativeEntries`). */
+export async function recordFailedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
+  await insertLedgerEntries({ knex: deps.knex, entries: await nativeEntries(deps, tx, minedTxHash, []) });
+}
+
+/**
+ * The native coin a mined transaction of ours moved on our accounts (its treasury, its payment's deposit), as the
+ * chain shows it (`ChainAdapter.nativeEffects`): fees, gas, rent, top-ups and what came back, beyond what its intent
+ * booked (`booked`).
+ */
+async function nativeEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string, booked: LedgerEntry[]): Promise<LedgerEntry[]> {
+  const adapter = deps.chains.adapter(tx.chain_id);
+  const treasury = adapter.treasuryAddress();
+  const payment = tx.payment_id ? await findPaymentById({ knex: deps.knex, id: tx.payment_id }) : undefined;
+  const deposit = payment && payment.source_chain_id === tx.chain_id ? payment.deposit_address : null;
+  const accounts: ControlledAccount[] = [
+    { account: 'treasury', address: treasury, onChain: treasury },
+    ...(deposit ? [{ account: 'deposit' as const, address: deposit, onChain: physicalDeposit(deps.chains, tx.chain_id, deposit) }] : []),
+  ];
+  const effects = await adapter.nativeEffects({ txHash: minedTxHash, rawTx: tx.raw_tx, action: tx.action });
+  return nativeEffectEntries({ intentKey: tx.intent_key, chainId: tx.chain_id, paymentId: tx.payment_id, effects, accounts, booked });
+}
+
+/** What a mined transaction of ours moved of its asset, where it physically happened, as its intent says (`recordMinedTxEntries`). */
+async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<LedgerEntry[]> {
   const kind = tx.intent_key.split(':')[0];
   const ref = `tx:${tx.intent_key}`;
   const treasury = deps.chains.adapter(tx.chain_id).treasuryAddress();
@@ -129,7 +160,7 @@ export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdap
       debitAddress: null, creditAddress: null, amountUnits: payment.fee_units, paymentId: payment.id,
     });
   }
-  await insertLedgerEntries({ knex: deps.knex, entries });
+  return entries;
 }
 
 type BridgeArrival = { paymentId: string; chainId: number; tokenAddress: string; burntUnits: bigint; receivedUnits: bigint };
@@ -167,14 +198,8 @@ export async function recordFunding(
 }
 
 /**
- * The assets the ledger compares with the chain on `chainId`: every token but the native coin, whose fees, gas, rent
- * and top-ups are not booked (the native coin's balances are listed, not compared).
- */
-const comparedAsset = (tokenAddress: string): boolean => !isNativeToken(tokenAddress);
-
-/**
- * A dev stack's genesis: what each treasury (and the receiving account deposits share) holds of each configured token
- * when the stack provisions it, booked as the operator's funding (once per chain, token and account), so a fresh
+ * A dev stack's genesis: what each treasury (and the receiving account deposits share) holds of the native coin and
+ * each configured token when the stack provisions it, booked as the operator's funding (once per chain, token and account), so a fresh
  * stack's books balance from the start.
  */
 export async function recordGenesisFunding(deps: { knex: Knex; chains: ChainAdapters }): Promise<void> {
@@ -182,9 +207,10 @@ export async function recordGenesisFunding(deps: { knex: Knex; chains: ChainAdap
     const adapter = deps.chains.adapter(chain.chainId);
     const accounts = [{ account: 'treasury' as const, address: adapter.treasuryAddress() }, ...(adapter.sharedReceiver ? [{ account: 'deposit' as const, address: adapter.sharedReceiver }] : [])];
     for (const { account, address } of accounts) {
-      for (const token of Object.values(chain.tokens)) {
-        const units = await adapter.balanceOf(address, token.address);
-        await recordFunding(deps, { ref: `funding:genesis:${chain.chainId}:${token.address.toLowerCase()}:${address}`, chainId: chain.chainId, tokenAddress: token.address, account, address, amountUnits: units.toString() });
+      const assets = new Set([NATIVE_TOKEN_ADDRESS, ...Object.values(chain.tokens).map((token) => token.address)]);
+      for (const tokenAddress of assets) {
+        const units = await adapter.balanceOf(address, tokenAddress);
+        await recordFunding(deps, { ref: `funding:genesis:${chain.chainId}:${tokenAddress.toLowerCase()}:${address}`, chainId: chain.chainId, tokenAddress, account, address, amountUnits: units.toString() });
       }
     }
   }
@@ -197,8 +223,6 @@ export interface AccountReport extends AccountReconciliation {
   kind: AccountKind;
   /** A transaction of ours touching it is not booked yet, or its payment's run still decides: a difference is not (yet) a loss. */
   inFlight: boolean;
-  /** False for the native coin, whose network costs are not booked: listed, never a failure. */
-  compared: boolean;
 }
 
 export interface StuckBridge extends BridgeInTransit {
@@ -213,8 +237,8 @@ export interface LedgerReconciliation {
   failures: number;
 }
 
-/** A difference that is a failure: the account is settled and its asset compared. */
-export const isFailure = (a: AccountReport): boolean => a.compared && !a.inFlight && a.difference !== 0n;
+/** A difference that is a failure: the account is settled. */
+export const isFailure = (a: AccountReport): boolean => !a.inFlight && a.difference !== 0n;
 
 /**
  * Compares what the ledger says every physical account holds, per asset, with what the chain says it holds: each
@@ -242,7 +266,6 @@ export async function reconcileLedger(deps: { knex: Knex; chains: ChainAdapters 
     ...r,
     kind: before[i]!.kind,
     inFlight: busy(before[i]!) || after.get(accountKey(r)) !== r.units,
-    compared: comparedAsset(r.tokenAddress),
   }));
   const stuck = scope.appId === undefined ? await findStuckBridges(deps, now) : [];
   return { accounts, stuckBridges: stuck, failures: accounts.filter(isFailure).length + stuck.length };

@@ -1,6 +1,7 @@
 /** Reconcile's findings as lines for an operator (`npm run reconcile`, the reconciler's log). */
 import { formatUnits } from 'ethers';
 import type { ChainRegistry } from '../chains/registry';
+import { isNativeToken } from '../domain/payment';
 import { isFailure, type AccountReport, type LedgerReconciliation, type StuckBridge } from './ledger';
 
 const tokenOf = (registry: ChainRegistry, chainId: number, tokenAddress: string) => registry.payableByAddress(chainId, tokenAddress);
@@ -8,9 +9,9 @@ const tokenOf = (registry: ChainRegistry, chainId: number, tokenAddress: string)
 function accountLine(registry: ChainRegistry, a: AccountReport): string {
   const token = tokenOf(registry, a.chainId, a.tokenAddress);
   const f = (units: bigint) => (token ? formatUnits(units, token.decimals) : units.toString());
-  const verdict = !a.compared ? 'not compared (native coin)' : isFailure(a) ? `DIFFERENCE ${f(a.difference)}` : a.difference === 0n ? 'ok' : `in flight (differs by ${f(a.difference)} while money of ours moves)`;
+  const verdict = isFailure(a) ? `DIFFERENCE ${f(a.difference)}` : a.difference === 0n ? 'ok' : `in flight (differs by ${f(a.difference)} while money of ours moves)`;
   const quarantined = a.accounts.includes('quarantine') ? ' (quarantined: an asset nobody configured, never counted)' : '';
-  return `chain ${a.chainId} ${a.kind} ${a.address} ${token?.symbol ?? a.tokenAddress}: ledger ${f(a.units)}, on chain ${f(a.onChain)}${quarantined} — ${verdict}`;
+  return `chain ${a.chainId} ${a.kind} ${a.address} ${token?.symbol ?? (isNativeToken(a.tokenAddress) ? 'native' : a.tokenAddress)}: ledger ${f(a.units)}, on chain ${f(a.onChain)}${quarantined} — ${verdict}`;
 }
 
 function bridgeLine(registry: ChainRegistry, b: StuckBridge, now: Date): string {

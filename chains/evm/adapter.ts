@@ -2,7 +2,7 @@ import { Contract, JsonRpcProvider, Wallet, isError, type TransactionReceipt } f
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import type { BridgeEndpoint } from '../bridges/endpoint';
-import { TxRefused, TxWouldRevert, type ChainAction, type ChainAdapter, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxFees, type TxReplacement, type WalletRequest } from '../family';
+import { TxRefused, TxWouldRevert, type ChainAction, type ChainAdapter, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxFees, type TxReplacement, type WalletRequest } from '../family';
 import type { EvmChainConfig } from './config';
 import { depositAddress, erc20Abi, erc20Interface, paymentSalt } from './contracts';
 import { checkPayin, readNativeTransfers, readTokenTransfers } from './payins';
@@ -178,6 +178,29 @@ export class EvmAdapter implements ChainAdapter {
     const fees = options.nonce === null ? bumpedFees(previous.fees, now) : now;
     const signed = await signCall(this.treasury(), this.config.chainId, previous.call, { nonce, gasLimit: previous.gasLimit, ...fees });
     return { ...signed, nonce, fees };
+  }
+
+  /**
+   * From the receipt: the sender paid `gasUsed × effectiveGasPrice` (and an OP Stack chain's `l1Fee`, when the receipt
+   * has one); a successful transaction moved its value to `to`, and a native sweep the amount out of the deposit (the
+   * factory's forwarder sends exactly it, or the call reverts: an internal call no receipt lists).
+   */
+  async nativeEffects(tx: { txHash: string; action: ChainAction | null }): Promise<NativeEffects> {
+    const [receipt, sent, raw] = await Promise.all([
+      this.provider.getTransactionReceipt(tx.txHash),
+      this.provider.getTransaction(tx.txHash),
+      this.provider.send('eth_getTransactionReceipt', [tx.txHash]) as Promise<{ l1Fee?: string } | null>,
+    ]);
+    if (!receipt || !sent) throw new Error(`chain ${this.config.chainId}: transaction ${tx.txHash} is not mined`);
+    const fee = receipt.gasUsed * receipt.gasPrice + (raw?.l1Fee ? BigInt(raw.l1Fee) : 0n);
+    const changes: NativeEffects['changes'] = [];
+    if (receipt.status === 1 && sent.value > 0n && sent.to) changes.push({ address: sent.from, deltaUnits: -sent.value }, { address: sent.to, deltaUnits: sent.value });
+    const action = tx.action;
+    if (receipt.status === 1 && action?.kind === 'sweep' && isNativeToken(action.tokenAddress)) {
+      const amount = BigInt(action.amountUnits);
+      changes.push({ address: this.depositAddress(action.paymentId), deltaUnits: -amount }, { address: action.to, deltaUnits: amount });
+    }
+    return { fees: [{ address: receipt.from, units: fee }], changes };
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {

@@ -31,6 +31,7 @@ import {
   getTransferCheckedInstruction,
 } from '@solana-program/token-2022';
 import { formatUnits } from '../../domain/money';
+import { isNativeToken } from '../../domain/payment';
 import { payinMismatch, type DetectedPayin } from '../../domain/payins';
 import {
   PriceUnavailable,
@@ -39,6 +40,7 @@ import {
   type ChainAction,
   type ChainAdapter,
   type FeedReading,
+  type NativeEffects,
   type PayinCheck,
   type PreparedChainTx,
   type SentChainTx,
@@ -387,7 +389,24 @@ export class SolanaAdapter implements ChainAdapter {
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
+    if (isNativeToken(tokenAddress)) return (await this.rpc.getBalance(owner as Address, { commitment: 'confirmed' }).send()).value;
     return this.tokenAmount(await this.ata(owner, tokenAddress));
+  }
+
+  /**
+   * From the transaction's lamport balances: the fee payer (the first key) paid `meta.fee`; every other change of an
+   * account's lamports (SOL moved, rent paid to create a token account or returned by closing one) as the balances show.
+   */
+  async nativeEffects(tx: { txHash: string }): Promise<NativeEffects> {
+    const read = await this.rpc.getTransaction(tx.txHash as Signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    if (!read?.meta) throw new Error(`chain ${this.config.chainId}: transaction ${tx.txHash} is not confirmed`);
+    const { meta } = read;
+    const keys = [...read.transaction.message.accountKeys, ...(meta.loadedAddresses?.writable ?? []), ...(meta.loadedAddresses?.readonly ?? [])];
+    const payer = keys[0]!;
+    const changes = keys
+      .map((address, i) => ({ address, deltaUnits: BigInt(meta.postBalances[i] ?? 0n) - BigInt(meta.preBalances[i] ?? 0n) + (i === 0 ? BigInt(meta.fee) : 0n) }))
+      .filter((c) => c.deltaUnits !== 0n);
+    return { fees: [{ address: payer, units: BigInt(meta.fee) }], changes };
   }
 
   readUsdPriceFeed(feed: string): Promise<FeedReading> {

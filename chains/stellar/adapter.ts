@@ -8,6 +8,7 @@ import {
   type ChainAction,
   type ChainAdapter,
   type FeedReading,
+  type NativeEffects,
   type PayinCheck,
   type PaymentDestination,
   type PreparedChainTx,
@@ -297,11 +298,35 @@ export class StellarAdapter implements ChainAdapter {
     return { state: 'unmined' };
   }
 
+  /**
+   * From Horizon: the fee account (the source, or a fee bump's payer) paid `fee_charged`; a successful transaction's
+   * lumen payments and account creations moved their amounts.
+   */
+  async nativeEffects(tx: { txHash: string }): Promise<NativeEffects> {
+    const read = await this.transaction(tx.txHash);
+    if (!read) throw new Error(`chain ${this.config.chainId}: transaction ${tx.txHash} is not in a ledger`);
+    const effects: NativeEffects = { fees: [{ address: read.fee_account || read.source_account, units: BigInt(read.fee_charged) }], changes: [] };
+    if (!read.successful) return effects;
+    const operations = await this.server.operations().forTransaction(tx.txHash).limit(200).call();
+    for (const op of operations.records) {
+      const moved =
+        op.type === Horizon.HorizonApi.OperationResponseType.payment && op.asset_type === 'native'
+          ? { from: op.from, to: op.to, units: parseUnits(op.amount, DECIMALS) }
+          : op.type === Horizon.HorizonApi.OperationResponseType.createAccount
+            ? { from: op.funder, to: op.account, units: parseUnits(op.starting_balance, DECIMALS) }
+            : null;
+      if (moved) effects.changes.push({ address: moved.from, deltaUnits: -moved.units }, { address: moved.to, deltaUnits: moved.units });
+    }
+    return effects;
+  }
+
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
     const asset = this.asset(tokenAddress);
     try {
       const account = await this.server.loadAccount(owner);
-      const line = account.balances.find((b) => 'asset_code' in b && b.asset_code === asset.getCode() && 'asset_issuer' in b && b.asset_issuer === asset.getIssuer());
+      const line = asset.isNative()
+        ? account.balances.find((b) => b.asset_type === 'native')
+        : account.balances.find((b) => 'asset_code' in b && b.asset_code === asset.getCode() && 'asset_issuer' in b && b.asset_issuer === asset.getIssuer());
       return line ? parseUnits(line.balance, DECIMALS) : 0n;
     } catch (err) {
       if (err instanceof NotFoundError) return 0n;

@@ -2,7 +2,7 @@ import { Address, Cell, SendMode, beginCell, internal, loadTransaction, toNano, 
 import type { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, payinMismatch, type DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
+import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
 import type { TonChainConfig } from './config';
 import { notificationOf, opOf, transfersOf, type DepositAccount, type JettonNotification } from './payins';
 import { pacedFetch, pacedTonClient, RequestPacer } from './toncenter';
@@ -504,6 +504,18 @@ export class TonAdapter implements ChainAdapter {
    */
   private async messageChain(root: Transaction): Promise<'pending' | 'landed' | 'failed'> {
     if (!succeeded(root) || root.outMessagesCount === 0) return 'failed';
+    const { transactions, complete } = await this.chainOf(root);
+    // A relay that sent nothing on (its actions skipped) did not carry the transfer.
+    if (transactions.slice(1).some((tx) => (isRelay(tx) ? !succeeded(tx) || tx.outMessagesCount === 0 : bounced(tx)))) return 'failed';
+    return complete ? 'landed' : 'pending';
+  }
+
+  /**
+   * The transactions of a treasury transaction's message chain found so far, the root first: every message's, each
+   * relay's messages followed on (`messageChain`); `complete` once no message is still travelling.
+   */
+  private async chainOf(root: Transaction): Promise<{ transactions: Transaction[]; complete: boolean }> {
+    const transactions = [root];
     const relays = [root];
     let followed = 0;
     for (let tx = relays.shift(); tx; tx = relays.shift()) {
@@ -511,18 +523,34 @@ export class TonAdapter implements ChainAdapter {
         if (message.info.type !== 'internal') continue;
         if (++followed > MAX_CHAIN_MESSAGES) throw new Error(`treasury transaction ${root.hash().toString('hex')} sent more messages than a transfer does`);
         const next = await this.resultTx(message.info.src, message.info.dest, message.info.createdLt);
-        if (!next) return 'pending';
-        const op = opOf(next);
-        if (op === WALLET_V5R1_OPS.signedInternal || op === JETTON_OPS.transfer || op === JETTON_OPS.internalTransfer) {
-          // A relay that sent nothing on (its actions skipped) did not carry the transfer.
-          if (!succeeded(next) || next.outMessagesCount === 0) return 'failed';
-          relays.push(next);
-        } else if (bounced(next)) {
-          return 'failed';
-        }
+        if (!next) return { transactions, complete: false };
+        transactions.push(next);
+        if (isRelay(next) && succeeded(next) && next.outMessagesCount > 0) relays.push(next);
       }
     }
-    return 'landed';
+    return { transactions, complete: true };
+  }
+
+  /**
+   * Every transaction of the treasury transaction's message chain (the treasury's, a deposit wallet's, the jetton
+   * wallets', the excess or gas coming back): each account paid its transaction's fees and the forwarding fees of the
+   * messages it sent, and its balance changed by the value it received less the value it sent.
+   */
+  async nativeEffects(tx: { txHash: string; rawTx: string }): Promise<NativeEffects> {
+    const root = await this.findTreasuryTx(tx.txHash, storedMessageSeqno(tx.rawTx));
+    if (!root) throw new Error(`chain ${this.config.chainId}: transaction ${tx.txHash} is not on chain`);
+    const effects: NativeEffects = { fees: [], changes: [] };
+    for (const t of (await this.chainOf(root)).transactions) {
+      const info = t.inMessage?.info;
+      if (!info || info.type === 'external-out') continue;
+      const address = rawAddress(info.dest);
+      const outs = [...t.outMessages.values()].flatMap((m) => (m.info.type === 'internal' ? [m.info] : []));
+      const fee = t.totalFees.coins + outs.reduce((sum, m) => sum + m.forwardFee + m.ihrFee, 0n);
+      const change = (info.type === 'internal' ? info.value.coins : 0n) - outs.reduce((sum, m) => sum + m.value.coins, 0n);
+      if (fee > 0n) effects.fees.push({ address, units: fee });
+      if (change !== 0n) effects.changes.push({ address, deltaUnits: change });
+    }
+    return effects;
   }
 
   /** The transaction an internal message made at its destination, or null while it is still travelling. */
@@ -572,6 +600,12 @@ export class TonAdapter implements ChainAdapter {
 function succeeded(tx: Transaction): boolean {
   const d = tx.description;
   return d.type === 'generic' && !d.aborted && d.computePhase.type === 'vm' && d.computePhase.success && (d.actionPhase?.success ?? true) && !bounced(tx);
+}
+
+/** A transaction that relays a transfer on: a deposit wallet's signed request, a jetton wallet's transfer or internal transfer. */
+function isRelay(tx: Transaction): boolean {
+  const op = opOf(tx);
+  return op === WALLET_V5R1_OPS.signedInternal || op === JETTON_OPS.transfer || op === JETTON_OPS.internalTransfer;
 }
 
 /** The transaction sent its message back (a bounceable message its destination could not take). */

@@ -8,6 +8,7 @@ import {
   TxRefused,
   type ChainAction,
   type ChainAdapter,
+  type NativeEffects,
   type FeedReading,
   type PayinCheck,
   type PreparedChainTx,
@@ -421,6 +422,27 @@ export class TronAdapter implements ChainAdapter {
     const token = TronWeb.address.toHex(action.tokenAddress).toLowerCase().slice(2);
     const to = TronWeb.address.toHex(action.to).toLowerCase();
     return (info.log ?? []).some((log) => log.address.toLowerCase().slice(-40) === token && log.topics[0] === TRANSFER_TOPIC && wordToTronHex(log.topics[2] ?? '') === to && BigInt(`0x${log.data}`) === BigInt(action.amountUnits));
+  }
+
+  /**
+   * From the transactions' infos: each payer (the contract's owner) burnt the info's `fee` (energy, bandwidth, a new
+   * account's activation), and the TRX transfers moved their amounts. A transfer out of a deposit is read with the
+   * treasury's top-up signed with it (the stored bundle's `topUp`), when that is in a block.
+   */
+  async nativeEffects(tx: { txHash: string; rawTx: string }): Promise<NativeEffects> {
+    const stored = JSON.parse(tx.rawTx) as SweepBundle | Types.SignedTransaction;
+    const ids = ['transfer' in stored && stored.topUp ? [stored.topUp.txID] : [], [tx.txHash]].flat();
+    const effects: NativeEffects = { fees: [], changes: [] };
+    for (const id of ids) {
+      const [read, info] = await Promise.all([this.request<TronTransaction>('wallet/gettransactionbyid', { value: id }), this.info(id)]);
+      if (info.blockNumber === undefined) continue;
+      const owner = read.raw_data?.contract[0]?.parameter.value.owner_address;
+      if (owner && info.fee) effects.fees.push({ address: base58(owner), units: BigInt(info.fee) });
+      for (const t of transfersOf(this.config.chainId, info.blockNumber, read, info).filter((t) => isNativeToken(t.tokenAddress))) {
+        effects.changes.push({ address: t.from, deltaUnits: -BigInt(t.amountUnits) }, { address: t.to, deltaUnits: BigInt(t.amountUnits) });
+      }
+    }
+    return effects;
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {

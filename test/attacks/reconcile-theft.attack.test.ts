@@ -1,13 +1,15 @@
 /**
  * A reconciliation that can fail (issue 38): `npm run reconcile` compares what the ledger says every account we
  * control holds with the chain, and fails naming the account and the difference when money leaves a treasury behind
- * Payrail's back (an EVM treasury's USDC, the Solana treasury's USDC), and naming the payment and burn when a bridge transfer stays in transit past its protocol's time.
+ * Payrail's back (a token or the native coin, on any family), and naming the payment and burn when a bridge transfer
+ * stays in transit past its protocol's time. The native coin's fees, gas, rent and top-ups are booked as they happen.
  * On a stack of its own, so the whole ledger (every deposit, every treasury) is this file's alone.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
+import { generateKeyPairSigner } from '@solana/kit';
 import { Contract, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { stackChain, startThrowawayStack, type Stack } from '../../tools/stack/stack';
@@ -16,10 +18,12 @@ import { bridgeTxs } from '../support/bridge-txs';
 import { customerTransfer, providerFor, tokenAddress, tokenBalance } from '../support/chain';
 import { holdTreasuryFloat } from '../support/float';
 import { newMerchant, type TestMerchant } from '../support/merchant';
+import { PAYIN_FAMILIES, newFamilyApp, type FamilyApp } from '../support/payin-families';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance, solanaTokenTransfer } from '../support/solana';
 import { TEST_STACK_ENV } from '../support/stack';
+import { newTronAddress, tronTrxTransfer } from '../support/tron';
 
 const CHAIN = 8453;
 const SOURCE = 42161;
@@ -86,6 +90,32 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     assert.doesNotMatch(scoped.stdout, /treasury/, 'an app\'s reconcile compares its deposits only');
   });
 
+  it('a payment on each other family (Solana, TON, Tron, Stellar) leaves its deposit and treasury balanced, native coin included', async function () {
+    this.timeout(600_000);
+    // The four families at once: each payment's sweep and payout, their fees, top-ups and rent, booked as they land.
+    const apps: FamilyApp[] = [];
+    for (const family of PAYIN_FAMILIES) apps.push(await newFamilyApp(stack, family));
+    await Promise.all(
+      PAYIN_FAMILIES.map(async (family, i) => {
+        const app = apps[i]!;
+        const chainId = family.chainId(stack.info);
+        const created = await createPayment(stack.info.paymentApiUrl, app.ordersKey, paymentBody({ orderId: `native-${randomUUID()}`, chainId: String(chainId), tokenSymbol: family.symbol, amount: '3' }));
+        await family.pay(stack.info, created.source.receiverAddress, '3');
+        await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 400_000);
+      }),
+    );
+    const { code, stdout } = await settledReconcile(stack);
+    console.log(stdout);
+    assert.equal(code, 0, stdout);
+    for (const family of PAYIN_FAMILIES) {
+      const chainId = family.chainId(stack.info);
+      const treasury = services.chains.adapter(chainId).treasuryAddress();
+      const native = services.chains.registry.findNativeToken(chainId)?.symbol ?? 'native';
+      // The treasury paid the fees (and topped deposits up): its native coin is compared, and equal.
+      assert.match(stdout, new RegExp(`chain ${chainId} treasury ${treasury} ${native}: ledger ([\\d.]+), on chain \\1 — ok`), `${family.name}: ${stdout}`);
+    }
+  });
+
   it('a bridge transfer whose attestation never comes is a failure past its protocol\'s time, named with its payment and burn', async () => {
     // Base's float is set aside: the payment bridges its own funds.
     const releaseFloat = await holdTreasuryFloat(stack, services, shop, CHAIN, 'USDC');
@@ -150,7 +180,9 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     const line = new RegExp(`chain ${CHAIN} treasury ${treasury.address} USDC: ledger ([\\d.]+), on chain ([\\d.]+) — DIFFERENCE -1\\.25`);
     const [, ledger, onChain] = line.exec(stolen.stdout) ?? assert.fail(stolen.stdout);
     assert.equal(parseUnits(ledger!, 6) - parseUnits(onChain!, 6), parseUnits('1.25', 6));
-    assert.match(stolen.stdout, /reconciled: \d+ accounts — 1 FAILURES/);
+    // The thief's transaction paid its gas from the treasury too: the native coin is a loss of its own.
+    assert.match(stolen.stdout, new RegExp(`chain ${CHAIN} treasury ${treasury.address} ETH: ledger [\\d.]+, on chain [\\d.]+ — DIFFERENCE -0\\.\\d+`));
+    assert.match(stolen.stdout, /reconciled: \d+ accounts — 2 FAILURES/);
 
     // The operator tops the treasury up and books it (`npm run fund`): the ledger and the chain both grow by it, the loss stays.
     const topUp = await customerTransfer(stack.info, CHAIN, 'USDC', treasury.address, '1.25');
@@ -163,5 +195,24 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     const after = await settledReconcile(stack);
     assert.equal(after.code, 1);
     assert.match(after.stdout, new RegExp(`chain ${CHAIN} treasury ${treasury.address} USDC: .* — DIFFERENCE -1\\.25`));
+  });
+
+  it('TRX moved out of the Tron treasury and USDC out of the Solana treasury with their keys: reconcile names both treasuries and each loss', async () => {
+    const tron = PAYIN_FAMILIES.find((f) => f.name === 'Tron')!.chainId(stack.info);
+    const solana = PAYIN_FAMILIES.find((f) => f.name === 'Solana')!.chainId(stack.info);
+    const tronTreasury = services.chains.adapter(tron).treasuryAddress();
+    const solanaTreasury = services.chains.adapter(solana).treasuryAddress();
+    await tronTrxTransfer(stack.info, stack.env.TRON_TREASURY_PRIVATE_KEY!, newTronAddress(), 2_000_000n);
+    await solanaTokenTransfer(stack.info, 'USDC', { from: JSON.parse(stack.env.SOLANA_TREASURY_SECRET_KEY!) as number[] }, (await generateKeyPairSigner()).address, '1.5');
+
+    const stolen = await settledReconcile(stack);
+    assert.equal(stolen.code, 1, stolen.stdout);
+    const trx = services.chains.registry.findNativeToken(tron)?.symbol ?? 'native';
+    // The thief's 2 TRX, and the fee its transaction burnt from the treasury (bandwidth, the new account's activation).
+    const [, ledger, onChain] = new RegExp(`chain ${tron} treasury ${tronTreasury} ${trx}: ledger ([\\d.]+), on chain ([\\d.]+) — DIFFERENCE -[\\d.]+`).exec(stolen.stdout) ?? assert.fail(stolen.stdout);
+    // Printed in sun when the chains file names no native currency for the chain.
+    const sun = (amount: string) => (trx === 'native' ? BigInt(amount) : parseUnits(amount, 6));
+    assert.ok(sun(ledger!) - sun(onChain!) >= 2_000_000n, stolen.stdout);
+    assert.match(stolen.stdout, new RegExp(`chain ${solana} treasury ${solanaTreasury} USDC: ledger [\\d.]+, on chain [\\d.]+ — DIFFERENCE -1\\.5`));
   });
 });

@@ -31,6 +31,7 @@ import { SolanaAdapter } from '../../chains/solana/adapter';
 import type { SolanaChainConfig } from '../../chains/solana/config';
 import { chainRegistrySchema } from '../../chains/registry';
 import type { ChainAction } from '../../chains/family';
+import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
 import { startSolanaDevnet, type SolanaDevnet } from '../../tools/devnets/solana';
 import { eventually } from '../support/poll';
 
@@ -136,5 +137,21 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     assert.equal(cost.refusal, undefined);
     // Two signatures (the treasury pays, the deposit signs), no rent: at most what the priority fee adds on top.
     assert.ok(cost.feeUnits >= 10_000n && cost.feeUnits < 20_000n, `the refund costs ${cost.feeUnits} lamports`);
+  });
+  it('reads a transaction\'s native effects from its balances: the fee and the rent of the merchant\'s token account the treasury paid', async () => {
+    const treasury = adapter.treasuryAddress();
+    const lamports = () => adapter.balanceOf(treasury, NATIVE_TOKEN_ADDRESS);
+    const before = await lamports();
+    const merchant = (await generateKeyPairSigner()).address;
+    const action: ChainAction = { kind: 'transfer', tokenAddress: usdc(), to: merchant, amountUnits: '500000' };
+    const signed = await (await adapter.prepare(action)).sign(0);
+    await adapter.broadcast(signed);
+    await eventually('the payout mined', 30_000, async () => ((await adapter.checkTx([signed.txHash], 1, { action, rawTx: signed.rawTx, nonce: 0 })).state === 'mined' ? true : undefined));
+    const effects = await adapter.nativeEffects({ txHash: signed.txHash });
+    const [fee] = effects.fees;
+    assert.ok(fee && fee.address === treasury && fee.units >= 5_000n, `the treasury paid the fee (${fee?.units})`);
+    const rent = effects.changes.find((c) => c.address === treasury)?.deltaUnits ?? 0n;
+    assert.ok(rent < 0n, 'and the rent of the merchant’s new token account');
+    assert.equal(rent - fee.units, (await lamports()) - before, 'as the treasury’s lamports moved');
   });
 });

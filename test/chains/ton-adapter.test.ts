@@ -68,15 +68,16 @@ describe('TON adapter on the TON devnet', function () {
   }
 
   /** Signs with the treasury's current seqno, broadcasts, and waits until the transaction is mined. */
-  async function execute(action: ChainAction): Promise<{ succeeded: boolean }> {
+  async function execute(action: ChainAction): Promise<{ succeeded: boolean; txHash: string; rawTx: string }> {
     const prepared = await adapter.prepare(action);
     const signed = await prepared.sign(prepared.chainPendingNonce);
     await adapter.broadcast(signed);
     await adapter.broadcast(signed); // a second broadcast of the same bytes is harmless
-    return eventually('the transaction mined', 60_000, async () => {
-      const check = await adapter.checkTx([signed.txHash], 1, { action, rawTx: signed.rawTx, nonce: prepared.chainPendingNonce });
-      return check.state === 'mined' ? check : undefined;
+    const check = await eventually('the transaction mined', 60_000, async () => {
+      const found = await adapter.checkTx([signed.txHash], 1, { action, rawTx: signed.rawTx, nonce: prepared.chainPendingNonce });
+      return found.state === 'mined' ? found : undefined;
     });
+    return { succeeded: check.succeeded, txHash: signed.txHash, rawTx: signed.rawTx };
   }
 
   it('derives one deposit address per payment, raw and stable', () => {
@@ -135,8 +136,19 @@ describe('TON adapter on the TON devnet', function () {
     assert.equal((await adapter.checkPayin(payin, 1)).state, 'confirmed');
 
     const refundTo = adapter.depositAddress(randomUUID());
+    const treasury = adapter.treasuryAddress();
+    const coins = (owner: string) => adapter.balanceOf(owner, NATIVE_TOKEN_ADDRESS);
+    // The payin's notification (1 nanoton along) reaches the deposit wallet after the jetton wallet's transfer.
+    await eventually('the notification delivered', 30_000, async () => ((await coins(deposit)) > 0n ? true : undefined));
+    const before = { treasury: await coins(treasury), deposit: await coins(deposit) };
     const sweep = await execute({ kind: 'sweep', paymentId, tokenAddress: usdt, to: refundTo, amountUnits: '5000000' });
     assert.equal(sweep.succeeded, true);
+    // Its native effects, read along its message chain (gas sent to the deposit, the jetton wallets' fees, the excess
+    // back): each account's TON moved by them.
+    const effects = await adapter.nativeEffects(sweep);
+    const net = (owner: string) => effects.changes.filter((c) => c.address === owner).reduce((sum, c) => sum + c.deltaUnits, 0n) - effects.fees.filter((f) => f.address === owner).reduce((sum, f) => sum + f.units, 0n);
+    assert.equal(net(treasury), (await coins(treasury)) - before.treasury, 'the treasury: its fees, the gas sent along, the excess back');
+    assert.equal(net(deposit), (await coins(deposit)) - before.deposit, 'the deposit wallet: the gas it kept less its fees');
     assert.equal(await adapter.balanceOf(refundTo, usdt), 5_000_000n, 'mined means the recipient holds it');
     assert.equal(await adapter.balanceOf(deposit, usdt), 0n);
 

@@ -87,8 +87,17 @@ describe('Tron adapter on a devnet that takes TronGrid’s API key', function ()
     const sweep = { kind: 'sweep' as const, paymentId, tokenAddress: devnet.tokens.USDT.address, to: refundTo, amountUnits: '4000000' };
     const cost = await adapter.estimateCost(sweep);
     assert.equal(cost.feeUnits, devnet.contractCallFeeSun, 'the estimate is what the devnet burns per call (its stand-in for energy)');
+    const treasury = adapter.treasuryAddress();
+    const before = { treasury: await trx(treasury), deposit: await trx(deposit) };
     const swept = await execute(sweep);
     assert.equal(swept.check.state === 'mined' && swept.check.succeeded, true);
+    // Its native effects, read from the chain (the top-up's transaction with it): each account's TRX moved by them.
+    const effects = await adapter.nativeEffects({ txHash: swept.signed.txHash, rawTx: swept.signed.rawTx });
+    const net = (owner: string) => effects.changes.filter((c) => c.address === owner).reduce((sum, c) => sum + c.deltaUnits, 0n) - effects.fees.filter((f) => f.address === owner).reduce((sum, f) => sum + f.units, 0n);
+    assert.deepEqual(effects.fees.find((f) => f.address === deposit), { address: deposit, units: devnet.contractCallFeeSun }, 'the deposit burnt its call');
+    assert.equal(net(treasury), (await trx(treasury)) - before.treasury, 'the treasury: its top-up and the top-up’s fee');
+    assert.equal(net(deposit), (await trx(deposit)) - before.deposit, 'the deposit: the top-up less its burn');
+    assert.equal(await adapter.balanceOf(deposit, NATIVE_TOKEN_ADDRESS), await trx(deposit), 'balanceOf reads TRX');
     assert.equal(await usdt(refundTo), 4_000_000n);
     const topUp = BigInt(swept.fuel!.amountUnits);
     assert.ok(topUp > devnet.contractCallFeeSun && topUp <= devnet.contractCallFeeSun * 2n, `topped up with the burn and a margin (${topUp})`);

@@ -33,3 +33,14 @@ export async function tronCustomerTransfer(info: DevStackInfo, to: string, amoun
 
 /** A fresh Tron address nobody has used. */
 export const newTronAddress = (): string => tronUtils.accounts.generateAccount().address.base58;
+
+/** `privateKey`'s owner sends `sun` TRX to `to`. Returns the transaction id once it is in a block. */
+export async function tronTrxTransfer(info: DevStackInfo, privateKey: string, to: string, sun: bigint): Promise<string> {
+  const tronWeb = client(info);
+  const from = TronWeb.address.fromPrivateKey(privateKey) as string;
+  const transaction = await tronWeb.transactionBuilder.sendTrx(to, Number(sun), from);
+  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, privateKey));
+  if (!sent.result) throw new Error(`the Tron devnet refused the TRX transfer: ${String(sent.code)}`);
+  await eventually(`${transaction.txID} to be in a block`, 30_000, async () => ((await tronWeb.trx.getUnconfirmedTransactionInfo(transaction.txID)).blockNumber ? true : undefined), 250);
+  return transaction.txID;
+}
