@@ -87,6 +87,8 @@ export async function listBridgesInTransit(options: { knex: Knex }): Promise<
   const rows = await knex('ledger_entries as l')
     .join('chain_txs as c', 'c.intent_key', knex.raw(`substring(l.ref from 4)`))
     .where({ 'l.kind': 'bridge', 'l.debit_account': 'bridge' })
+    // A payment's transfers: a rebalance's (no payment) are followed by its row (db/queries/rebalances.ts).
+    .whereNotNull('l.payment_id')
     .whereNotExists(knex('ledger_entries as a').whereRaw('a.payment_id = l.payment_id').where({ 'a.kind': 'bridge', 'a.credit_account': 'bridge' }))
     .select<Array<{ payment_id: string; chain_id: number; token_address: string; amount_units: string; tx_hash: string; purpose: string; created_at: Date }>>(
       'l.payment_id', 'l.chain_id', 'l.token_address', 'l.amount_units', 'c.tx_hash', 'c.purpose', 'l.created_at',
@@ -121,4 +123,10 @@ export async function findLatestLedgerReconciliation(options: { knex: Knex }): P
     { reconciled_at: Date; accounts: number; differences: number; stuck_bridges: number; in_flight: number; findings: string[] } | undefined
   >();
   return row && { reconciledAt: row.reconciled_at, accounts: row.accounts, differences: row.differences, stuckBridges: row.stuck_bridges, inFlight: row.in_flight, findings: row.findings };
+}
+
+/** The sum of the entries with these refs (a rebalance's receipt), in base units; 0 when none is booked. */
+export async function sumLedgerEntriesByRef(options: { knex: Knex; refs: string[] }): Promise<bigint> {
+  const row = await options.knex('ledger_entries').whereIn('ref', options.refs).sum<{ sum: string | null }[]>('amount_units as sum');
+  return BigInt(row[0]?.sum ?? '0');
 }
