@@ -4,7 +4,7 @@ import { readModelOptions } from './activity-options';
 import { bridgeTransfer } from './bridge-transfer';
 import { ChainSteps } from './chain-steps';
 import { retryChainStepSignal } from './messages';
-import type { RebalanceWorkflowInput } from './types';
+import type { RebalanceTerms, RebalanceWorkflowInput } from './types';
 
 /** Its bookkeeping writes are quick database writes, local to the run like a payment's. */
 const records = proxyLocalActivities<RebalanceActivities>(readModelOptions);
@@ -14,14 +14,15 @@ const records = proxyLocalActivities<RebalanceActivities>(readModelOptions);
  * one in one bridge transfer (CCTP v2 burn → attestation → mint, or OFT send → delivery), with the payment's bridge
  * step's outbox, quote in history and retry rules: a step whose call would revert or that the node keeps refusing
  * waits for an operator (`AwaitingOperator`, then `retryChainStep`), a late transfer shows `bridge_late`. A
- * transaction that reverted ends the rebalance as failed (the rebalancer may open another).
+ * transaction that reverted ends the rebalance as failed (the rebalancer may open another). What arrived is in the
+ * history (`endRebalance`'s result) and the rebalance's row.
  */
-export async function rebalanceWorkflow(input: RebalanceWorkflowInput): Promise<{ status: 'completed' | 'failed'; receivedUnits: string }> {
+export async function rebalanceWorkflow(input: RebalanceWorkflowInput): Promise<RebalanceTerms['status']> {
   const { rebalanceId } = input;
   const chain = new ChainSteps(`rebalance:${rebalanceId}`);
   setHandler(retryChainStepSignal, () => chain.operatorRetried());
   const terms = await records.loadRebalance({ rebalanceId });
-  if (terms.status !== 'bridging') return { status: terms.status, receivedUnits: '0' };
+  if (terms.status !== 'bridging') return terms.status;
   try {
     await bridgeTransfer(
       chain,
@@ -37,5 +38,5 @@ export async function rebalanceWorkflow(input: RebalanceWorkflowInput): Promise<
   }
   const ended = await records.endRebalance({ rebalanceId, status: 'completed' });
   log.info('rebalanced', { rebalanceId, token: terms.tokenSymbol, fromChainId: terms.fromChainId, toChainId: terms.toChainId, amountUnits: terms.amountUnits, receivedUnits: ended.receivedUnits });
-  return { status: 'completed', ...ended };
+  return 'completed';
 }

@@ -51,7 +51,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
 
   it('moves the amount in one bridge transfer: quote recorded, approve → burn → attestation → mint keyed by the rebalance, then completed', async () => {
     const { result, fakes, rebalanceId } = await rebalance(async () => undefined);
-    assert.deepEqual(result, { status: 'completed', receivedUnits: '99999998900' });
+    assert.equal(result, 'completed');
     assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['approveBridge', 'startBridge', 'finishBridge']);
     for (const write of fakes.chainWrites()) assert.equal(write.input.rebalanceId, rebalanceId, 'every step is the rebalance’s, of no payment');
     const [quote] = fakes.callsOf('quoteBridge');
@@ -78,7 +78,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
       (f) => (f.revertingEstimates.bridgeStarts = 1),
     );
     assert.equal(waiting, 'chain_step_reverts');
-    assert.deepEqual(result, { status: 'completed', receivedUnits: '99999998900' });
+    assert.equal(result, 'completed');
     assert.equal(fakes.callsOf('startBridge').length, 2);
   });
 
@@ -91,7 +91,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
       },
       (f) => (f.bridgeExpectedSeconds = 2),
     );
-    assert.deepEqual(result, { status: 'completed', receivedUnits: '99999998900' });
+    assert.equal(result, 'completed');
     assert.equal(awaiting, undefined, 'the flag ends with the wait');
   });
 
@@ -108,7 +108,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
       const [id, terms] = [...f.rebalances][0]!;
       f.rebalances.set(id, { ...terms, status: 'completed' });
     });
-    assert.deepEqual(result, { status: 'completed', receivedUnits: '0' });
+    assert.equal(result, 'completed');
     assert.deepEqual(fakes.chainWrites(), []);
   });
 
