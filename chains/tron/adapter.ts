@@ -424,6 +424,8 @@ export class TronAdapter implements ChainAdapter {
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
+    // TRX (the ledger's native coin, booked by the recovery of a deposit's top-up) is the account's balance in sun.
+    if (isNativeToken(tokenAddress)) return BigInt(await this.tronWeb.trx.getBalance(owner));
     const read = await this.tronWeb.transactionBuilder.triggerConstantContract(tokenAddress, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
     const word = (read.constant_result as string[] | undefined)?.[0];
     return word ? BigInt(`0x${word}`) : 0n;

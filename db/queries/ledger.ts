@@ -130,3 +130,21 @@ export async function sumLedgerEntriesByRef(options: { knex: Knex; refs: string[
   const row = await options.knex('ledger_entries').whereIn('ref', options.refs).sum<{ sum: string | null }[]>('amount_units as sum');
   return BigInt(row[0]?.sum ?? '0');
 }
+
+/**
+ * Operators' manual float transfers per chain and token (lowercased address): what left treasuries to the operator
+ * (`out`) and what the operator put back into them (`in`), booked by `npm run float:record-transfer`.
+ */
+export async function sumFloatTransfers(options: { knex: Knex }): Promise<Array<{ chainId: number; tokenAddress: string; outUnits: bigint; inUnits: bigint }>> {
+  const rows = await options
+    .knex('ledger_entries')
+    .where('ref', 'like', 'float-transfer:%')
+    .groupBy('chain_id', 'token_address')
+    .select<Array<{ chain_id: number; token_address: string; out_units: string; in_units: string }>>(
+      'chain_id',
+      'token_address',
+      options.knex.raw(`coalesce(sum(amount_units) filter (where credit_account = 'treasury'), 0) as out_units`),
+      options.knex.raw(`coalesce(sum(amount_units) filter (where debit_account = 'treasury'), 0) as in_units`),
+    );
+  return rows.map((r) => ({ chainId: r.chain_id, tokenAddress: r.token_address, outUnits: BigInt(r.out_units), inUnits: BigInt(r.in_units) }));
+}

@@ -6,10 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Stack } from '../../tools/stack/stack';
 import type { RebalanceRow } from '../../db/tables';
 import { readTreasuryFloats } from '../../services/treasury-float';
 import { reconcileLedger } from '../../services/ledger';
+import { describeFloats } from '../../services/float-report';
+import { FloatTransferNotFound, recordManualFloatTransfer } from '../../services/float-transfers';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { waitForStatus } from '../support/api';
@@ -99,7 +101,8 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
       });
       assert.equal(res.status, 201, res.text);
       order = (res.body as OrderCreated).order;
-      await tronCustomerTransfer(stack.info, order.pay_address!, order.pay_amount!);
+      assert.ok(order.pay_address && order.pay_amount && order.payment_id, `the order answers with its payment: ${res.text}`);
+      await tronCustomerTransfer(stack.info, order.pay_address, order.pay_amount);
       const run = services.client.workflow.getHandle(paymentWorkflowId(order.payment_id!));
       await eventually('the payout waiting for the float (AwaitingOperator=treasury_short)', 180_000, async () =>
         ((await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'treasury_short' ? true : undefined), 1_000);
@@ -117,6 +120,34 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
     await assertBooked(rebalance);
   });
 
+  it('Tron’s USDT short: no bridge reaches it, so the need is raised (reconcile lists it) and nothing goes on chain; the operator’s transfer in is read from the chain and booked once', async () => {
+    const tron = stackChain(stack.info, 'tron').chainId;
+    const release = await holdTreasuryFloat(stack, services, merchant, tron, 'USDT');
+    releases.push(release);
+    await checkFloats(services);
+    const needLine = await eventually('the need in reconcile', 30_000, async () =>
+      (await describeFloats(services, await reconcileLedger(services))).find((l) => l.startsWith(`chain ${tron} needs `) && l.includes('USDT') && l.endsWith('REBALANCE NEEDED')),
+    );
+    assert.match(needLine, /operator's transfer/);
+    assert.deepEqual(await services.knex('rebalances').where({ to_chain_id: tron }).select('id'), [], 'no rebalance: nothing signed');
+
+    const treasury = services.chains.adapter(tron).treasuryAddress();
+    const txHash = await tronCustomerTransfer(stack.info, treasury, '25');
+    const legs = await eventually('the transfer confirmed and booked', 60_000, () =>
+      recordManualFloatTransfer(services, { chainId: tron, txHash }).catch((err: unknown) => {
+        if (err instanceof FloatTransferNotFound) return undefined;
+        throw err;
+      }),
+    );
+    assert.deepEqual(legs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDT', 'in', '25000000']], 'the amount is the chain’s');
+    await recordManualFloatTransfer(services, { chainId: tron, txHash });
+    assert.equal(Number((await services.knex('ledger_entries').where('ref', 'like', `float-transfer:${tron}:%`).count<{ count: string }[]>('* as count'))[0]!.count), 1, 'booked once');
+    await assert.rejects(recordManualFloatTransfer(services, { chainId: tron, txHash: '0'.repeat(64) }), FloatTransferNotFound);
+    const tronTreasury = (await reconcileLedger(services)).accounts.find((a) => a.kind === 'treasury' && a.chainId === tron && a.compared);
+    assert.equal(tronTreasury?.difference, 0n, 'the treasury equals its books with the transfer booked');
+    await release();
+  });
+
   it('reconcile balances afterwards: every treasury equals the ledger, no rebalance bridging', async () => {
     const result = await eventually('the books settled', 60_000, async () => {
       const r = await reconcileLedger(services);
@@ -126,5 +157,8 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
     assert.deepEqual(differing, []);
     assert.equal(result.failures, 0);
     assert.deepEqual(await services.knex('rebalances').where({ status: 'bridging' }).select('id'), []);
+    const floats = await describeFloats(services, result);
+    assert.ok(floats.some((l) => l.startsWith('chain 8453 treasury float USDC: ')), floats.join('\n'));
+    assert.ok(floats.some((l) => l.startsWith('USDC across ') && l.includes('in flight by rebalance 0.0 USDC')), floats.join('\n'));
   });
 });
