@@ -23,7 +23,7 @@ export interface BridgeTransferRequest {
  * late on its way shows `AwaitingOperator=bridge_late` until it arrives. `quoted` sees the quote before anything is
  * signed. Returns the quote.
  */
-export async function bridgeTransfer(chain: ChainSteps, owner: BridgeOwner, request: BridgeTransferRequest, quoted: (quote: BridgeQuote) => Promise<void> = async () => undefined): Promise<BridgeQuote> {
+export async function bridgeTransfer(chain: ChainSteps, owner: BridgeOwner, request: BridgeTransferRequest, quoted: (quote: BridgeQuote) => Promise<void> = () => Promise.resolve()): Promise<BridgeQuote> {
   const quote = await chainWrites.quoteBridge({ ...owner, ...request });
   log.info('bridging', { ...owner, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
   await quoted(quote);

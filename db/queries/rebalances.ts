@@ -13,7 +13,7 @@ export async function openRebalance(options: { knex: Knex; row: Pick<RebalanceRo
     .onConflict(options.knex.raw(`(token_symbol, from_chain_id, to_chain_id) where status = 'bridging'`) as never)
     .ignore()
     .returning('*');
-  return rows[0] as RebalanceRow | undefined;
+  return rows[0];
 }
 
 export async function findRebalance(options: { knex: Knex; id: string }): Promise<RebalanceRow | undefined> {

@@ -50,7 +50,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
   }
 
   it('moves the amount in one bridge transfer: quote recorded, approve → burn → attestation → mint keyed by the rebalance, then completed', async () => {
-    const { result, fakes, rebalanceId } = await rebalance(async () => undefined);
+    const { result, fakes, rebalanceId } = await rebalance(() => Promise.resolve());
     assert.equal(result, 'completed');
     assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['approveBridge', 'startBridge', 'finishBridge']);
     for (const write of fakes.chainWrites()) assert.equal(write.input.rebalanceId, rebalanceId, 'every step is the rebalance’s, of no payment');
@@ -96,7 +96,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
   });
 
   it('a burn that reverted ends the rebalance as failed and fails the run, naming the transaction', async () => {
-    const { result, fakes, rebalanceId } = await rebalance(async () => undefined, (f) => f.reverted.add(`rebalance-burn:${f.rebalances.keys().next().value}`));
+    const { result, fakes, rebalanceId } = await rebalance(() => Promise.resolve(), (f) => f.reverted.add(`rebalance-burn:${f.rebalances.keys().next().value}`));
     assert.ok(result instanceof WorkflowFailedError, String(result));
     assert.match(String((result.cause as Error).message), /rebalance-burn:.* reverted/);
     assert.deepEqual(fakes.callsOf('endRebalance'), [{ rebalanceId, status: 'failed' }]);
@@ -104,7 +104,7 @@ describe('rebalancer and rebalance workflows (faked activities, time-skipping se
   });
 
   it('a rebalance no longer bridging (its run started again) moves nothing', async () => {
-    const { result, fakes } = await rebalance(async () => undefined, (f) => {
+    const { result, fakes } = await rebalance(() => Promise.resolve(), (f) => {
       const [id, terms] = [...f.rebalances][0]!;
       f.rebalances.set(id, { ...terms, status: 'completed' });
     });
