@@ -2,7 +2,7 @@ import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
 import { payinId, type DetectedPayin, type PayinConfirmation } from '../domain/payins';
-import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
+import type { BridgeArrival, BridgeOwner, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
 import { reserveTreasury } from '../db/queries/treasury-reservations';
 import { CctpMessageMismatch } from '../chains/bridges/cctp';
@@ -91,17 +91,17 @@ export function createChainWriteActivities(deps: ActivityDeps) {
       signing(() => txs.sweepDeposit(input)),
 
     /** Idempotent (read-only): fees and expected time of bridging the amount to the destination treasury. */
-    quoteBridge: (input: { paymentId: string; sourceChainId: number; destinationChainId: number; tokenSymbol: string; amountUnits: string }) =>
+    quoteBridge: (input: BridgeOwner & { sourceChainId: number; destinationChainId: number; tokenSymbol: string; amountUnits: string }) =>
       bridges.quote(input),
 
     /** Idempotent per intent key: the bridge's allowance to pull the token, or null when it needs none. */
-    approveBridge: (input: { paymentId: string; quote: BridgeQuote }) => signing(() => bridges.approve(input)),
+    approveBridge: (input: BridgeOwner & { quote: BridgeQuote }) => signing(() => bridges.approve(input)),
 
     /** Idempotent per intent key: the CCTP burn or OFT send; the bridge's own nonce makes its message unique. */
-    startBridge: (input: { paymentId: string; quote: BridgeQuote }) => signing(() => bridges.start(input)),
+    startBridge: (input: BridgeOwner & { quote: BridgeQuote }) => signing(() => bridges.start(input)),
 
     /** Idempotent per intent key: the CCTP mint (refused on chain for a used nonce), or null for a delivered OFT. */
-    finishBridge: (input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
+    finishBridge: (input: BridgeOwner & { quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }) => signing(() => bridges.finish(input)),
 
     /**
      * Idempotent (one reservation per payment, one netting decision per payment, one transaction per intent key):
@@ -193,7 +193,7 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      * Idempotent (read-only): waits, heartbeating, until the transfer started by `startTxHash` is attested (its
      * message checked against the burn) or delivered; looks again at the chain's poll interval while it is not.
      */
-    async awaitBridgeArrival(input: { paymentId: string; quote: BridgeQuote; startTxHash: string }): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
+    async awaitBridgeArrival(input: BridgeOwner & { quote: BridgeQuote; startTxHash: string }): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
       const pollMs = deps.chains.registry.chain(input.quote.sourceChainId).pollIntervalMs;
       let detail: string | undefined;
       let failing: string | undefined;
@@ -208,8 +208,9 @@ export function createChainWaitActivities(deps: ActivityDeps) {
             // Logged when the failure starts or changes, not on every poll while Iris or a node is away. An attestation
             // of another message than our burn's is never taken: the wait goes on (and turns late) for an operator.
             if (String(err) !== failing) {
-              if (err instanceof CctpMessageMismatch) deps.log.error({ paymentId: input.paymentId, err: err.message }, 'Iris attested another message than our burn; refused');
-              else deps.log.warn({ paymentId: input.paymentId, err: String(err) }, 'bridge status unavailable; looking again');
+              const owner = 'paymentId' in input ? { paymentId: input.paymentId } : { rebalanceId: input.rebalanceId };
+              if (err instanceof CctpMessageMismatch) deps.log.error({ ...owner, err: err.message }, 'Iris attested another message than our burn; refused');
+              else deps.log.warn({ ...owner, err: String(err) }, 'bridge status unavailable; looking again');
             }
             failing = String(err);
             return undefined;

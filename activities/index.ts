@@ -4,6 +4,7 @@ import { createDepositAddressActivities } from './deposit-addresses';
 import { createLedgerActivities } from './ledger';
 import { createOrderActivities } from './orders';
 import { createPaymentRecordActivities } from './payments';
+import { createRebalanceActivities } from './rebalances';
 import { createRefundActivities } from './refunds';
 import { createWatcherActivities } from './watcher';
 import { createWebhookActivities } from './webhooks';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOrderActivities(deps),
     ...createDepositAddressActivities(deps),
     ...createLedgerActivities(deps),
+    ...createRebalanceActivities(deps),
   };
 }
 
@@ -36,4 +38,5 @@ export type WatcherActivities = ReturnType<typeof createWatcherActivities>;
 export type { OrderActivities } from './orders';
 export type { DepositAddressActivities } from './deposit-addresses';
 export type { LedgerActivities } from './ledger';
+export type { RebalanceActivities } from './rebalances';
 export type AllActivities = ReturnType<typeof createActivities>;

@@ -1,5 +1,6 @@
 /** Row types of the tables, as node-postgres returns them (numeric and bigint as strings). */
 
+import type { BridgeQuote } from '../domain/bridges';
 import type { ChainAction, ChainTxIntent, TransferRequest } from '../domain/chain-txs';
 import type { LedgerAccount, LedgerKind } from '../domain/ledger';
 import type { OrderRecord, OrderStatus } from '../domain/orders';
@@ -180,6 +181,20 @@ export interface TreasuryReservationRow {
   amount_units: string;
   created_at: Date;
   released_at: Date | null;
+}
+
+/** A bridge transfer refilling a short treasury from another chain's treasury (workflows/rebalance.ts). */
+export interface RebalanceRow {
+  id: string;
+  token_symbol: string;
+  from_chain_id: number;
+  to_chain_id: number;
+  amount_units: string;
+  status: 'bridging' | 'completed' | 'failed';
+  quote: BridgeQuote | null;
+  received_units: string | null;
+  created_at: Date;
+  completed_at: Date | null;
 }
 
 /** One movement of the conservation ledger (domain/ledger.ts). */

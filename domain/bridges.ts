@@ -6,6 +6,9 @@
 
 export type BridgeKind = 'cctp' | 'oft';
 
+/** Whose transfer it is: a payment's own funds (its bridging step), or a rebalance between treasuries. */
+export type BridgeOwner = { paymentId: string } | { rebalanceId: string };
+
 export interface BridgeQuote {
   kind: BridgeKind;
   sourceChainId: number;

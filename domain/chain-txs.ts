@@ -47,7 +47,7 @@ export interface ChainTxResult {
   confirmedAt: string;
 }
 
-/** Intent keys: what a transaction is for, per payment or per payin. */
+/** Intent keys: what a transaction is for, per payment, per payin or per rebalance. */
 export const intentKeys = {
   sweep: (paymentId: string) => `sweep:${paymentId}`,
   payout: (paymentId: string) => `payout:${paymentId}`,
@@ -57,6 +57,10 @@ export const intentKeys = {
   bridgeBurn: (paymentId: string) => `bridge-burn:${paymentId}`,
   /** The CCTP mint on the destination chain (an OFT is delivered by LayerZero's executor). */
   bridgeMint: (paymentId: string) => `bridge-mint:${paymentId}`,
+  /** A rebalance's bridge allowance, start (burn or send) and mint, from treasury to treasury: keyed by the rebalance, no payment. */
+  rebalanceApprove: (rebalanceId: string) => `rebalance-approve:${rebalanceId}`,
+  rebalanceBurn: (rebalanceId: string) => `rebalance-burn:${rebalanceId}`,
+  rebalanceMint: (rebalanceId: string) => `rebalance-mint:${rebalanceId}`,
   /** A payin (or the excess of one) going back to its sender; `payinKey` is `payinId(payin)`. */
   refund: (payinKey: string) => `refund:${payinKey}`,
   /** A merchant's refund of a completed payment, from the source chain's treasury; `refundId` is the refund's id. */

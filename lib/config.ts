@@ -123,6 +123,8 @@ const envSchema = z.object({
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/, 'must be host:port').optional(),
   /** On SIGTERM a worker stops polling and gives in-flight activities this long before cancelling them. */
   WORKER_SHUTDOWN_GRACE_SECONDS: int(10),
+  /** How often the rebalancer looks at the treasuries' floats (workflows/rebalancer.ts; at once on its `checkFloats` signal). */
+  REBALANCE_INTERVAL_MS: int(60_000).pipe(z.number().min(1_000)),
   /**
    * The build a worker runs, under Temporal Worker Versioning (docs/workflow-versioning.md): set, the worker joins
    * the deployment WORKER_DEPLOYMENT_NAME as this build; unset, it runs unversioned.
@@ -192,6 +194,7 @@ export interface AppConfig {
     healthPort?: number;
     temporalMetricsBindAddress?: string;
     shutdownGraceSeconds: number;
+    rebalanceIntervalMs: number;
     deployment?: { name: string; buildId: string };
     depositAddressPool: { size: number; lowWater: number };
   };
@@ -257,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       healthPort: e.WORKER_HEALTH_PORT,
       temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS,
       shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS,
+      rebalanceIntervalMs: e.REBALANCE_INTERVAL_MS,
       deployment: e.WORKER_BUILD_ID === undefined ? undefined : { name: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID },
       depositAddressPool: { size: e.DEPOSIT_ADDRESS_POOL_SIZE, lowWater: Math.min(e.DEPOSIT_ADDRESS_POOL_LOW_WATER, e.DEPOSIT_ADDRESS_POOL_SIZE) },
     },

@@ -1,16 +1,16 @@
 /**
- * The payment's bridging step over the bridge adapters of chains/bridges: every transaction it needs (approval,
- * burn or send, mint) is an intent of the sign-once outbox, keyed by the payment, so each step resumes after a
- * crash with the transaction it already signed.
+ * Bridge transfers over the bridge adapters of chains/bridges, for a payment's bridging step or a rebalance between
+ * treasuries: every transaction one needs (approval, burn or send, mint) is an intent of the sign-once outbox,
+ * keyed by the payment or the rebalance, so each step resumes after a crash with the transaction it already signed.
  */
 import { bridgeAdapterFor, bridgeKindFor, type BridgeAdapter } from '../chains/bridges/adapter';
 import type { ChainAdapters } from '../chains/adapters';
-import type { BridgeArrival, BridgeQuote } from '../domain/bridges';
+import type { BridgeArrival, BridgeOwner, BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import { findChainTx } from '../db/queries/chain-txs';
 import { vettedJsonClient, type GetJson } from '../lib/http-client';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
-import { recordBridgeArrival } from './ledger';
+import { recordBridgeArrival, recordRebalanceArrival } from './ledger';
 
 export interface BridgeServiceDeps extends ChainTxServiceDeps {
   /** Development and tests: Iris may be a stand-in on a private or loopback address, over plain http. */
@@ -18,6 +18,22 @@ export interface BridgeServiceDeps extends ChainTxServiceDeps {
 }
 
 type Submitted = { intentKey: string; txHash: string };
+
+/** The owner's outbox intents, and how its OFT delivery (made without a transaction of ours) is booked. */
+function ownedBy(owner: BridgeOwner) {
+  if ('paymentId' in owner) {
+    const { paymentId } = owner;
+    return {
+      paymentId, label: `payment ${paymentId}`, approve: intentKeys.bridgeApprove(paymentId), burn: intentKeys.bridgeBurn(paymentId), mint: intentKeys.bridgeMint(paymentId),
+      delivered: (deps: BridgeServiceDeps, arrival: Omit<Parameters<typeof recordBridgeArrival>[1], 'paymentId'>) => recordBridgeArrival(deps, { ...arrival, paymentId }),
+    };
+  }
+  const { rebalanceId } = owner;
+  return {
+    paymentId: null, label: `rebalance ${rebalanceId}`, approve: intentKeys.rebalanceApprove(rebalanceId), burn: intentKeys.rebalanceBurn(rebalanceId), mint: intentKeys.rebalanceMint(rebalanceId),
+    delivered: (deps: BridgeServiceDeps, arrival: Omit<Parameters<typeof recordBridgeArrival>[1], 'paymentId'>) => recordRebalanceArrival(deps, { ...arrival, rebalanceId }),
+  };
+}
 
 /** One Iris request (a fee quote, an attestation lookup) may take this long. */
 const IRIS_TIMEOUT_MS = 10_000;
@@ -54,23 +70,25 @@ export function createBridgeService(deps: BridgeServiceDeps) {
       return adapter(input).quote(BigInt(input.amountUnits));
     },
 
-    /** The approval the bridge needs to pull the token, if it pulls it. Idempotent per payment. */
-    async approve(input: { paymentId: string; quote: BridgeQuote }): Promise<Submitted | null> {
+    /** The approval the bridge needs to pull the token, if it pulls it. Idempotent per payment or rebalance. */
+    async approve(input: BridgeOwner & { quote: BridgeQuote }): Promise<Submitted | null> {
       const { quote } = input;
+      const owner = ownedBy(input);
       // Whether the bridge pulls the token is fixed by its contract (a lock adapter does, a burning OFT doesn't).
       const call = await adapter(quote).approval(quote);
       if (!call) return null;
       return txs.submitBridgeStep({
-        step: 'bridge-approve', intentKey: intentKeys.bridgeApprove(input.paymentId), paymentId: input.paymentId, chainId: quote.sourceChainId, call,
+        step: 'bridge-approve', intentKey: owner.approve, paymentId: owner.paymentId, chainId: quote.sourceChainId, call,
         purpose: 'bridge approve', tokenAddress: null, amountUnits: null,
       });
     },
 
-    /** The burn (CCTP) or send (OFT) from the source treasury. Idempotent per payment. */
-    start(input: { paymentId: string; quote: BridgeQuote }): Promise<Submitted> {
+    /** The burn (CCTP) or send (OFT) from the source treasury. Idempotent per payment or rebalance. */
+    start(input: BridgeOwner & { quote: BridgeQuote }): Promise<Submitted> {
       const { quote } = input;
+      const owner = ownedBy(input);
       return txs.submitBridgeStep({
-        step: 'bridge-burn', intentKey: intentKeys.bridgeBurn(input.paymentId), paymentId: input.paymentId, chainId: quote.sourceChainId,
+        step: 'bridge-burn', intentKey: owner.burn, paymentId: owner.paymentId, chainId: quote.sourceChainId,
         call: adapter(quote).start(quote), purpose: quote.kind === 'cctp' ? 'bridge burn' : 'bridge send',
         tokenAddress: tokenAddress(quote.sourceChainId, quote.tokenSymbol), amountUnits: quote.amountUnits,
       });
@@ -83,24 +101,25 @@ export function createBridgeService(deps: BridgeServiceDeps) {
 
     /**
      * The mint on the destination (CCTP receiveMessage), or null when the bridge delivered. The attested message is
-     * checked against the payment's own burn, as the outbox recorded it mined, before anything is signed. Idempotent
-     * per payment.
+     * checked against the owner's own burn, as the outbox recorded it mined, before anything is signed. Idempotent
+     * per payment or rebalance.
      */
-    async finish(input: { paymentId: string; quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }): Promise<Submitted | null> {
+    async finish(input: BridgeOwner & { quote: BridgeQuote; arrival: Exclude<BridgeArrival, { state: 'pending' }> }): Promise<Submitted | null> {
       const { quote } = input;
-      const started = await findChainTx({ knex: deps.knex, intentKey: intentKeys.bridgeBurn(input.paymentId) });
-      if (started?.status !== 'confirmed') throw new Error(`payment ${input.paymentId} has no bridge start mined: nothing to finish`);
+      const owner = ownedBy(input);
+      const started = await findChainTx({ knex: deps.knex, intentKey: owner.burn });
+      if (started?.status !== 'confirmed') throw new Error(`${owner.label} has no bridge start mined: nothing to finish`);
       const call = await adapter(quote).finish(quote, input.arrival, started.tx_hash);
       // An OFT's executor delivers without a transaction of ours: booked now, as the delivery on chain says (a CCTP
       // mint is booked when it lands, as its receipt says).
       const { arrival } = input;
       const destinationToken = tokenAddress(quote.destinationChainId, quote.tokenSymbol);
       if (arrival.state === 'delivered') {
-        await recordBridgeArrival(deps, { paymentId: input.paymentId, chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits: BigInt(arrival.receivedUnits) });
+        await owner.delivered(deps, { chainId: quote.destinationChainId, tokenAddress: destinationToken, burntUnits: BigInt(quote.amountUnits), receivedUnits: BigInt(arrival.receivedUnits) });
       }
       if (!call) return null;
       return txs.submitBridgeStep({
-        step: 'bridge-mint', intentKey: intentKeys.bridgeMint(input.paymentId), paymentId: input.paymentId, chainId: quote.destinationChainId,
+        step: 'bridge-mint', intentKey: owner.mint, paymentId: owner.paymentId, chainId: quote.destinationChainId,
         call, purpose: 'bridge mint', tokenAddress: destinationToken, amountUnits: quote.amountUnits,
       });
     },

@@ -154,6 +154,7 @@ async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: C
   if (kind === 'payout') entries.push({ ...moved, kind: 'payout', debit: 'merchant', credit: 'treasury', debitAddress: null, creditAddress: treasury });
   // A merchant's refund leaves the source chain's treasury: the app owes it (docs/interface-decisions.md).
   if (kind === 'merchant-refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'treasury', debitAddress: null, creditAddress: treasury });
+  entries.push(...(await rebalanceTxEntries(deps, tx, minedTxHash)));
   if (kind === 'payout' && payment) {
     entries.push({
       ref: `fee:${payment.id}`, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, kind: 'fee', debit: 'fees', credit: 'merchant',
@@ -165,13 +166,71 @@ async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: C
 
 type BridgeArrival = { paymentId: string; chainId: number; tokenAddress: string; burntUnits: bigint; receivedUnits: bigint };
 
-/** A bridge transfer's arrival: from the bridge into the destination treasury, and what the bridge kept to the network. */
-function bridgeArrivalEntries(arrival: BridgeArrival, treasury: string, ref: string): LedgerEntry[] {
+/**
+ * A bridge transfer's arrival: from the bridge into the destination treasury, and what the bridge kept to the network.
+ * `feeRef` names the fee once per transfer (a payment's `bridge-fee:<paymentId>` unless given).
+ */
+function bridgeArrivalEntries(arrival: Omit<BridgeArrival, 'paymentId'> & { paymentId: string | null }, treasury: string, ref: string, feeRef = `bridge-fee:${arrival.paymentId}`): LedgerEntry[] {
   const book = { chainId: arrival.chainId, tokenAddress: arrival.tokenAddress, paymentId: arrival.paymentId };
   return [
     { ...book, ref, kind: 'bridge', debit: 'treasury', credit: 'bridge', debitAddress: treasury, creditAddress: null, amountUnits: arrival.receivedUnits.toString() },
-    { ...book, ref: `bridge-fee:${arrival.paymentId}`, kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (arrival.burntUnits - arrival.receivedUnits).toString() },
+    { ...book, ref: feeRef, kind: 'network', debit: 'network', credit: 'bridge', debitAddress: null, creditAddress: null, amountUnits: (arrival.burntUnits - arrival.receivedUnits).toString() },
   ];
+}
+
+/** The ledger refs of a rebalance: its send, its receipt (a CCTP mint of ours, or an OFT delivery) and the bridge's fee. */
+export const rebalanceRefs = (rebalanceId: string) => ({
+  sent: `tx:rebalance-burn:${rebalanceId}`,
+  received: [`tx:rebalance-mint:${rebalanceId}`, `rebalance-delivered:${rebalanceId}`],
+  fee: `rebalance-fee:${rebalanceId}`,
+});
+
+/**
+ * A rebalance's transactions, once mined (the rest of `recordMinedTxEntries`' intents give none): its send (CCTP burn
+ * or OFT send) from the source treasury into the bridge, on the source chain; its mint from the bridge into the
+ * destination treasury as the mint's receipt says, the rest of what was sent to the network as the bridge's fee.
+ * No payment: rebalances move the treasuries' own float.
+ */
+async function rebalanceTxEntries(deps: { chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<LedgerEntry[]> {
+  const [kind, rebalanceId = ''] = tx.intent_key.split(':');
+  const treasury = deps.chains.adapter(tx.chain_id).treasuryAddress();
+  const moved = { chainId: tx.chain_id, tokenAddress: tx.token_address ?? '', amountUnits: tx.amount_units ?? '0', paymentId: null };
+  if (kind === 'rebalance-burn') return [{ ...moved, ref: rebalanceRefs(rebalanceId).sent, kind: 'bridge', debit: 'bridge', credit: 'treasury', debitAddress: null, creditAddress: treasury }];
+  if (kind !== 'rebalance-mint') return [];
+  const endpoint = deps.chains.bridgeEndpoint(tx.chain_id);
+  if (!endpoint) throw new Error(`${tx.intent_key}: no bridge reaches chain ${tx.chain_id}`);
+  const received = await tokenReceived(endpoint.provider, minedTxHash, moved.tokenAddress, treasury);
+  return bridgeArrivalEntries({ ...moved, burntUnits: BigInt(moved.amountUnits), receivedUnits: received }, treasury, `tx:${tx.intent_key}`, rebalanceRefs(rebalanceId).fee);
+}
+
+/** A rebalance's OFT delivery, made by LayerZero's executor without a transaction of ours: booked as the chain reported it, once. */
+export async function recordRebalanceArrival(
+  deps: { knex: Knex; chains: ChainAdapters },
+  arrival: Omit<BridgeArrival, 'paymentId'> & { rebalanceId: string },
+): Promise<void> {
+  const treasury = deps.chains.adapter(arrival.chainId).treasuryAddress();
+  const refs = rebalanceRefs(arrival.rebalanceId);
+  await insertLedgerEntries({ knex: deps.knex, entries: bridgeArrivalEntries({ ...arrival, paymentId: null }, treasury, refs.received[1]!, refs.fee) });
+}
+
+/**
+ * An operator's manual transfer of float that landed in (`direction` in) or left (out) a treasury, as the chain
+ * shows it (scripts/float-record-transfer.ts): booked once per transfer between the treasury and the operator (the
+ * manual route between treasuries runs through the operator's hands). What left one treasury and has not yet
+ * landed in another is the operator's, in flight.
+ */
+export async function recordFloatTransfer(
+  deps: { knex: Knex },
+  transfer: { ref: string; chainId: number; tokenAddress: string; treasury: string; direction: 'in' | 'out'; amountUnits: string },
+): Promise<void> {
+  const inward = transfer.direction === 'in';
+  await insertLedgerEntries({
+    knex: deps.knex,
+    entries: [{
+      ref: transfer.ref, chainId: transfer.chainId, tokenAddress: transfer.tokenAddress, kind: 'funding', debit: inward ? 'treasury' : 'operator', credit: inward ? 'operator' : 'treasury',
+      debitAddress: inward ? transfer.treasury : null, creditAddress: inward ? null : transfer.treasury, amountUnits: transfer.amountUnits, paymentId: null,
+    }],
+  });
 }
 
 /** An OFT delivery, made by LayerZero's executor without a transaction of ours: booked as the chain reported it, once per payment. */

@@ -11,6 +11,7 @@ import { findRefund, listPaymentRefunds } from '../db/queries/refunds';
 import { leftToRefund } from '../domain/refunds';
 import { isNativeToken, paidOutUnits, storedSettledUnits } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
+import { findRebalance } from '../db/queries/rebalances';
 import type { PaymentRow } from '../db/tables';
 import type { TransferRequest } from '../domain/chain-txs';
 
@@ -31,6 +32,7 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
   const { intentKey } = request;
   const refuse = (reason: string) => new TransferRefused(intentKey, reason);
   const [kind, ...rest] = intentKey.split(':');
+  if (kind === 'rebalance-approve' || kind === 'rebalance-burn' || kind === 'rebalance-mint') return assertRebalanceOnTerms(deps, request, kind, rest.join(':'), refuse);
   if (!request.paymentId) throw refuse('no payment');
   const payment = await findPaymentById({ knex: deps.knex, id: request.paymentId });
   if (!payment) throw refuse(`payment ${request.paymentId} does not exist`);
@@ -74,6 +76,29 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
     default:
       throw refuse('unknown intent');
   }
+}
+
+/**
+ * A rebalance's bridge step moves the rebalance's token, as stored, between the treasuries of its route, and only
+ * while it is bridging: approval and start on the source chain, the start and the mint of exactly its amount.
+ */
+async function assertRebalanceOnTerms(
+  deps: { knex: Knex; chains: ChainAdapters },
+  request: TransferRequest,
+  kind: 'rebalance-approve' | 'rebalance-burn' | 'rebalance-mint',
+  rebalanceId: string,
+  refuse: (reason: string) => TransferRefused,
+): Promise<void> {
+  const rebalance = await findRebalance({ knex: deps.knex, id: rebalanceId });
+  if (!rebalance) throw refuse(`rebalance ${rebalanceId} does not exist`);
+  if (rebalance.status !== 'bridging') throw refuse(`rebalance is ${rebalance.status}`);
+  const step = kind.replace('rebalance-', 'bridge-');
+  if (request.paymentId !== null || request.from !== step) throw refuse('a rebalance step is a bridge step of no payment');
+  const chainId = kind === 'rebalance-mint' ? rebalance.to_chain_id : rebalance.from_chain_id;
+  if (request.chainId !== chainId) throw refuse('chain differs from the rebalance');
+  if (kind === 'rebalance-approve') return;
+  if (!same(request.tokenAddress, deps.chains.registry.token(chainId, rebalance.token_symbol).address)) throw refuse('token differs from the rebalance');
+  if (request.amountUnits !== rebalance.amount_units) throw refuse('amount differs from the rebalance');
 }
 
 /**

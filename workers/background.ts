@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { chainFamily } from '../chains/families';
 import { scanRangeBlocks, type ChainRegistry } from '../chains/registry';
-import type { chainWatcherWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow, paymentReconcilerWorkflow } from '../workflows';
-import { LEDGER_RECONCILER_WORKFLOW_ID, PAYMENT_RECONCILER_WORKFLOW_ID, chainWatcherWorkflowId, depositAddressPoolWorkflowId } from '../workflows/ids';
+import type { chainWatcherWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow, paymentReconcilerWorkflow, rebalancerWorkflow } from '../workflows';
+import { LEDGER_RECONCILER_WORKFLOW_ID, PAYMENT_RECONCILER_WORKFLOW_ID, REBALANCER_WORKFLOW_ID, chainWatcherWorkflowId, depositAddressPoolWorkflowId } from '../workflows/ids';
 
 /**
  * Version of the long-running workflows' code. Bump it with any change to the chain watcher or the reconciler:
@@ -20,12 +20,16 @@ const LEDGER_RECONCILE_INTERVAL_MS = 60_000;
 /** Chains whose deposit addresses the worker makes ahead (chains/family.ts `depositAddresses: 'pooled'`). */
 const pooledChains = (registry: ChainRegistry) => registry.chains.filter((c) => chainFamily(c.family).depositAddresses === 'pooled');
 
-/** The ids of the long-running workflows a worker keeps running: one watcher per chain, one pool keeper per pooled chain, the reconcilers. */
+/** How often the rebalancer looks at the floats unless configured (REBALANCE_INTERVAL_MS). */
+const REBALANCE_INTERVAL_MS = 60_000;
+
+/** The ids of the long-running workflows a worker keeps running: one watcher per chain, one pool keeper per pooled chain, the reconcilers, the rebalancer. */
 export const backgroundWorkflowIds = (registry: ChainRegistry): string[] => [
   ...registry.chains.map((c) => chainWatcherWorkflowId(c.chainId)),
   ...pooledChains(registry).map((c) => depositAddressPoolWorkflowId(c.chainId)),
   PAYMENT_RECONCILER_WORKFLOW_ID,
   LEDGER_RECONCILER_WORKFLOW_ID,
+  REBALANCER_WORKFLOW_ID,
 ];
 
 /** Starts `workflowId` unless a run of this code version already runs; replaces a run of another version. */
@@ -44,9 +48,14 @@ async function ensureSingleton(client: Client, workflowId: string, start: () => 
 
 /**
  * Starts the long-running workflows (a watcher per chain, a deposit address pool keeper per pooled chain, the
- * payment and ledger reconcilers) unless they already run.
+ * payment and ledger reconcilers, the rebalancer) unless they already run.
  */
-export async function ensureBackgroundWorkflows(client: Client, taskQueue: string, registry: ChainRegistry): Promise<void> {
+export async function ensureBackgroundWorkflows(
+  client: Client,
+  taskQueue: string,
+  registry: ChainRegistry,
+  settings: { rebalanceIntervalMs: number } = { rebalanceIntervalMs: REBALANCE_INTERVAL_MS },
+): Promise<void> {
   for (const chain of registry.chains) {
     const workflowId = chainWatcherWorkflowId(chain.chainId);
     await ensureSingleton(client, workflowId, () =>
@@ -85,6 +94,15 @@ export async function ensureBackgroundWorkflows(client: Client, taskQueue: strin
       workflowId: LEDGER_RECONCILER_WORKFLOW_ID,
       taskQueue,
       args: [{ intervalMs: LEDGER_RECONCILE_INTERVAL_MS }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      memo: { version: BACKGROUND_WORKFLOWS_VERSION },
+    }),
+  );
+  await ensureSingleton(client, REBALANCER_WORKFLOW_ID, () =>
+    client.workflow.start<typeof rebalancerWorkflow>('rebalancerWorkflow', {
+      workflowId: REBALANCER_WORKFLOW_ID,
+      taskQueue,
+      args: [{ intervalMs: settings.rebalanceIntervalMs }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       memo: { version: BACKGROUND_WORKFLOWS_VERSION },
     }),

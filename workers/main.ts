@@ -108,7 +108,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     shutdownGraceSeconds: config.worker.shutdownGraceSeconds,
     deployment: config.worker.deployment,
   });
-  await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry);
+  await ensureBackgroundWorkflows(client, config.temporal.taskQueue, chains.registry, { rebalanceIntervalMs: config.worker.rebalanceIntervalMs });
   const running = Promise.all(workers.map((w) => w.run()));
   const health =
     config.worker.healthPort === undefined

@@ -11,3 +11,7 @@ export const chainWatcherWorkflowId = (chainId: number): string => `chain-watche
 export const depositAddressPoolWorkflowId = (chainId: number): string => `deposit-address-pool-${chainId}`;
 export const PAYMENT_RECONCILER_WORKFLOW_ID = 'payment-workflow-reconciler';
 export const LEDGER_RECONCILER_WORKFLOW_ID = 'ledger-reconciler';
+/** The one rebalancer, which opens rebalances when a treasury's float runs short. */
+export const REBALANCER_WORKFLOW_ID = 'treasury-rebalancer';
+/** One rebalance between treasuries: keyed by the rebalance. */
+export const rebalanceWorkflowId = (rebalanceId: string): string => `rebalance-${rebalanceId}`;

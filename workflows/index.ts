@@ -6,10 +6,12 @@ import { latePayinWorkflow } from './late-payin';
 import { ledgerReconcilerWorkflow } from './ledger-reconciler';
 import { orderWorkflow } from './order';
 import { paymentWorkflow } from './payment';
+import { rebalanceWorkflow } from './rebalance';
+import { rebalancerWorkflow } from './rebalancer';
 import { paymentReconcilerWorkflow } from './reconciler';
 import { refundWorkflow } from './refund';
 
-export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow, refundWorkflow };
+export { paymentWorkflow, latePayinWorkflow, chainWatcherWorkflow, paymentReconcilerWorkflow, orderWorkflow, depositAddressPoolWorkflow, ledgerReconcilerWorkflow, refundWorkflow, rebalancerWorkflow, rebalanceWorkflow };
 
 /**
  * Each workflow type's behaviour under Worker Versioning (docs/workflow-versioning.md). Runs that move money are
@@ -24,7 +26,9 @@ versioning(paymentWorkflow, 'PINNED');
 versioning(latePayinWorkflow, 'PINNED');
 versioning(orderWorkflow, 'PINNED');
 versioning(refundWorkflow, 'PINNED');
+versioning(rebalanceWorkflow, 'PINNED');
 versioning(chainWatcherWorkflow, 'AUTO_UPGRADE');
 versioning(paymentReconcilerWorkflow, 'AUTO_UPGRADE');
 versioning(depositAddressPoolWorkflow, 'AUTO_UPGRADE');
 versioning(ledgerReconcilerWorkflow, 'AUTO_UPGRADE');
+versioning(rebalancerWorkflow, 'AUTO_UPGRADE');

@@ -32,3 +32,9 @@ export const retryChainStepSignal = defineSignal<[]>('retryChainStep');
  * or the dashboard): refused unless the payment collects, before its expiry, with a confirmed payin.
  */
 export const acceptAsPaidUpdate = defineUpdate<void, []>('acceptAsPaid');
+
+/**
+ * Look at the treasuries' floats now (an operator, or a test, that has just drained or funded one): the rebalancer
+ * runs its round at once instead of at its next interval.
+ */
+export const checkFloatsSignal = defineSignal<[]>('checkFloats');

@@ -1,9 +1,9 @@
-import { condition, log, proxyLocalActivities } from '@temporalio/workflow';
+import { log, proxyLocalActivities } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
-import { bridgeLateAfterMs, type BridgeArrival, type BridgeQuote } from '../domain/bridges';
 import { intentKeys } from '../domain/chain-txs';
 import type { PaymentTerms } from '../domain/payment';
 import { chainWriteOptions } from './activity-options';
+import { bridgeTransfer } from './bridge-transfer';
 import type { ChainSteps } from './chain-steps';
 import type { PaymentRecord } from './payment-record';
 
@@ -43,7 +43,9 @@ export class Settlement {
       log.info('destination float short of the payout; bridging the payment’s own funds', { paymentId: this.paymentId, chainId: destination.chainId, token: destination.symbol });
       await sweepLanded();
       await this.record.transition('payment_bridging');
-      await this.bridge(terms, (required - BigInt(source.feeUnits)).toString());
+      await bridgeTransfer(this.chain, { paymentId: this.paymentId }, {
+        sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits: (required - BigInt(source.feeUnits)).toString(),
+      });
       await this.record.transition('payment_payout_started');
       payout = await reserve();
     }
@@ -56,45 +58,5 @@ export class Settlement {
     }
     treasuryWaitEnded?.();
     return payout;
-  }
-
-  /**
-   * Moves `amountUnits` of the payment's token from the source treasury to the destination treasury through the
-   * configured bridge. The quote is kept in the run's history, so every retried or resumed step uses the same one;
-   * every transaction is an outbox intent of the payment, so a crash never burns or mints twice.
-   */
-  private async bridge(terms: PaymentTerms, amountUnits: string): Promise<void> {
-    const { source, destination } = terms;
-    const quote = await chainWrites.quoteBridge({ paymentId: this.paymentId, sourceChainId: source.chainId, destinationChainId: destination.chainId, tokenSymbol: source.symbol, amountUnits });
-    log.info('bridging', { paymentId: this.paymentId, bridge: quote.kind, maxFeeUnits: quote.maxFeeUnits, nativeFeeWei: quote.nativeFeeWei, expectedSeconds: quote.expectedSeconds });
-    const approval = await this.chain.untilOperatorFixes(() => chainWrites.approveBridge({ paymentId: this.paymentId, quote }));
-    if (approval) await this.chain.landed(approval);
-    const started = await this.chain.landed(await this.chain.untilOperatorFixes(() => chainWrites.startBridge({ paymentId: this.paymentId, quote })));
-    const arrival = await this.bridgeArrival(quote, started.txHash);
-    const finish = await this.chain.untilOperatorFixes(() => chainWrites.finishBridge({ paymentId: this.paymentId, quote, arrival }));
-    if (finish) await this.chain.landed(finish);
-  }
-
-  /**
-   * Waits for the transfer on its way (Iris's attestation of our burn, a LayerZero delivery). One that outlasts its
-   * protocol's time shows `AwaitingOperator=bridge_late` until it arrives: nothing is lost, but someone should look.
-   */
-  private async bridgeArrival(quote: BridgeQuote, startTxHash: string): Promise<Exclude<BridgeArrival, { state: 'pending' }>> {
-    let ended = false;
-    const arriving = this.chain.waits.awaitBridgeArrival({ paymentId: this.paymentId, quote, startTxHash });
-    arriving.then(
-      () => (ended = true),
-      () => (ended = true),
-    );
-    if (!(await condition(() => ended, bridgeLateAfterMs(quote)))) {
-      log.warn('the bridge transfer is late; waiting for it (AwaitingOperator=bridge_late)', { paymentId: this.paymentId, bridge: quote.kind, startTxHash, expectedSeconds: quote.expectedSeconds });
-      const lateEnded = this.chain.beginOperatorWait('bridge_late');
-      try {
-        return await arriving;
-      } finally {
-        lateEnded();
-      }
-    }
-    return arriving;
   }
 }

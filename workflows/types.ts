@@ -75,3 +75,25 @@ export interface CreatedOrderPayment {
   /** What operators read in the Temporal UI; `payCurrency` is the currency the payment is in. */
   memo: Record<string, string>;
 }
+
+/** A rebalance's run (`rebalance-<id>`): the rebalance only; its terms are read from its row. */
+export interface RebalanceWorkflowInput {
+  rebalanceId: string;
+}
+
+/** A rebalance as stored: `amountUnits` of the token from the treasury on `fromChainId` to the one on `toChainId`. */
+export interface RebalanceTerms {
+  rebalanceId: string;
+  tokenSymbol: string;
+  fromChainId: number;
+  toChainId: number;
+  amountUnits: string;
+  status: 'bridging' | 'completed' | 'failed';
+}
+
+export interface RebalancerInput {
+  /** How often the rebalancer looks at the floats (at once on `checkFloats`). */
+  intervalMs: number;
+  /** Rounds per run before it continues as new (default 100). */
+  roundsPerRun?: number;
+}

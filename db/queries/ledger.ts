@@ -87,6 +87,8 @@ export async function listBridgesInTransit(options: { knex: Knex }): Promise<
   const rows = await knex('ledger_entries as l')
     .join('chain_txs as c', 'c.intent_key', knex.raw(`substring(l.ref from 4)`))
     .where({ 'l.kind': 'bridge', 'l.debit_account': 'bridge' })
+    // A payment's transfers: a rebalance's (no payment) are followed by its row (db/queries/rebalances.ts).
+    .whereNotNull('l.payment_id')
     .whereNotExists(knex('ledger_entries as a').whereRaw('a.payment_id = l.payment_id').where({ 'a.kind': 'bridge', 'a.credit_account': 'bridge' }))
     .select<Array<{ payment_id: string; chain_id: number; token_address: string; amount_units: string; tx_hash: string; purpose: string; created_at: Date }>>(
       'l.payment_id', 'l.chain_id', 'l.token_address', 'l.amount_units', 'c.tx_hash', 'c.purpose', 'l.created_at',
@@ -134,4 +136,28 @@ export async function sumAppReceivable(options: { knex: Knex; appId: string; cha
     })
     .select<Array<{ owed: string | null }>>(knex.raw(`sum(case when debit_account = 'receivable' then amount_units else -amount_units end) as owed`));
   return BigInt(row?.owed ?? 0);
+}
+
+/** The sum of the entries with these refs (a rebalance's receipt), in base units; 0 when none is booked. */
+export async function sumLedgerEntriesByRef(options: { knex: Knex; refs: string[] }): Promise<bigint> {
+  const row = await options.knex('ledger_entries').whereIn('ref', options.refs).sum<{ sum: string | null }[]>('amount_units as sum');
+  return BigInt(row[0]?.sum ?? '0');
+}
+
+/**
+ * Operators' manual float transfers per chain and token (lowercased address): what left treasuries to the operator
+ * (`out`) and what the operator put back into them (`in`), booked by `npm run float:record-transfer`.
+ */
+export async function sumFloatTransfers(options: { knex: Knex }): Promise<Array<{ chainId: number; tokenAddress: string; outUnits: bigint; inUnits: bigint }>> {
+  const rows = await options
+    .knex('ledger_entries')
+    .where('ref', 'like', 'float-transfer:%')
+    .groupBy('chain_id', 'token_address')
+    .select<Array<{ chain_id: number; token_address: string; out_units: string; in_units: string }>>(
+      'chain_id',
+      'token_address',
+      options.knex.raw(`coalesce(sum(amount_units) filter (where credit_account = 'treasury'), 0) as out_units`),
+      options.knex.raw(`coalesce(sum(amount_units) filter (where debit_account = 'treasury'), 0) as in_units`),
+    );
+  return rows.map((r) => ({ chainId: r.chain_id, tokenAddress: r.token_address, outUnits: BigInt(r.out_units), inUnits: BigInt(r.in_units) }));
 }

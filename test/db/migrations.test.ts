@@ -4,7 +4,7 @@ import { createKnex } from '../../db/connection';
 import { SecretBox } from '../../lib/secrets';
 import { getStack } from '../support/stack';
 
-const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts', 'chain_cursors', 'treasury_reservations', 'ledger_entries', 'dashboard_sessions', 'payment_status_events', 'held_payins', 'deposit_accounts', 'deposit_address_pool', 'chain_tx_queue', 'refunds', 'ledger_reconciliations'];
+const TABLES = ['merchant_apps', 'api_keys', 'payments', 'deposit_addresses', 'payins', 'signer_nonces', 'chain_txs', 'developers', 'login_codes', 'webhook_deliveries', 'rate_limit_counters', 'orders', 'order_callback_attempts', 'chain_cursors', 'treasury_reservations', 'ledger_entries', 'dashboard_sessions', 'payment_status_events', 'held_payins', 'deposit_accounts', 'deposit_address_pool', 'chain_tx_queue', 'refunds', 'ledger_reconciliations', 'rebalances'];
 
 /** Constraints the code relies on by name: idempotency, status spelling, the one payin identity, the watcher cursor. */
 const CONSTRAINTS = ['payments_app_order_unique', 'payments_status_valid', 'payins_chain_tx_log_unique', 'chain_cursors_block_number_valid', 'payins_disposition_valid', 'payins_held_units_valid', 'treasury_reservations_amount_positive', 'ledger_entries_ref_unique', 'ledger_entries_kind_valid', 'refunds_app_idempotency_unique', 'refunds_status_valid', 'payments_underpayment_tolerance_range', 'refunds_claim_token_hash_unique', 'refunds_awaiting_address_valid'];

@@ -10,16 +10,25 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WorkflowContinuedAsNewError, type WorkflowHandle } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
-import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow, refundWorkflow } from '../../workflows';
-import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflowId } from '../../workflows/ids';
-import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
+import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow, rebalancerWorkflow, rebalanceWorkflow, refundWorkflow } from '../../workflows';
+import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, rebalanceWorkflowId, refundWorkflowId } from '../../workflows/ids';
+import { acceptAsPaidUpdate, checkFloatsSignal, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
-import { FakeActivities, OTHER_SENDER_ADDRESS, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
+import { DESTINATION_CHAIN_ID, FakeActivities, OTHER_SENDER_ADDRESS, SOURCE_CHAIN_ID, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 import type { DetectedPayin } from '../../domain/payins';
 
 export type History = temporal.api.history.v1.IHistory;
 
-export type WorkflowType = 'paymentWorkflow' | 'latePayinWorkflow' | 'orderWorkflow' | 'chainWatcherWorkflow' | 'paymentReconcilerWorkflow' | 'depositAddressPoolWorkflow' | 'refundWorkflow';
+export type WorkflowType =
+  | 'paymentWorkflow'
+  | 'latePayinWorkflow'
+  | 'orderWorkflow'
+  | 'chainWatcherWorkflow'
+  | 'paymentReconcilerWorkflow'
+  | 'depositAddressPoolWorkflow'
+  | 'refundWorkflow'
+  | 'rebalancerWorkflow'
+  | 'rebalanceWorkflow';
 
 export interface HistoryScenario {
   /** File name (without .json) under ./histories. */
@@ -505,6 +514,72 @@ export const RECORDINGS: Recording[] = [
             },
           );
           return new Map([['deposit-address-pool-rounds-then-continues-as-new', await first.fetchHistory()]]);
+        },
+      });
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'rebalance-bridged-completed',
+        workflowType: 'rebalanceWorkflow',
+        marker: idOf('rebalance'),
+        ending: { result: 'completed' },
+        activities: ['loadRebalance', 'quoteBridge', 'recordRebalanceQuote', 'approveBridge', 'awaitChainTx', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'endRebalance'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const rebalanceId = idOf('rebalance');
+      const fakes = new FakeActivities();
+      fakes.rebalances.set(rebalanceId, { rebalanceId, tokenSymbol: 'USDC', fromChainId: SOURCE_CHAIN_ID, toChainId: DESTINATION_CHAIN_ID, amountUnits: '100000000000', status: 'bridging' });
+      const history = await runWorkflow<typeof rebalanceWorkflow, History>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'rebalanceWorkflow',
+        workflowId: rebalanceWorkflowId(rebalanceId),
+        args: [{ rebalanceId }],
+        searchAttributes: false,
+        body: async (handle) => {
+          if ((await handle.result()) !== 'completed') throw new Error('rebalance not completed');
+          return handle.fetchHistory();
+        },
+      });
+      return new Map([['rebalance-bridged-completed', history]]);
+    },
+  },
+  {
+    scenarios: [
+      {
+        name: 'rebalancer-rounds-then-continues-as-new',
+        workflowType: 'rebalancerWorkflow',
+        marker: '"intervalMs":60000',
+        ending: 'continued-as-new',
+        activities: ['rebalanceRound'],
+      },
+    ],
+    async record(env, workflowBundle) {
+      const fakes = new FakeActivities();
+      return runWorkflow<typeof rebalancerWorkflow, Map<string, History>>({
+        env,
+        workflowBundle,
+        fakes,
+        workflowType: 'rebalancerWorkflow',
+        workflowId: 'replay-treasury-rebalancer',
+        args: [{ intervalMs: 60_000, roundsPerRun: 3 }],
+        searchAttributes: false,
+        body: async (handle) => {
+          // One round at once on checkFloats, the others at the interval.
+          await eventually('the first round', 10_000, () => Promise.resolve(fakes.callsOf('rebalanceRound').length > 0 ? true : undefined));
+          await handle.signal(checkFloatsSignal);
+          const first = env.client.workflow.getHandle(handle.workflowId, (await handle.describe()).runId, { followRuns: false });
+          await first.result().then(
+            () => Promise.reject(new Error('the rebalancer ended')),
+            (err: unknown) => {
+              if (!(err instanceof WorkflowContinuedAsNewError)) throw err;
+            },
+          );
+          return new Map([['rebalancer-rounds-then-continues-as-new', await first.fetchHistory()]]);
         },
       });
     },

@@ -3,6 +3,8 @@ import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from './api';
 import type { TestMerchant } from './merchant';
 import type { StackServices } from './services';
+import { REBALANCER_WORKFLOW_ID } from '../../workflows/ids';
+import { checkFloatsSignal } from '../../workflows/messages';
 
 /**
  * Sets a treasury's whole float of a token aside, as payouts in flight would: a payment paid out there finds the
@@ -18,4 +20,9 @@ export async function holdTreasuryFloat(stack: Stack, services: StackServices, m
   return async () => {
     await services.knex('treasury_reservations').where({ payment_id: holder.id }).update({ released_at: services.knex.fn.now() });
   };
+}
+
+/** Asks the stack's rebalancer to look at the floats now (the test stack's interval is an hour). */
+export async function checkFloats(services: StackServices): Promise<void> {
+  await services.client.workflow.getHandle(REBALANCER_WORKFLOW_ID).signal(checkFloatsSignal);
 }

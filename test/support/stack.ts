@@ -20,6 +20,9 @@ export const TEST_STACK_ENV = {
   RATE_LIMIT_KEYLESS_CREATES_PER_IP: '100000',
   // Every test registers its apps from 127.0.0.1.
   RATE_LIMIT_REGISTRATIONS_PER_IP: '100000',
+  // The rebalancer looks at the floats when a test asks it to (its checkFloats signal, test/support/float.ts), so
+  // files that set a float aside on purpose (payments bridging their own funds) are not refilled behind their back.
+  REBALANCE_INTERVAL_MS: '3600000',
 } as const;
 
 /**

@@ -22,7 +22,8 @@ import { loadConfig } from '../../lib/config';
 import { chainWaitsTaskQueue } from '../../workflows/activity-options';
 import { eventually } from '../support/poll';
 import { AwaitingOperatorKey, PaymentStatusKey } from '../../workflows/search-attributes';
-import type { CreatedOrderPayment } from '../../workflows/types';
+import type { CreatedOrderPayment, RebalanceTerms } from '../../workflows/types';
+import type { RebalanceRound } from '../../services/rebalances';
 
 export const SOURCE_CHAIN_ID = 31337;
 export const DESTINATION_CHAIN_ID = 31338;
@@ -156,8 +157,8 @@ export class FakeActivities {
   treasuryShortFor = 0;
   /** Amounts (base units) below this are dust: `holdDust` holds them. */
   dustUnits = 0n;
-  /** Chain-write calls still to fail as `EstimateReverted` (the call would revert): payouts, and refund sweeps. */
-  readonly revertingEstimates = { payouts: 0, refunds: 0 };
+  /** Chain-write calls still to fail as `EstimateReverted` (the call would revert): payouts, refund sweeps, bridge starts. */
+  readonly revertingEstimates = { payouts: 0, refunds: 0, bridgeStarts: 0 };
   /** While set, `awaitPayinConfirmation` waits for it (the payin "sits in the mempool"). */
   confirmationGate?: Promise<void>;
   /** Chain waits run as local activities still to fail (a node that does not answer): the run hands each to an activity task. */
@@ -172,6 +173,10 @@ export class FakeActivities {
   webhookGate?: Promise<void>;
   /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
   failWebhooks = false;
+  /** Rebalances by id, as the database holds them (`endRebalance` sets their status). */
+  readonly rebalances = new Map<string, RebalanceTerms>();
+  /** What `rebalanceRound` answers, in order (then "nothing to do"). */
+  readonly rebalanceRounds: RebalanceRound[] = [];
   /** Payins the database says their payment counted (a late-payin run must not refund them). */
   readonly countedByPayment = new Set<string>();
   /** What `scanChain` answers, in order (then "caught up, nothing found"); an Error is thrown. */
@@ -337,12 +342,13 @@ export class FakeActivities {
     approveBridge: async (input) => {
       this.record({ name: 'approveBridge', input });
       await Promise.resolve();
-      return this.submitted(intentKeys.bridgeApprove(input.paymentId));
+      return this.submitted('paymentId' in input ? intentKeys.bridgeApprove(input.paymentId) : intentKeys.rebalanceApprove(input.rebalanceId));
     },
     startBridge: async (input) => {
       this.record({ name: 'startBridge', input });
       await Promise.resolve();
-      return this.submitted(intentKeys.bridgeBurn(input.paymentId));
+      if (this.revertingEstimates.bridgeStarts-- > 0) throw this.wouldRevert('bridge start');
+      return this.submitted('paymentId' in input ? intentKeys.bridgeBurn(input.paymentId) : intentKeys.rebalanceBurn(input.rebalanceId));
     },
     awaitBridgeArrival: async (input) => {
       this.record({ name: 'awaitBridgeArrival', input });
@@ -353,7 +359,7 @@ export class FakeActivities {
     finishBridge: async (input) => {
       this.record({ name: 'finishBridge', input });
       await Promise.resolve();
-      return this.submitted(intentKeys.bridgeMint(input.paymentId));
+      return this.submitted('paymentId' in input ? intentKeys.bridgeMint(input.paymentId) : intentKeys.rebalanceMint(input.rebalanceId));
     },
     payOutFromTreasury: async (input) => {
       this.record({ name: 'payOutFromTreasury', input });
@@ -447,6 +453,30 @@ export class FakeActivities {
       await Promise.resolve();
       // The first look finds the pool empty and fills it; later ones find it full.
       return { added: this.callsOf('refillDepositAddressPool').length === 1 ? 1000 : 0 };
+    },
+    rebalanceRound: async () => {
+      this.record({ name: 'rebalanceRound', input: undefined });
+      await Promise.resolve();
+      return this.rebalanceRounds.shift() ?? { opened: [], bridging: [], operatorNeeds: [] };
+    },
+    loadRebalance: async (input) => {
+      this.record({ name: 'loadRebalance', input });
+      await Promise.resolve();
+      const terms = this.rebalances.get(input.rebalanceId);
+      if (!terms) throw ApplicationFailure.nonRetryable(`rebalance ${input.rebalanceId} does not exist`, 'not_found');
+      return terms;
+    },
+    recordRebalanceQuote: async (input) => {
+      this.record({ name: 'recordRebalanceQuote', input });
+      await Promise.resolve();
+    },
+    endRebalance: async (input) => {
+      this.record({ name: 'endRebalance', input });
+      await Promise.resolve();
+      const terms = this.rebalances.get(input.rebalanceId)!;
+      this.rebalances.set(input.rebalanceId, { ...terms, status: input.status });
+      // The fake bridge keeps its quote's maxFee.
+      return { receivedUnits: input.status === 'completed' ? (BigInt(terms.amountUnits) - 1100n).toString() : '0' };
     },
     reconcileBooks: async () => {
       this.record({ name: 'reconcileBooks', input: undefined });
