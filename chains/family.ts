@@ -252,8 +252,12 @@ export interface ChainAdapter {
    */
   takesPayin?(paymentToken: string, tokenAddress: string): boolean;
 
-  /** Builds the action's transaction for the treasury to sign (estimating fees now). */
-  prepare(action: ChainAction): Promise<PreparedChainTx>;
+  /**
+   * Builds the action's transaction for the treasury to sign (estimating fees now). `replacing`: the stored attempt
+   * of the same intent that can no longer land, when the action is signed again (its parts that did land, such as a
+   * Tron top-up, stay the intent's).
+   */
+  prepare(action: ChainAction, replacing?: { rawTx: string }): Promise<PreparedChainTx>;
   /** What the action's transaction would cost the treasury now (refund economics: a refund that costs too much is held). */
   estimateCost(action: ChainAction): Promise<TxCost>;
   /**

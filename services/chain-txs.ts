@@ -320,7 +320,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         amountUnits: row.amount_units,
         from: action.kind === 'sweep' ? 'deposit' : 'treasury',
       };
-      const prepared = await prepareChecked(request, () => adapter.prepare(action), trx);
+      const prepared = await prepareChecked(request, () => adapter.prepare(action, { rawTx: locked.raw_tx }), trx);
       const nonce = adapter.sequencing === 'sequence' ? prepared.chainPendingNonce : Number(locked.nonce);
       const signed = await prepared.sign(nonce);
       const attempt = { nonce: String(nonce), raw_tx: signed.rawTx, tx_hash: signed.txHash, max_fee_per_gas: null, max_priority_fee_per_gas: null, valid_until: signed.validUntil ?? null };

@@ -321,12 +321,14 @@ export class StellarAdapter implements ChainAdapter {
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
-    const asset = this.asset(tokenAddress);
+    // Read as the ledger keeps assets too (lowercased: an unconfigured asset is known by no other spelling): the issuer
+    // is a StrKey, of one case; the code is compared without case.
+    const [code = '', issuer = ''] = isNativeToken(tokenAddress) ? [] : tokenAddress.split(':');
     try {
       const account = await this.server.loadAccount(owner);
-      const line = asset.isNative()
+      const line = isNativeToken(tokenAddress)
         ? account.balances.find((b) => b.asset_type === 'native')
-        : account.balances.find((b) => 'asset_code' in b && b.asset_code === asset.getCode() && 'asset_issuer' in b && b.asset_issuer === asset.getIssuer());
+        : account.balances.find((b) => 'asset_code' in b && b.asset_code.toLowerCase() === code.toLowerCase() && 'asset_issuer' in b && b.asset_issuer === issuer.toUpperCase());
       return line ? parseUnits(line.balance, DECIMALS) : 0n;
     } catch (err) {
       if (err instanceof NotFoundError) return 0n;

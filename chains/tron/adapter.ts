@@ -61,8 +61,17 @@ interface TronTxInfo {
  * then the deposit's transfer; `fuelSun` is what the transfer may burn of the deposit's TRX, so what it did not burn
  * can come back (`recovery`).
  */
+/** The top-ups a re-signed sweep carries forward from the attempt it replaces (and that attempt's own earlier ones). */
+function earlierTopUps(replacing: { rawTx: string } | undefined): string[] {
+  if (!replacing) return [];
+  const previous = JSON.parse(replacing.rawTx) as Partial<SweepBundle>;
+  return [...(previous.earlierTopUps ?? []), ...(previous.topUp ? [previous.topUp.txID] : [])];
+}
+
 interface SweepBundle {
   topUp: Types.SignedTransaction | null;
+  /** The top-ups of the intent's earlier attempts, which may have landed though their transfer never did (ids). */
+  earlierTopUps?: string[];
   transfer: Types.SignedTransaction;
   fuelSun: string;
 }
@@ -288,7 +297,7 @@ export class TronAdapter implements ChainAdapter {
    * has) signed before it when the deposit lacks it; both are stored together, and the transfer's id is the intent's.
    * A native sweep (TRX the treasury's top-up left, going back) is the deposit's TRX transfer.
    */
-  async prepare(action: ChainAction): Promise<PreparedChainTx> {
+  async prepare(action: ChainAction, replacing?: { rawTx: string }): Promise<PreparedChainTx> {
     const treasury = this.treasuryAddress();
     const key = this.treasuryKey();
     if (action.kind === 'transfer') {
@@ -328,7 +337,7 @@ export class TronAdapter implements ChainAdapter {
       sign: async () => {
         const topUpTx = topUp > 0n ? await this.tronWeb.trx.sign(await this.tronWeb.transactionBuilder.sendTrx(deposit, Number(topUp), treasury), key) : null;
         const transfer = await this.transferCall(action.tokenAddress, deposit, action.to, action.amountUnits, depositKey);
-        const bundle: SweepBundle = { topUp: topUpTx, transfer, fuelSun: fuel.toString() };
+        const bundle: SweepBundle = { topUp: topUpTx, transfer, fuelSun: fuel.toString(), earlierTopUps: earlierTopUps(replacing) };
         return { rawTx: JSON.stringify(bundle), txHash: transfer.txID, validUntil: String(transfer.raw_data.expiration) };
       },
     };
@@ -431,7 +440,7 @@ export class TronAdapter implements ChainAdapter {
    */
   async nativeEffects(tx: { txHash: string; rawTx: string }): Promise<NativeEffects> {
     const stored = JSON.parse(tx.rawTx) as SweepBundle | Types.SignedTransaction;
-    const ids = ['transfer' in stored && stored.topUp ? [stored.topUp.txID] : [], [tx.txHash]].flat();
+    const ids = ['transfer' in stored ? [...(stored.earlierTopUps ?? []), ...(stored.topUp ? [stored.topUp.txID] : [])] : [], [tx.txHash]].flat();
     const effects: NativeEffects = { fees: [], changes: [] };
     for (const id of ids) {
       const [read, info] = await Promise.all([this.request<TronTransaction>('wallet/gettransactionbyid', { value: id }), this.info(id)]);

@@ -171,7 +171,7 @@ describe('dashboard refunds, accept as paid, and the hosted page of a short paym
     assert.deepEqual(data, [], 'no refund was made');
   });
 
-  it('accepts a short payment as paid with the button: it completes, and the merchant is paid what arrived less the fee', async () => {
+  it('accepts a short payment as paid with the button: it completes, and the merchant is paid what arrived less the fee and what its payout keeps back for earlier refunds', async () => {
     const payoutBefore = await tokenBalance(stack.info, 8453, 'USDC', shop.payout.address);
     const created = await pay('10');
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '7.5');
@@ -185,11 +185,14 @@ describe('dashboard refunds, accept as paid, and the hosted page of a short paym
     await page.getByRole('button', { name: 'Confirm: accept as paid' }).click();
 
     const { payment } = await waitForStatus(api, created.id, 'payment_completed', 150_000);
-    const expected = usdc('7.5') - usdc(payment.source.fee);
-    assert.equal(payment.destination.amount, formatUnits(expected, 6), 'the payout is what arrived less the fee');
+    // What arrived less the fee, less what the payout kept back for this app's earlier refunds (the refund test's).
+    const { netted_units: kept } = await services.knex('payments').where({ id: created.id }).first<{ netted_units: string }>('netted_units');
+    const expected = usdc('7.5') - usdc(payment.source.fee) - BigInt(kept);
+    assert.equal(payment.destination.amount, formatUnits(expected, 6), 'the payout is what arrived less the fee, less what it kept back');
     assert.equal((await tokenBalance(stack.info, 8453, 'USDC', shop.payout.address)) - payoutBefore, expected);
     await page.getByRole('list', { name: 'Status timeline' }).locator('li[data-event="accepted_as_paid"]').waitFor();
     await page.locator('h1 [data-status="payment_completed"]').waitFor({ timeout: 30_000 });
+    if (BigInt(kept) > 0n) await page.getByTestId('kept-for-refunds').filter({ hasText: `${formatUnits(BigInt(kept), 6)} USDC` }).waitFor();
     await assertAppReconciled(services, shop.appId);
   });
 
