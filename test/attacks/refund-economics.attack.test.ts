@@ -185,13 +185,14 @@ describe('refund economics: a burst of 1-unit payins costs the treasury nothing 
       const tiny = (await listPayins({ knex: services.knex, paymentId: target.created.id })).filter((p) => p.amount_units === '1');
       return tiny.length === TON_BURST && tiny.every((p) => p.disposition === 'held') ? tiny : undefined;
     }, 500);
-    // Not queued behind the burst: as quick as before it, or its payout signed while the burst's payins were still
-    // being weighed (on a machine too loaded for the first, both share its two cores, but the payout does not wait).
+    // Not queued behind the burst (the opening: payouts waited minutes behind its refunds): within half a minute of
+    // the payment before it, or its payout signed while the burst's payins were still being weighed (on a machine too
+    // loaded for the first, both share its two cores, but the payout does not wait for the burst).
     const burstDoneAt = Math.max(...held.map((p) => p.updated_at.getTime()));
     const payout = await services.knex<ChainTxRow>('chain_txs').where({ intent_key: intentKeys.payout(during.created.id) }).first();
     const payoutSignedAt = payout!.created_at.getTime();
     assert.ok(
-      during.seconds <= baseline.seconds * 2 + 10 || payoutSignedAt < burstDoneAt,
+      during.seconds <= baseline.seconds * 2 + 30 || payoutSignedAt < burstDoneAt,
       `the payment during the burst took ${during.seconds.toFixed(1)} s, ${baseline.seconds.toFixed(1)} s before it, and its payout was signed ${((payoutSignedAt - burstDoneAt) / 1000).toFixed(1)} s after the burst's last payin was held`,
     );
   });
