@@ -29,7 +29,7 @@ import type { OrderCreated } from '../legacy/helpers';
 const [ARBITRUM, BASE] = [42161, 8453];
 
 describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   let stack: Stack;
   let services: StackServices;
   let merchant: TestMerchant;
@@ -110,7 +110,7 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
       });
       await tronCustomerTransfer(stack.info, order.pay_address!, order.pay_amount!);
       const run = services.client.workflow.getHandle(paymentWorkflowId(order.payment_id!));
-      await eventually('the payout waiting for the float (AwaitingOperator=treasury_short)', 180_000, async () =>
+      await eventually('the payout waiting for the float (AwaitingOperator=treasury_short)', 360_000, async () =>
         ((await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'treasury_short' ? true : undefined), 1_000);
     });
     assert.equal(rebalance.quote?.kind, 'cctp');
