@@ -20,6 +20,11 @@ export interface DetectedPayin extends PayinIdentity {
   from: string;
   to: string;
   amountUnits: string;
+  /**
+   * Native coin (base units) the receiving account itself paid in the transaction, where a chain charges the
+   * receiver (TON: storage and compute fees on receipt): booked as the network's, so the books follow the balance.
+   */
+  receiverFeeUnits?: string;
 }
 
 export interface ConfirmedPayin extends DetectedPayin {

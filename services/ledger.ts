@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { tokenReceived } from '../chains/bridges/tx';
 import { bridgeLateAfterMs } from '../domain/bridges';
-import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerEntry } from '../domain/ledger';
+import { accountKey, reconcileAccounts, stuckBridges, type AccountBalance, type AccountReconciliation, type BridgeInTransit, type LedgerAccount, type LedgerEntry } from '../domain/ledger';
 import { nativeEffectEntries, type ControlledAccount } from '../domain/native-effects';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 import { payinId, type DetectedPayin } from '../domain/payins';
@@ -20,9 +20,21 @@ import type { ChainTxRow } from '../db/tables';
 export async function recordPayinEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin): Promise<void> {
   await insertLedgerEntries({
     knex: deps.knex,
-    entries: [{ ref: `payin:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'payin', debit: 'deposit', credit: 'external', debitAddress: payin.to, creditAddress: null, amountUnits: payin.amountUnits, paymentId }],
+    entries: [
+      { ref: `payin:${payinId(payin)}`, chainId: payin.chainId, tokenAddress: payin.tokenAddress, kind: 'payin', debit: 'deposit', credit: 'external', debitAddress: payin.to, creditAddress: null, amountUnits: payin.amountUnits, paymentId },
+      ...receiverFeeEntries(payin, 'deposit', paymentId),
+    ],
   });
 }
+
+/** What the receiving account paid the network on receipt (TON), from the account the transfer was booked to; once per transaction. */
+const receiverFeeEntries = (payin: DetectedPayin, account: Extract<LedgerAccount, 'deposit' | 'quarantine'>, paymentId: string | null): LedgerEntry[] =>
+  payin.receiverFeeUnits && BigInt(payin.receiverFeeUnits) > 0n
+    ? [{
+        ref: `receiver-fee:${payin.chainId}:${payin.txHash}`, chainId: payin.chainId, tokenAddress: NATIVE_TOKEN_ADDRESS, kind: 'network', debit: 'network', credit: account,
+        debitAddress: null, creditAddress: payin.to, amountUnits: payin.receiverFeeUnits, paymentId,
+      }]
+    : [];
 
 /** Dust of a payin is held at its deposit address. */
 export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin, heldUnits: string): Promise<void> {
@@ -40,18 +52,21 @@ export async function recordHeldEntry(deps: { knex: Knex }, paymentId: string, p
 export async function recordQuarantinedEntries(deps: { knex: Knex }, transfers: Array<{ paymentId: string; transfer: DetectedPayin }>): Promise<void> {
   await insertLedgerEntries({
     knex: deps.knex,
-    entries: transfers.map(({ paymentId, transfer }) => ({
-      ref: `${QUARANTINED_REF}${payinId(transfer)}`,
-      chainId: transfer.chainId,
-      tokenAddress: transfer.tokenAddress,
-      kind: 'quarantined',
-      debit: 'quarantine',
-      credit: 'external',
-      debitAddress: transfer.to,
-      creditAddress: null,
-      amountUnits: transfer.amountUnits,
-      paymentId,
-    })),
+    entries: transfers.flatMap(({ paymentId, transfer }): LedgerEntry[] => [
+      {
+        ref: `${QUARANTINED_REF}${payinId(transfer)}`,
+        chainId: transfer.chainId,
+        tokenAddress: transfer.tokenAddress,
+        kind: 'quarantined',
+        debit: 'quarantine',
+        credit: 'external',
+        debitAddress: transfer.to,
+        creditAddress: null,
+        amountUnits: transfer.amountUnits,
+        paymentId,
+      },
+      ...receiverFeeEntries(transfer, 'quarantine', paymentId),
+    ]),
   });
 }
 
@@ -87,7 +102,10 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
     await insertHeldPayins({ knex: trx, payins });
     await insertLedgerEntries({
       knex: trx,
-      entries: payins.map((p) => ({ ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', debitAddress: p.to, creditAddress: null, amountUnits: p.amountUnits, paymentId: null })),
+      entries: payins.flatMap((p): LedgerEntry[] => [
+        { ref: `quarantined:${payinId(p)}`, chainId: p.chainId, tokenAddress: p.tokenAddress, kind: 'quarantined', debit: 'quarantine', credit: 'external', debitAddress: p.to, creditAddress: null, amountUnits: p.amountUnits, paymentId: null },
+        ...receiverFeeEntries(p, 'quarantine', null),
+      ]),
     });
   });
 }

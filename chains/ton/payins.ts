@@ -37,7 +37,7 @@ function incoming(tx: Transaction): { src: Address; value: bigint } | null {
  * The transfers one transaction made into an account of a deposit (`hash` is its hash in hex; `blockNumber` the
  * masterchain block that committed it):
  * - into a deposit wallet, the TON its inbound message carried (`NATIVE_LOG_INDEX`), whatever its body (a comment, a
- *   jetton notification, anything): every coin that stays there is a transfer;
+ *   jetton notification, anything), with the fees the wallet paid on receipt (its storage fee at least);
  * - into a deposit's jetton wallet, a TEP-74 `internal_transfer` its code accepted (a forged one aborts in the
  *   wallet's code): the jettons (index 0), from the owner the message names.
  */
@@ -47,7 +47,8 @@ export function transfersOf(chainId: number, tx: Transaction, hash: string, bloc
   if (!message) return [];
   if (account.tokenAddress === NATIVE_TOKEN_ADDRESS) {
     if (message.value === 0n) return [];
-    return [{ ...base, logIndex: NATIVE_LOG_INDEX, tokenAddress: NATIVE_TOKEN_ADDRESS, from: rawAddress(message.src), amountUnits: message.value.toString() }];
+    const fee = tx.totalFees.coins;
+    return [{ ...base, logIndex: NATIVE_LOG_INDEX, tokenAddress: NATIVE_TOKEN_ADDRESS, from: rawAddress(message.src), amountUnits: message.value.toString(), ...(fee > 0n ? { receiverFeeUnits: fee.toString() } : {}) }];
   }
   const d = tx.description;
   if (d.type !== 'generic' || d.aborted || d.computePhase.type !== 'vm' || !d.computePhase.success) return [];

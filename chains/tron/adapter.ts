@@ -87,14 +87,18 @@ const TRC20_CALL_BYTES = 400n;
 
 /** `41` + the 20-byte hex of an ABI-encoded address word. */
 const wordToTronHex = (word: string): string => `41${word.slice(24, 64)}`.toLowerCase();
+/** A TRC-10 token's id, which names it where a TRC-20 has its contract address. */
+const TRC10_ID = /^\d+$/;
 const base58 = (hex: string): string => TronWeb.address.fromHex(hex);
+const tokenName = (hex: string, configured: ReadonlySet<string>): string => (configured.has(base58(hex)) ? base58(hex) : hex);
 
 /**
  * Every transfer a successful transaction made: its TRX (`TransferContract`) or TRC-10 (`TransferAssetContract`,
  * the token id as its address) transfer, as the transaction's own value (`NATIVE_LOG_INDEX`), and each TRC-20
- * `Transfer` log of any contract (by log index), from its transaction info.
+ * `Transfer` log of any contract (by log index), from its transaction info. A configured TRC-20 is named as the
+ * configuration names it (base58); any other by its hex address, which the ledger's lower case keeps readable.
  */
-function transfersOf(chainId: number, blockNumber: number, tx: TronTransaction, info: TronTxInfo): DetectedPayin[] {
+function transfersOf(chainId: number, blockNumber: number, tx: TronTransaction, info: TronTxInfo, configured: ReadonlySet<string>): DetectedPayin[] {
   if (!tx.txID || tx.ret?.[0]?.contractRet !== 'SUCCESS') return [];
   const base = { chainId, txHash: tx.txID, blockNumber };
   const transfers: DetectedPayin[] = [];
@@ -109,7 +113,7 @@ function transfersOf(chainId: number, blockNumber: number, tx: TronTransaction, 
     transfers.push({
       ...base,
       logIndex,
-      tokenAddress: base58(`41${log.address.slice(-40)}`),
+      tokenAddress: tokenName(`41${log.address.slice(-40)}`.toLowerCase(), configured),
       from: base58(wordToTronHex(log.topics[1]!)),
       to: base58(wordToTronHex(log.topics[2]!)),
       amountUnits: BigInt(`0x${log.data || '0'}`).toString(),
@@ -133,6 +137,8 @@ export class TronAdapter implements ChainAdapter {
    */
   readonly sequencing = 'none';
   private readonly tronWeb: TronWeb;
+  /** The configured TRC-20 contracts (base58): transfers of these are named as configured. */
+  private readonly configuredTokens: ReadonlySet<string>;
   private readonly depositSigner: HDNodeWallet | null;
 
   constructor(
@@ -141,6 +147,7 @@ export class TronAdapter implements ChainAdapter {
   ) {
     // TronGrid's API key header on every request, when one is configured.
     this.tronWeb = new TronWeb({ fullHost: config.rpcUrl, headers: config.apiKey ? { 'TRON-PRO-API-KEY': config.apiKey } : {} });
+    this.configuredTokens = new Set(Object.values(config.tokens).map((t) => t.address));
     if (keys.depositSeed && depositAccountXpub(keys.depositSeed) !== keys.depositXpub.extendedKey) {
       // Addresses the API hands out would be keys this worker cannot sign for.
       throw new Error(`TRON_DEPOSIT_XPUB is not the deposit account of TRON_DEPOSIT_SEED: for this seed it is ${depositAccountXpub(keys.depositSeed)}`);
@@ -217,7 +224,7 @@ export class TronAdapter implements ChainAdapter {
     ]);
     if (block.block_header?.raw_data.number !== num) throw new Error(`block ${num} on chain ${this.config.chainId} is not available`);
     const infoById = new Map((Array.isArray(infos) ? infos : []).map((info) => [info.id, info]));
-    return (block.transactions ?? []).flatMap((tx) => transfersOf(this.config.chainId, num, tx, infoById.get(tx.txID) ?? {}));
+    return (block.transactions ?? []).flatMap((tx) => transfersOf(this.config.chainId, num, tx, infoById.get(tx.txID) ?? {}, this.configuredTokens));
   }
 
   private info(txID: string): Promise<TronTxInfo> {
@@ -231,7 +238,7 @@ export class TronAdapter implements ChainAdapter {
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
     const [tx, info] = await Promise.all([this.request<TronTransaction>('wallet/gettransactionbyid', { value: payin.txHash }), this.info(payin.txHash)]);
     if (info.blockNumber === undefined) return { state: 'missing' };
-    const onChain = transfersOf(this.config.chainId, info.blockNumber, tx, info).find((t) => t.logIndex === payin.logIndex);
+    const onChain = transfersOf(this.config.chainId, info.blockNumber, tx, info, this.configuredTokens).find((t) => t.logIndex === payin.logIndex);
     if (!onChain) return { state: 'dropped', reason: `no successful transfer at index ${payin.logIndex} of the transaction` };
     const mismatch = payinMismatch(payin, onChain);
     if (mismatch) return { state: 'dropped', reason: mismatch };
@@ -275,6 +282,11 @@ export class TronAdapter implements ChainAdapter {
   private async trxBalance(owner: string): Promise<bigint> {
     const account = await this.request<{ balance?: number }>('wallet/getaccount', { address: owner, visible: true });
     return BigInt(account.balance ?? 0);
+  }
+
+  private async trc10Balance(owner: string, id: string): Promise<bigint> {
+    const account = await this.request<{ assetV2?: Array<{ key: string; value: number }> }>('wallet/getaccount', { address: owner, visible: true });
+    return BigInt(account.assetV2?.find((a) => a.key === id)?.value ?? 0);
   }
 
   /**
@@ -447,7 +459,7 @@ export class TronAdapter implements ChainAdapter {
       if (info.blockNumber === undefined) continue;
       const owner = read.raw_data?.contract[0]?.parameter.value.owner_address;
       if (owner && info.fee) effects.fees.push({ address: base58(owner), units: BigInt(info.fee) });
-      for (const t of transfersOf(this.config.chainId, info.blockNumber, read, info).filter((t) => isNativeToken(t.tokenAddress))) {
+      for (const t of transfersOf(this.config.chainId, info.blockNumber, read, info, this.configuredTokens).filter((t) => isNativeToken(t.tokenAddress))) {
         effects.changes.push({ address: t.from, deltaUnits: -BigInt(t.amountUnits) }, { address: t.to, deltaUnits: BigInt(t.amountUnits) });
       }
     }
@@ -456,6 +468,7 @@ export class TronAdapter implements ChainAdapter {
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
     if (isNativeToken(tokenAddress)) return this.trxBalance(owner);
+    if (TRC10_ID.test(tokenAddress)) return this.trc10Balance(owner, tokenAddress);
     const read = await this.tronWeb.transactionBuilder.triggerConstantContract(tokenAddress, 'balanceOf(address)', {}, [{ type: 'address', value: owner }], owner);
     const word = (read.constant_result as string[] | undefined)?.[0];
     return word ? BigInt(`0x${word}`) : 0n;

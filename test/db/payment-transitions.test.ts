@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createKnex } from '../../db/connection';
 import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
 import type { PaymentStatus } from '../../domain/payment';
 import type { Stack } from '../../tools/stack/stack';
@@ -8,6 +9,9 @@ import { connectServices, type StackServices } from '../support/services';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { getStack } from '../support/stack';
+
+/** The application name of the steps' sessions, which the lock test counts. */
+const STEPS_APPLICATION = 'payment-transition-steps';
 
 describe('applyPaymentTransition (one statement per lifecycle step)', function () {
   this.timeout(120_000);
@@ -24,15 +28,18 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
   after(async () => services?.close());
 
   const newPayment = async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }))).id;
-  /** Sessions waiting for a lock `pid` holds, directly or behind another such session (PostgreSQL queues them in order). */
-  const sessionsQueuedBehind = async (pid: number): Promise<number> => {
+  /**
+   * The steps' own sessions waiting for a lock `pid` holds, directly or behind another such session (PostgreSQL
+   * queues them in order). The payment's run on the stack may queue behind it too: only the steps' sessions count.
+   */
+  const stepsQueuedBehind = async (pid: number): Promise<number> => {
     const { rows } = await services.knex.raw<{ rows: Array<{ count: number }> }>(
-      `with recursive queued(pid) as (
-         select pid from pg_stat_activity where ? = any(pg_blocking_pids(pid))
+      `with recursive queued(pid, application_name) as (
+         select pid, application_name from pg_stat_activity where ? = any(pg_blocking_pids(pid))
          union
-         select a.pid from pg_stat_activity a join queued q on q.pid = any(pg_blocking_pids(a.pid))
-       ) select count(*)::int as count from queued`,
-      [pid],
+         select a.pid, a.application_name from pg_stat_activity a join queued q on q.pid = any(pg_blocking_pids(a.pid))
+       ) select count(*)::int as count from queued where application_name = ?`,
+      [pid, STEPS_APPLICATION],
     );
     return rows[0]!.count;
   };
@@ -78,19 +85,28 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
 
   it('a step that waited for the one before it reads the status that one wrote (no second event for a status kept)', async () => {
     const paymentId = await newPayment();
-    const apply = (status: PaymentStatus, sequence: number) => applyPaymentTransition({ knex: services.knex, transition: { paymentId, status, sequence } });
+    const url = new URL(stack.env.DATABASE_URL!);
+    url.searchParams.set('application_name', STEPS_APPLICATION);
+    const steps = createKnex(url.toString(), { max: 2 });
+    const apply = (status: PaymentStatus, sequence: number) => applyPaymentTransition({ knex: steps, transition: { paymentId, status, sequence } });
     // Another writer holds the row while two steps queue behind it, the first before the second.
     const trx = await services.knex.transaction();
-    await trx('payments').where({ id: paymentId }).forUpdate().first();
-    const holder = (await trx.raw<{ rows: Array<{ pid: number }> }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    const queued = (count: number) =>
-      eventually(`${count} step(s) queued behind the lock`, 10_000, async () => ((await sessionsQueuedBehind(holder)) === count ? true : undefined), 20);
-    const first = apply('payment_started', 1);
-    await queued(1);
-    const second = apply('payment_started', 2);
-    await queued(2);
-    await trx.commit();
-    await Promise.all([first, second]);
+    try {
+      await trx('payments').where({ id: paymentId }).forUpdate().first();
+      const holder = (await trx.raw<{ rows: Array<{ pid: number }> }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      const queued = (count: number) =>
+        eventually(`${count} step(s) queued behind the lock`, 30_000, async () => ((await stepsQueuedBehind(holder)) === count ? true : undefined), 20);
+      const first = apply('payment_started', 1);
+      await queued(1);
+      const second = apply('payment_started', 2);
+      await queued(2);
+      await trx.commit();
+      await Promise.all([first, second]);
+    } finally {
+      // A failed wait must not leave the row locked for the stack's own runs.
+      if (!trx.isCompleted()) await trx.rollback();
+      await steps.destroy();
+    }
     assert.equal(Number((await findPaymentById({ knex: services.knex, id: paymentId }))!.status_sequence), 2);
     assert.deepEqual(await timeline(paymentId), ['payment_started']);
   });

@@ -9,6 +9,8 @@ import { quietSdkLogs, stopTestEnv } from '../support/temporal';
  * ends; the time-skipping server is each file's own, so no file's leftover runs can hold another file's clock.
  */
 const PARALLEL_WORKER = process.env.MOCHA_WORKER_ID !== undefined;
+/** How long a worker's stack may take to stop when the worker ends. */
+const STOP_LIMIT_MS = 120_000;
 
 export const mochaHooks = {
   /** The SDK runtime is process-wide: set it up quiet before any suite's worker starts it with its defaults. */
@@ -38,7 +40,12 @@ if (PARALLEL_WORKER) stopStackWhenWorkerEnds();
  */
 function stopStackWhenWorkerEnds(): void {
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= Promise.all([stopStack(), stopTestEnv()]).then(() => undefined, (err: unknown) => console.error('stopping the test stack failed', err)));
+  const stop = () =>
+    (stopping ??= Promise.race([
+      Promise.all([stopStack(), stopTestEnv()]).then(() => undefined, (err: unknown) => console.error('stopping the test stack failed', err)),
+      // A stack that cannot stop (a run's activity that never ends) must not keep the whole test run from ending.
+      new Promise<void>((resolve) => setTimeout(() => (console.error(`the test stack did not stop within ${STOP_LIMIT_MS / 1000} s; the worker exits without it`), resolve()), STOP_LIMIT_MS).unref()),
+    ]));
   // mocha's own workerpool, which runs this process: its onTerminate is awaited before the worker exits.
   const workerpool = createRequire(require.resolve('mocha'))('workerpool') as {
     worker(methods: Record<string, never>, options: { onTerminate: () => Promise<void> }): void;
