@@ -24,6 +24,8 @@ export interface RefundRecord {
   claim_token_hash: string | null;
   /** When the awaiting refund got its address (the customer's claim, or the merchant's send to the sender). */
   claimed_at: Date | null;
+  /** When its run was started; null until then (the reconciler starts the run of a refund with an address and none). */
+  workflow_started_at: Date | null;
   status: RefundStatus;
   tx_hash: string | null;
   created_at: Date;

@@ -17,6 +17,7 @@ import {
   type LabelledCount,
 } from '../db/queries/metrics';
 import { findLatestLedgerReconciliation } from '../db/queries/ledger';
+import { listBridgingRebalances } from '../db/queries/rebalances';
 import { ORDER_STATUSES } from '../domain/orders';
 import { PAYMENT_STATUSES } from '../domain/payment';
 import { METRIC_PREFIX } from '../lib/metrics';
@@ -172,6 +173,20 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
       for (const r of rebalancePlan(chains, read)) {
         const decimals = read.find((f) => f.chainId === r.toChainId && f.symbol === r.symbol)!.decimals;
         this.set({ chain: String(r.toChainId), token: r.symbol, from: r.fromChainId === null ? 'none' : String(r.fromChainId), route: r.route }, whole(r.amountUnits, decimals));
+      }
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}rebalances_in_flight`,
+    help: 'Rebalances bridging now, per route: the amount taken from the source treasury (from) for the short one (chain), in whole tokens',
+    labelNames: ['chain', 'token', 'from'],
+    registers: [registry],
+    async collect() {
+      const open = await listBridgingRebalances({ knex });
+      this.reset();
+      for (const r of open) {
+        const decimals = chains.registry.findToken(r.to_chain_id, r.token_symbol)?.decimals ?? 0;
+        this.set({ chain: String(r.to_chain_id), token: r.token_symbol, from: String(r.from_chain_id) }, whole(BigInt(r.amount_units), decimals));
       }
     },
   });

@@ -8,6 +8,7 @@ import type { DetectedPayin } from '../domain/payins';
 import { formatUnits, parseUnits } from '../domain/money';
 import { markOrderWorkflowStarted } from '../db/queries/orders';
 import { markPaymentWorkflowsStarted } from '../db/queries/payments';
+import { markRefundWorkflowStarted } from '../db/queries/refunds';
 import type { OrderRow, PaymentRow, RefundRow } from '../db/tables';
 import type { latePayinWorkflow, orderWorkflow, paymentWorkflow, refundWorkflow } from '../workflows';
 import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflowId } from '../workflows/ids';
@@ -185,6 +186,7 @@ export async function startRefundWorkflow(deps: WorkflowStarterDeps, refund: Ref
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+  await markRefundWorkflowStarted({ knex: deps.knex, id: refund.id });
 }
 
 export function orderWorkflowInput(row: OrderRow): OrderWorkflowInput {

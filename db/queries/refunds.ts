@@ -22,9 +22,25 @@ export async function lockPaymentForRefund(options: { trx: Knex.Transaction; pay
 }
 
 /** Inserts the refund; undefined when the app used its idempotency key already (another request took it). */
-export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash' | 'claimed_at'> }): Promise<RefundRow | undefined> {
+export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash' | 'claimed_at' | 'workflow_started_at'> }): Promise<RefundRow | undefined> {
   const [row] = await options.knex<RefundRow>('refunds').insert(options.row).onConflict(['app_id', 'idempotency_key']).ignore().returning('*');
   return row;
+}
+
+/** Records that the refund's run was started. */
+export async function markRefundWorkflowStarted(options: { knex: Knex; id: string }): Promise<void> {
+  await options.knex<RefundRow>('refunds').where({ id: options.id }).whereNull('workflow_started_at').update({ workflow_started_at: options.knex.fn.now() as unknown as Date });
+}
+
+/** Refunds with an address, given more than `olderThanMs` ago, whose run was never recorded as started: oldest first. */
+export async function listRefundsWithoutWorkflow(options: { knex: Knex; olderThanMs: number; limit: number }): Promise<RefundRow[]> {
+  return options
+    .knex<RefundRow>('refunds')
+    .whereNull('workflow_started_at')
+    .whereNotNull('address')
+    .where(options.knex.raw('coalesce(claimed_at, created_at)'), '<', options.knex.raw(`now() - make_interval(secs => ?)`, [options.olderThanMs / 1000]))
+    .orderBy('created_at')
+    .limit(options.limit);
 }
 
 /** Moves a refund on; a completed or failed refund stays as it is. */

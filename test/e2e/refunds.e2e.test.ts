@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Wallet, parseUnits } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
 import type { RefundResource } from '../../api/serializers/refund';
 import { findChainTx } from '../../db/queries/chain-txs';
 import { listPaymentLedgerEntries, sumAppReceivable } from '../../db/queries/ledger';
 import { updateRefundCredit } from '../../db/queries/merchants';
+import { listRefundsWithoutWorkflow } from '../../db/queries/refunds';
 import { intentKeys } from '../../domain/chain-txs';
 import type { RefundStatus } from '../../domain/refunds';
+import { createLogger } from '../../lib/logger';
+import { SecretBox } from '../../lib/secrets';
+import { startOrphanedWorkflows } from '../../services/reconcile';
+import { createRefund } from '../../services/refunds';
 import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
@@ -128,6 +134,31 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     await waitForStatus(api, payment.id, 'payment_refunded', 10_000);
     const { body: listed } = await listRefunds(payment.id);
     assert.deepEqual(listed.data.map((r) => [r.amount, r.status]), [['7.25', 'completed'], ['12.75', 'completed']]);
+    await assertAppReconciled(services, shop.appId);
+  });
+
+  it('a refund whose run never started (the API stopped after recording it) is started by the reconciler and lands once', async () => {
+    const payment = await completedPayment('3');
+    const customer = Wallet.createRandom().address;
+    const { taskQueue } = stack.config.temporal;
+    // The API's refund service, stopped between recording the refund and starting its run.
+    const stopped = { workflow: { start: () => Promise.reject(new Error('the API stopped before it started the run')) } } as unknown as Client;
+    const log = createLogger('silent', 'test');
+    const deps = { knex: services.knex, chains: services.chains, temporal: { client: stopped, taskQueue }, secretBox: new SecretBox(stack.env.PAYRAIL_SECRETS_KEY!), publicBaseUrl: stack.publicBaseUrl, refundClaimWindowDays: 30, log };
+    await assert.rejects(createRefund(deps, shop.appId, payment.id, randomUUID(), { address: customer }), /the API stopped/);
+    const [orphan] = (await listRefunds(payment.id)).body.data;
+    assert.equal(orphan?.status, 'pending');
+    await assert.rejects(services.client.workflow.getHandle(refundWorkflowId(orphan.id)).describe(), WorkflowNotFoundError);
+
+    const reconciler = { knex: services.knex, temporal: { client: services.client, taskQueue }, log };
+    assert.ok((await startOrphanedWorkflows(reconciler, { olderThanMs: 0 })) >= 1);
+    await completedRefund(payment.id, orphan.id);
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('3'), 'the customer received the refund');
+    // Its run is recorded as started: the next round leaves it alone.
+    const left = await listRefundsWithoutWorkflow({ knex: services.knex, olderThanMs: 0, limit: 100 });
+    assert.ok(!left.some((r) => r.id === orphan.id));
+    const tx = await findChainTx({ knex: services.knex, intentKey: intentKeys.merchantRefund(orphan.id) });
+    assert.deepEqual([tx?.status, tx?.replaced_tx_hashes], ['confirmed', []], 'one transaction');
     await assertAppReconciled(services, shop.appId);
   });
 
