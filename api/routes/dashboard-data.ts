@@ -102,7 +102,13 @@ export function dashboardDataRoutes<S extends DeveloperState>(
 
   router.get('/dashboard/config', (ctx) => {
     ctx.body = {
-      chains: deps.chains.registry.chains.map((c) => ({ chainId: String(c.chainId), name: c.name, explorerUrl: c.explorerUrl ?? null, tokens: Object.keys(c.tokens) })),
+      chains: deps.chains.registry.chains.map((c) => ({
+        chainId: String(c.chainId),
+        name: c.name,
+        explorerUrl: c.explorerUrl ?? null,
+        tokens: Object.keys(c.tokens),
+        addressForm: deps.chains.family(c.chainId).addresses.form,
+      })),
       temporalUiUrl: deps.temporalUi?.url ?? null,
       devMailSinkUrl: deps.devMailSinkUrl ?? null,
       paymentStatuses: [...PAYMENT_STATUSES],

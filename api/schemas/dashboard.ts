@@ -43,7 +43,8 @@ export const orderListQuerySchema = z.object({ cursor, limit: pageLimit(25) });
 
 /** `GET /dashboard/config`: what every page needs first (asked before logging in). */
 export const dashboardConfigSchema = z.object({
-  chains: z.array(z.object({ chainId: z.string(), name: z.string(), explorerUrl: z.string().nullable(), tokens: z.array(z.string()) })),
+  /** `addressForm`: how the chain's family writes an address (the payout wallet field's hint). */
+  chains: z.array(z.object({ chainId: z.string(), name: z.string(), explorerUrl: z.string().nullable(), tokens: z.array(z.string()), addressForm: z.string() })),
   temporalUiUrl: z.string().nullable(),
   devMailSinkUrl: z.string().nullable(),
   /** Every payment status in lifecycle order, as the API names them (the status filter's choices). */

@@ -26,10 +26,12 @@ export const stellar = defineChainFamily({
   depositAddresses: 'derived',
   walletLinkLabel: 'Open in a Stellar wallet (SEP-7 link)',
   addresses: {
-    normalize: (address) => (StrKey.isValidEd25519PublicKey(address) ? address : null),
+    // A muxed M… address is an account with the memo id its owner needs (an exchange's customer): payments to it
+    // carry the id, so a refund or payout reaches an account that is credited by memo.
+    normalize: (address) => (StrKey.isValidEd25519PublicKey(address) || StrKey.isValidMed25519PublicKey(address) ? address : null),
     // Stored as wallets write it: G… accounts, M… for a deposit (the page also shows the receiving account and memo).
     display: (address) => address,
-    form: 'a G… account id (StrKey)',
+    form: 'a G… account id, or an M… muxed address carrying the memo id an exchange needs (StrKey)',
   },
   createAdapter: (config, keys) => new StellarAdapter(config, { treasurySecret: keys.STELLAR_TREASURY_SECRET, receivingSecret: keys.STELLAR_RECEIVING_SECRET }),
   scanRangeBlocks: () => SCAN_LEDGERS,

@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { generateKeyPairSigner } from '@solana/kit';
 import { Wallet } from 'ethers';
 import { chromium, type BrowserContext, type Page, type Request, type Route } from 'playwright-core';
 import { z } from 'zod';
 import type { PaymentResource } from '../../api/serializers/payment';
-import type { Stack } from '../../tools/stack/stack';
+import { stackChain, type Stack } from '../../tools/stack/stack';
 import { uniqueOrderId } from '../api/helpers';
 import { bearer, login, uniqueEmail } from '../merchant/helpers';
 import { createPayment, paymentBody } from '../support/api';
@@ -431,6 +432,22 @@ describe('merchant dashboard in Chromium', function () {
       'get /apps/{appId}/orders',
     ];
     for (const name of read) assert.ok(checked.has(name.replace(' /', ' /v1/merchant-api/')), `the pages read ${name}`);
+  });
+
+  it('registers an app paid out on another family: the wallet field names the chain\'s address form and takes a base58 address', async () => {
+    const solana = stackChain(stack.info, 'solana');
+    await nav('Apps & keys').click();
+    const form = page.getByRole('region', { name: 'Register an app' });
+    await form.getByLabel('App name').fill('Dashboard Tea');
+    await form.getByLabel('Payout chain').selectOption(String(solana.chainId));
+    await form.getByLabel('Payout token').selectOption('USDC');
+    const wallet = form.getByLabel('Payout wallet address');
+    assert.match((await wallet.getAttribute('placeholder')) ?? '', /base58/i);
+    await wallet.fill((await generateKeyPairSigner()).address);
+    await form.getByRole('textbox', { name: 'Webhook URL' }).fill('https://127.0.0.1:9/payrail');
+    await form.getByRole('button', { name: 'Register app' }).click();
+    await page.getByText('Webhook secret — copy it now').waitFor();
+    assert.match((await page.getByTestId('app-id').textContent())!, /^merchant_dashboard-tea/);
   });
 
   it('logs out: the session ends server-side and the pages are closed', async () => {

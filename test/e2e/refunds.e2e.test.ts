@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
+import { Horizon, StrKey } from '@stellar/stellar-sdk';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Wallet, parseUnits } from 'ethers';
 import type { PaymentResource } from '../../api/serializers/payment';
@@ -23,6 +24,7 @@ import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
 import { assertAppReconciled } from '../support/ledger';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
+import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination, stellarUsdcBalance } from '../support/stellar';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
@@ -215,6 +217,32 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     const tx = await findChainTx({ knex: services.knex, intentKey: intentKeys.merchantRefund(made.body.id) });
     assert.deepEqual([tx?.chain_id, tx?.status], [Number(chainId), 'confirmed'], 'sent on the source chain');
     await assertAppReconciled(services, shop.appId);
+  });
+
+  it('a USDC payment on Stellar is refunded to a muxed M… address (an exchange account and the memo id it credits by): it lands there with its id', async () => {
+    const chain = stackChain(stack.info, 'stellar');
+    const chainId = String(chain.chainId);
+    const created = await createPayment(api, shop.ordersKey, paymentBody({ orderId: `refund-xlm-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }));
+    await stellarCustomerPayment(stack.info, stellarDestination(created.source.receiverAddress), '3');
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed', 90_000);
+    const exchange = await newStellarUsdcAccount(stack.info);
+    const memoId = 4_242_424_242n;
+    const id = Buffer.alloc(8);
+    id.writeBigUInt64BE(memoId);
+    const muxed = StrKey.encodeMed25519PublicKey(Buffer.concat([StrKey.decodeEd25519PublicKey(exchange), id]));
+
+    const made = await refund(payment.id, { address: muxed });
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual([made.body.chainId, made.body.address, made.body.amount], [chainId, muxed, '3']);
+    const done = await completedRefund(payment.id, made.body.id);
+    assert.equal(await stellarUsdcBalance(stack.info, exchange), 30_000_000n, 'the exchange account holds the refund (7 decimals)');
+    const horizon = new Horizon.Server(chain.rpcUrl, { allowHttp: true });
+    const [sent] = (await horizon.payments().forTransaction(done.txHash!).call()).records as Array<{ to: string; to_muxed_id?: string }>;
+    assert.deepEqual([sent?.to, sent?.to_muxed_id], [exchange, memoId.toString()], 'the payment carries the memo id the exchange credits by');
+    // Booked from the Stellar treasury. (Reconcile scoped to one app cannot compare Stellar's deposits: they are the
+    // receiving account every app shares.)
+    const booked = await listPaymentLedgerEntries({ knex: services.knex, paymentId: payment.id, kind: 'refund' });
+    assert.deepEqual(booked.map((e) => [e.chain_id, e.credit_account, e.amount_units]), [[chain.chainId, 'treasury', '30000000']]);
   });
 
   it('the app owes what it refunded: its next payout keeps it back (at most half of it), in the payment and the ledger; past its credit a refund is refused', async () => {

@@ -36,7 +36,10 @@ function RegisterForm(props: PageProps & { onRegistered: (app: AppResource) => v
   const [form, setForm] = useState({ name: '', chainId: chains[0]?.chainId ?? '', tokenSymbol: chains[0]?.tokens[0] ?? '', address: '', webhookUrl: '' });
   const [error, setError] = useState<ApiFailure | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const tokens = chains.find((c) => c.chainId === form.chainId)?.tokens ?? [];
+  const chain = chains.find((c) => c.chainId === form.chainId);
+  const tokens = chain?.tokens ?? [];
+  // The server checks the address by the chain's family (checksum, form); the hint says which form it takes.
+  const addressForm = chain?.addressForm ?? '';
   const fieldError = (path: string) => error?.fieldMessage(path);
   return (
     <section aria-labelledby="h-register">
@@ -79,7 +82,7 @@ function RegisterForm(props: PageProps & { onRegistered: (app: AppResource) => v
         </label>
         <label>
           Payout wallet address
-          <input required value={form.address} pattern="0x[0-9a-fA-F]{40}" placeholder="0x…" aria-invalid={Boolean(fieldError('address'))} onInput={(e) => setForm({ ...form, address: value(e) })} />
+          <input required value={form.address} placeholder={addressForm} aria-invalid={Boolean(fieldError('address'))} onInput={(e) => setForm({ ...form, address: value(e) })} />
           {fieldError('address') && <span class="field-error">{fieldError('address')}</span>}
         </label>
         <label>
