@@ -74,7 +74,9 @@ describe('the production topology (npm run stack:prod)', function () {
     assert.equal(apis.length, 2);
     assert.equal(workers.length, 3);
     for (const service of [...apis, ...workers]) {
-      assert.equal(await status(`${service.healthUrl}/livez`), 200, `${service.name} /livez`);
+      const live = await status(`${service.healthUrl}/livez`);
+      // A process that does not answer says why in its log's last lines.
+      if (live !== 200) assert.fail(`${service.name} /livez: ${live}; its log ends:\n${(await readFile(service.options.logFile, 'utf8')).split('\n').slice(-30).join('\n')}`);
       const ready = await readiness(service.healthUrl);
       assert.equal(ready.status, 200, `${service.name} /readyz: ${JSON.stringify(ready.body)}`);
       assert.deepEqual(ready.body.checks, { postgres: 'ok', temporal: 'ok' });
