@@ -379,10 +379,22 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
     const to = freshAddress();
     const signature = await client.send(customer, [getTransferSolInstruction({ source: customer, destination: to, amount: 3_000_000n })]);
     const { slot } = (await client.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send())!;
-    const produced = await client.rpc.getSlot({ commitment: 'processed' }).send();
-    const confirmed = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
-    assert.ok(confirmed < produced, 'the confirmed slot is the last one that ended');
-    await assert.rejects(client.rpc.getBlock(produced, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }).send(), /Block not available for slot/);
+    // The slot being produced is past the confirmed one and has no block yet. A slot may end between two reads: then
+    // the reads are taken again (a devnet serving the slot being produced never passes).
+    await client.waitFor('a slot being produced, with no block yet', async () => {
+      const confirmed = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
+      const produced = await client.rpc.getSlot({ commitment: 'processed' }).send();
+      assert.ok(confirmed < produced, 'the confirmed slot is the last one that ended');
+      try {
+        await client.rpc.getBlock(produced, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }).send();
+      } catch (err) {
+        if (/Block not available for slot/.test(String(err))) return true;
+        throw err;
+      }
+      const still = await client.rpc.getSlot({ commitment: 'processed' }).send();
+      assert.notEqual(still, produced, `slot ${produced} is still being produced, yet its block is served`);
+      return undefined;
+    });
 
     const ended = await client.waitFor('the transaction’s slot to end', async () => {
       const newest = await client.rpc.getSlot({ commitment: 'confirmed' }).send();
