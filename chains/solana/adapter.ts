@@ -121,10 +121,15 @@ export class SolanaAdapter implements ChainAdapter {
     return this.treasurySigner;
   }
 
-  private token(mint: string): TokenConfig & { tokenProgram: Address } {
+  private configuredToken(mint: string): (TokenConfig & { tokenProgram: Address }) | undefined {
     const entry = Object.entries(this.config.tokens).find(([, t]) => t.address === mint);
-    if (!entry) throw new Error(`${mint} is not a configured token on chain ${this.config.chainId}`);
-    return { ...entry[1], symbol: entry[0], tokenProgram: entry[1].tokenProgram as Address };
+    return entry && { ...entry[1], symbol: entry[0], tokenProgram: entry[1].tokenProgram as Address };
+  }
+
+  private token(mint: string): TokenConfig & { tokenProgram: Address } {
+    const token = this.configuredToken(mint);
+    if (!token) throw new Error(`${mint} is not a configured token on chain ${this.config.chainId}`);
+    return token;
   }
 
   /** The owner's associated token account for the mint (derived once per process). */
@@ -392,7 +397,7 @@ export class SolanaAdapter implements ChainAdapter {
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
     if (isNativeToken(tokenAddress)) return (await this.rpc.getBalance(owner as Address, { commitment: 'confirmed' }).send()).value;
-    if (Object.values(this.config.tokens).some((t) => t.address === tokenAddress)) return this.tokenAmount(await this.ata(owner, tokenAddress));
+    if (this.configuredToken(tokenAddress)) return this.tokenAmount(await this.ata(owner, tokenAddress));
     return this.unconfiguredBalanceOf(owner, tokenAddress);
   }
 

@@ -90,7 +90,10 @@ const wordToTronHex = (word: string): string => `41${word.slice(24, 64)}`.toLowe
 /** A TRC-10 token's id, which names it where a TRC-20 has its contract address. */
 const TRC10_ID = /^\d+$/;
 const base58 = (hex: string): string => TronWeb.address.fromHex(hex);
-const tokenName = (hex: string, configured: ReadonlySet<string>): string => (configured.has(base58(hex)) ? base58(hex) : hex);
+const tokenName = (hex: string, configured: ReadonlySet<string>): string => {
+  const name = base58(hex);
+  return configured.has(name) ? name : hex;
+};
 
 /**
  * Every transfer a successful transaction made: its TRX (`TransferContract`) or TRC-10 (`TransferAssetContract`,
