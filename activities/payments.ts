@@ -6,6 +6,8 @@ import { applyPaymentTransition, extendDepositWatch, findPaymentById, markAccept
 import { bridgeRouteFor } from '../services/bridges';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
 import { refundHoldReason } from '../services/refund-economics';
+import { claimRefundFunding } from '../services/refund-funding';
+import { wakeRefundWorkflow } from '../services/workflows';
 import { startOrphanedWorkflows } from '../services/reconcile';
 import type { ActivityDeps } from './deps';
 import { asActivity } from './failures';
@@ -71,8 +73,17 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
       return { held: true };
     },
 
-    /** Idempotent: claims a late payin for its refund; false (always, from then on) when its payment counted it. */
+    /**
+     * Idempotent: claims a late payin for its refund; false (always, from then on) when its payment counted it, or
+     * when it funds a merchant's refund of the payment (whose run it then wakes).
+     */
     async claimPayinRefund(input: { paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
+      const funded = await claimRefundFunding(deps, input);
+      if (funded) {
+        await recordPayinEntry(deps, input.paymentId, input.payin);
+        await wakeRefundWorkflow(deps, funded.id);
+        return false;
+      }
       const refund = await claimPayinRefund({ knex, ...input });
       if (refund) await recordPayinEntry(deps, input.paymentId, input.payin);
       return refund;

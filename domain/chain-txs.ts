@@ -65,6 +65,8 @@ export const intentKeys = {
   refund: (payinKey: string) => `refund:${payinKey}`,
   /** A merchant's refund of a completed payment, from the source chain's treasury; `refundId` is the refund's id. */
   merchantRefund: (refundId: string) => `merchant-refund:${refundId}`,
+  /** A merchant's refund past its refund credit, from the payment's deposit address where the merchant funded it. */
+  fundedRefund: (refundId: string) => `funded-refund:${refundId}`,
   /** The native coin a transfer out of a deposit left there of what the treasury sent along, back to the treasury. */
   recover: (transferIntentKey: string) => `recover:${transferIntentKey}`,
 };

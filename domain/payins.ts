@@ -40,10 +40,11 @@ export const payinId = (p: PayinIdentity): string => `${p.chainId}:${p.txHash}:$
 export type PayinStatus = 'detected' | 'confirmed' | 'dropped';
 
 /**
- * What became of a confirmed payin: it paid the payment, it goes back to its sender, or it is dust held at the
- * deposit address (a refund would cost more gas than it returns).
+ * What became of a confirmed payin: it paid the payment, it goes back to its sender, it is dust held at the deposit
+ * address (a refund would cost more gas than it returns), or it funds a merchant's refund of the completed payment
+ * (services/refund-funding.ts).
  */
-export type PayinDisposition = 'payment' | 'refund' | 'held';
+export type PayinDisposition = 'payment' | 'refund' | 'held' | 'funding';
 
 /**
  * The facts of a payin a signal or a record may claim, checked against the chain's transfer at the same identity:

@@ -1,6 +1,8 @@
 /**
  * Merchant refunds: a merchant gives a customer back some or all of a completed payment, from the source chain's
- * treasury, to an address the merchant names. The refund is the merchant's money (docs/interface-decisions.md).
+ * treasury (the app owes it), or past the app's refund credit from the payment's deposit address once the merchant
+ * funded it there, to an address the merchant or the customer names. The refund is the merchant's money
+ * (docs/interface-decisions.md).
  */
 import type { PaymentRecord } from './payment';
 
@@ -26,6 +28,15 @@ export interface RefundRecord {
   claimed_at: Date | null;
   /** When its run was started; null until then (the reconciler starts the run of a refund with an address and none). */
   workflow_started_at: Date | null;
+  /**
+   * What the merchant pays into the payment's deposit address for this refund, which is then sent from there (the
+   * refund was past the app's refund credit); null when the source chain's treasury fronts it and the app owes it.
+   */
+  funding_units: string | null;
+  /** The payin that funded it (its transaction and log index), once one did. */
+  funding_tx_hash: string | null;
+  funding_log_index: number | null;
+  funded_at: Date | null;
   status: RefundStatus;
   tx_hash: string | null;
   created_at: Date;
@@ -80,6 +91,28 @@ export function payoutDeduction(owedUnits: bigint, payoutUnits: bigint): bigint 
   return owedUnits < most ? owedUnits : most;
 }
 
+/** Whether the merchant funds the refund (it was past the app's refund credit), rather than owing it. */
+export const merchantFunds = (refund: Pick<RefundRecord, 'funding_units'>): boolean => refund.funding_units !== null;
+
+/**
+ * Whether a payin funds the refund: one transfer of the payment's token of at least the refund's funding amount (the
+ * rest goes back to its sender), while the refund waits for one.
+ */
+export function fundsRefund(
+  refund: Pick<RefundRecord, 'funding_units' | 'funding_tx_hash' | 'status'>,
+  payment: Pick<PaymentRecord, 'source_token_address'>,
+  payin: { tokenAddress: string; amountUnits: string },
+): boolean {
+  if (refund.funding_units === null || refund.funding_tx_hash !== null) return false;
+  if (refund.status !== 'awaiting_address' && refund.status !== 'pending') return false;
+  return payin.tokenAddress.toLowerCase() === payment.source_token_address.toLowerCase() && BigInt(payin.amountUnits) >= BigInt(refund.funding_units);
+}
+
+/** What of a funding payin is not its refund's, and goes back to its sender: all of it once the refund failed. */
+export function fundingExcess(payinUnits: string, refund: Pick<RefundRecord, 'status' | 'amount_units'>): bigint {
+  return BigInt(payinUnits) - (refund.status === 'failed' ? 0n : BigInt(refund.amount_units));
+}
+
 /**
  * When a refund still awaiting its address may be sent to its payment's sender instead: `windowDays` after it was
  * asked for (`REFUND_CLAIM_WINDOW_DAYS`). Until the merchant does, the claim link keeps working.
@@ -87,3 +120,6 @@ export function payoutDeduction(owedUnits: bigint, payoutUnits: bigint): bigint 
 export function claimWindowEnd(refund: Pick<RefundRecord, 'created_at'>, windowDays: number): Date {
   return new Date(refund.created_at.getTime() + windowDays * 24 * 3600 * 1000);
 }
+
+/** Until when a refund the merchant funds waits for its funding: the claim window (after it, the refund fails). */
+export const fundingWindowEnd = claimWindowEnd;

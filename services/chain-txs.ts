@@ -72,7 +72,7 @@ const TURN_CANDIDATES = 3;
 function priorityOf(intentKey: string): number {
   const kind = intentKey.split(':')[0];
   if (kind === 'payout') return 0;
-  if (kind === 'refund') return 2;
+  if (kind === 'refund' || kind === 'funded-refund') return 2;
   return 1;
 }
 

@@ -160,7 +160,8 @@ async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: C
   const entries: LedgerEntry[] = [];
   if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });
   if (kind === 'recover') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });
-  if (kind === 'refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit', debitAddress: null, creditAddress: deposit });
+  // A payin back to its sender, or a merchant's refund from the deposit where the merchant funded it.
+  if (kind === 'refund' || kind === 'funded-refund') entries.push({ ...moved, kind: 'refund', debit: 'external', credit: 'deposit', debitAddress: null, creditAddress: deposit });
   if (kind === 'bridge-burn') entries.push({ ...moved, kind: 'bridge', debit: 'bridge', credit: 'treasury', debitAddress: null, creditAddress: treasury });
   if (kind === 'bridge-mint') {
     // What the mint gave the treasury, as its receipt says; the rest of the burnt amount the bridge kept.

@@ -7,12 +7,12 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { findChainTx } from '../db/queries/chain-txs';
 import { findPayin, listPayins } from '../db/queries/payins';
-import { findRefund, listPaymentRefunds } from '../db/queries/refunds';
-import { leftToRefund } from '../domain/refunds';
+import { findRefund, findRefundFundedBy, listPaymentRefunds } from '../db/queries/refunds';
+import { fundingExcess, leftToRefund, merchantFunds } from '../domain/refunds';
 import { isNativeToken, paidOutUnits, storedSettledUnits } from '../domain/payment';
 import { findPaymentById } from '../db/queries/payments';
 import { findRebalance } from '../db/queries/rebalances';
-import type { PaymentRow } from '../db/tables';
+import type { PayinRow, PaymentRow } from '../db/tables';
 import type { TransferRequest } from '../domain/chain-txs';
 
 /** A transfer that does not match the terms stored for it: never signed, and no retry can change that. */
@@ -24,6 +24,9 @@ export class TransferRefused extends Error {
 }
 
 export type { BridgeStep, TransferRequest } from '../domain/chain-txs';
+
+/** The intents that move funds out of a payment's deposit address (with fuel sent along where a chain needs it). */
+const TRANSFERS_OUT_OF_DEPOSITS = ['sweep', 'refund', 'funded-refund'];
 
 const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
 
@@ -70,7 +73,8 @@ export async function assertTransferOnTerms(deps: { knex: Knex; chains: ChainAda
       expect(request.from === 'deposit' && request.chainId === payment.source_chain_id, 'source');
       return assertRefundOfPayin(deps, payment, request, rest, refuse);
     case 'merchant-refund':
-      return assertMerchantRefund(deps.knex, payment, request, rest.join(':'), refuse);
+    case 'funded-refund':
+      return assertMerchantRefund(deps, payment, request, kind, rest.join(':'), refuse);
     case 'recover':
       return assertRecoveryOfFuel(deps, payment, request, rest.join(':'), refuse);
     default:
@@ -110,7 +114,7 @@ async function assertRebalanceOnTerms(
 export async function assertFuelOnTerms(deps: { knex: Knex; chains: ChainAdapters }, request: TransferRequest, fuel: { to: string; amountUnits: string }): Promise<void> {
   const refuse = (reason: string) => new TransferRefused(request.intentKey, `fuel ${reason}`);
   const kind = request.intentKey.split(':')[0];
-  if ((kind !== 'sweep' && kind !== 'refund') || request.from !== 'deposit') throw refuse('goes only with a transfer out of a deposit');
+  if (!TRANSFERS_OUT_OF_DEPOSITS.includes(kind!) || request.from !== 'deposit') throw refuse('goes only with a transfer out of a deposit');
   const payment = request.paymentId ? await findPaymentById({ knex: deps.knex, id: request.paymentId }) : undefined;
   if (!payment || request.chainId !== payment.source_chain_id) throw refuse('of no payment on this chain');
   if (!same(fuel.to, payment.deposit_address)) throw refuse('recipient is not the payment’s deposit address');
@@ -131,7 +135,7 @@ async function assertRecoveryOfFuel(
   refuse: (reason: string) => TransferRefused,
 ): Promise<void> {
   const transfer = await findChainTx({ knex: deps.knex, intentKey: transferKey });
-  if (!transfer || transfer.payment_id !== payment.id || transfer.status !== 'confirmed' || !['sweep', 'refund'].includes(transferKey.split(':')[0]!)) throw refuse('no mined transfer out of this payment’s deposit');
+  if (!transfer || transfer.payment_id !== payment.id || transfer.status !== 'confirmed' || !TRANSFERS_OUT_OF_DEPOSITS.includes(transferKey.split(':')[0]!)) throw refuse('no mined transfer out of this payment’s deposit');
   if (request.from !== 'deposit' || request.recipient !== null || request.chainId !== payment.source_chain_id || !isNativeToken(request.tokenAddress ?? '')) throw refuse('a recovery moves the native coin from the deposit to the treasury');
   const cap = deps.chains.adapter(request.chainId).maxSweepFuelUnits ?? 0n;
   const amount = BigInt(request.amountUnits ?? 0);
@@ -139,18 +143,35 @@ async function assertRecoveryOfFuel(
 }
 
 /**
- * A merchant refund goes from the source chain's treasury, in the payment's token, to the refund's address as
- * stored, its amount as stored; only while the refund is pending or sent, and only while the payment's refunds add
- * up to no more than its payins delivered.
+ * A merchant refund goes, in the payment's token, to the refund's address as stored, its amount as stored; only
+ * while the refund is pending or sent, and only while the payment's refunds add up to no more than its payins
+ * delivered. From the source chain's treasury (`merchant-refund`), or, for a refund its merchant funds
+ * (`funded-refund`), from the payment's deposit address once a payin recorded as its funding is confirmed on chain.
  */
-async function assertMerchantRefund(knex: Knex, payment: PaymentRow, request: TransferRequest, refundId: string, refuse: (reason: string) => TransferRefused): Promise<void> {
-  const refund = await findRefund({ knex, id: refundId });
+async function assertMerchantRefund(
+  deps: { knex: Knex; chains: ChainAdapters },
+  payment: PaymentRow,
+  request: TransferRequest,
+  kind: 'merchant-refund' | 'funded-refund',
+  refundId: string,
+  refuse: (reason: string) => TransferRefused,
+): Promise<void> {
+  const refund = await findRefund({ knex: deps.knex, id: refundId });
   if (!refund || refund.payment_id !== payment.id) throw refuse('no such refund of this payment');
   if (refund.status !== 'pending' && refund.status !== 'sent') throw refuse(`refund is ${refund.status}`);
-  if (request.from !== 'treasury' || request.chainId !== payment.source_chain_id || !same(request.tokenAddress, payment.source_token_address)) throw refuse('a merchant refund moves the payment’s token from the source chain’s treasury');
+  const from = merchantFunds(refund) ? 'deposit' : 'treasury';
+  if (kind !== (merchantFunds(refund) ? 'funded-refund' : 'merchant-refund') || request.from !== from) throw refuse(`this refund is sent from the source chain’s ${from}`);
+  if (request.chainId !== payment.source_chain_id || !same(request.tokenAddress, payment.source_token_address)) throw refuse('a merchant refund moves the payment’s token on its source chain');
   if (!refund.address || !same(request.recipient, refund.address)) throw refuse('recipient is not the refund’s address');
   if (request.amountUnits !== refund.amount_units) throw refuse('amount is not the refund’s');
-  if (leftToRefund(payment, await listPaymentRefunds({ knex, paymentId: payment.id })) < 0n) throw refuse('the payment’s refunds add up to more than it delivered');
+  if (leftToRefund(payment, await listPaymentRefunds({ knex: deps.knex, paymentId: payment.id })) < 0n) throw refuse('the payment’s refunds add up to more than it delivered');
+  if (from === 'treasury') return;
+  const funding = refund.funding_tx_hash && refund.funding_log_index !== null
+    ? await findPayin({ knex: deps.knex, chainId: payment.source_chain_id, txHash: refund.funding_tx_hash, logIndex: refund.funding_log_index })
+    : undefined;
+  if (!funding || funding.payment_id !== payment.id || funding.disposition !== 'funding') throw refuse('the refund is not funded');
+  if (!same(funding.token_address, payment.source_token_address) || BigInt(funding.amount_units) < BigInt(refund.amount_units)) throw refuse('its funding does not cover the refund');
+  await assertPayinOnChain(deps, payment, funding, refuse);
 }
 
 /**
@@ -171,6 +192,10 @@ async function assertRefundOfPayin(
   if (!request.recipient || !same(request.recipient, payin.sender_address)) throw refuse('recipient is not the payin’s sender');
   if (!same(request.tokenAddress, payin.token_address)) throw refuse('token is not the payin’s token');
   let allowed = BigInt(payin.amount_units);
+  if (payin.disposition === 'funding') {
+    const funded = await findRefundFundedBy({ knex: deps.knex, paymentId: payment.id, txHash: payin.tx_hash, logIndex: payin.log_index });
+    allowed = funded ? fundingExcess(payin.amount_units, funded) : 0n;
+  }
   if (payin.disposition === 'payment') {
     const counted = (await listPayins({ knex: deps.knex, paymentId: payment.id })).filter((p) => p.disposition === 'payment');
     const excess = counted.reduce((sum, p) => sum + BigInt(p.amount_units), 0n) - BigInt(payment.source_amount_units);
@@ -178,6 +203,11 @@ async function assertRefundOfPayin(
   }
   const amount = BigInt(request.amountUnits ?? 0);
   if (amount <= 0n || amount > allowed) throw refuse(`amount above the ${allowed} units this payin allows`);
+  await assertPayinOnChain(deps, payment, payin, refuse);
+}
+
+/** The recorded payin is confirmed on chain now, as recorded (the chain's transfer at its identity). */
+async function assertPayinOnChain(deps: { knex: Knex; chains: ChainAdapters }, payment: PaymentRow, payin: PayinRow, refuse: (reason: string) => TransferRefused): Promise<void> {
   const payinOnChain = {
     chainId: payin.chain_id,
     txHash: payin.tx_hash,
@@ -188,6 +218,6 @@ async function assertRefundOfPayin(
     to: payment.deposit_address,
     amountUnits: payin.amount_units,
   };
-  const onChain = await deps.chains.adapter(request.chainId).checkPayin(payinOnChain, deps.chains.registry.chain(request.chainId).confirmations);
+  const onChain = await deps.chains.adapter(payin.chain_id).checkPayin(payinOnChain, deps.chains.registry.chain(payin.chain_id).confirmations);
   if (onChain.state !== 'confirmed') throw refuse(`payin is ${onChain.state} on chain`);
 }

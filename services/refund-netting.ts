@@ -1,14 +1,13 @@
 /**
  * Who pays a merchant refund: the merchant. The treasury sends it at once, and the app owes it (the ledger's
  * `receivable`, booked when the refund lands) until its next payouts keep it back (`netting`, decided once when a
- * payout is signed). What an app may owe is bounded by its refund credit, set by the operator
- * (docs/interface-decisions.md "Who pays a refund").
+ * payout is signed). What an app may owe is bounded by its refund credit, set by the operator; a refund past it is
+ * funded by the merchant instead (docs/interface-decisions.md "Who pays a refund").
  */
 import type { Knex } from 'knex';
-import { DomainError } from '../domain/errors';
-import { formatUnits, parseUnits } from '../domain/money';
+import { parseUnits } from '../domain/money';
 import { paidOutUnits, storedPayoutUnits } from '../domain/payment';
-import { owedForRefund, payoutDeduction } from '../domain/refunds';
+import { merchantFunds, owedForRefund, payoutDeduction } from '../domain/refunds';
 import { insertLedgerEntries, sumAppReceivable } from '../db/queries/ledger';
 import { findPaymentById } from '../db/queries/payments';
 import { listOpenAppRefunds, lockAppForRefunds, recordPaymentNetting } from '../db/queries/refunds';
@@ -18,28 +17,23 @@ const samePayoutAsset = (p: Pick<PaymentRow, 'destination_chain_id' | 'destinati
   p.destination_chain_id === q.destination_chain_id && p.destination_token_address.toLowerCase() === q.destination_token_address.toLowerCase();
 
 /**
- * Refuses a refund that would take the app past its refund credit: what it owes (booked), what its open refunds will
- * owe, and this one, in the refunded payment's payout token. Called under the payment's lock, within `trx`.
+ * Whether the app's refund credit covers a refund: what it owes (booked), what its open refunds will owe, and this
+ * one, in the refunded payment's payout token. One past it is funded by the merchant (services/refund-funding.ts).
+ * Called under the payment's lock, within `trx`; the app's row stays locked until `trx` ends.
  */
-export async function assertWithinRefundCredit(trx: Knex.Transaction, payment: PaymentRow, refundUnits: bigint): Promise<void> {
+export async function refundCreditCovers(trx: Knex.Transaction, payment: PaymentRow, refundUnits: bigint): Promise<boolean> {
   const app = await lockAppForRefunds({ trx, appId: payment.app_id });
   if (!app) throw new Error(`app ${payment.app_id} of payment ${payment.id} does not exist`);
   const owed = await sumAppReceivable({ knex: trx, appId: app.app_id, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address });
   const open = (await listOpenAppRefunds({ knex: trx, appId: app.app_id })).filter((r) => samePayoutAsset(r, payment)).reduce((sum, r) => sum + owedForRefund(r, BigInt(r.amount_units)), 0n);
   const credit = parseUnits(app.refund_credit, payment.destination_decimals);
-  const asked = owedForRefund(payment, refundUnits);
-  if (owed + open + asked > credit) {
-    const left = credit - owed - open;
-    throw new DomainError(
-      'conflict',
-      `the refund would owe ${formatUnits(asked, payment.destination_decimals)} ${payment.destination_token_symbol} of this app's payouts; its refund credit has ` +
-        `${formatUnits(left > 0n ? left : 0n, payment.destination_decimals)} left (the operator sets it)`,
-    );
-  }
+  return owed + open + owedForRefund(payment, refundUnits) <= credit;
 }
 
 /** A refund landed: the app owes it, in its payment's payout token, until payouts keep it back. Idempotent by its ref. */
 export async function recordRefundOwed(deps: { knex: Knex }, refund: RefundRow, payment: PaymentRow): Promise<void> {
+  // A refund its merchant funded was never Payrail's money.
+  if (merchantFunds(refund)) return;
   await insertLedgerEntries({
     knex: deps.knex,
     entries: [{

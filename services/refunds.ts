@@ -10,12 +10,13 @@ import { intentKeys } from '../domain/chain-txs';
 import { DomainError, invalidField } from '../domain/errors';
 import { AmountError, formatUnits, parseUnits } from '../domain/money';
 import { MERCHANT_REFUND_SEQUENCE } from '../domain/payment';
-import { fullyRefunded, leftToRefund, REFUNDABLE_STATUS } from '../domain/refunds';
+import { fullyRefunded, leftToRefund, merchantFunds, REFUNDABLE_STATUS } from '../domain/refunds';
 import { applyPaymentTransition, findPaymentById } from '../db/queries/payments';
 import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaymentForRefund, updateRefundStatus } from '../db/queries/refunds';
 import type { PaymentRow, RefundRow } from '../db/tables';
 import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
-import { assertWithinRefundCredit, recordRefundOwed } from './refund-netting';
+import { recordRefundOwed, refundCreditCovers } from './refund-netting';
+import { watchDepositForFunding } from './refund-funding';
 import { claimTokenHashOf, mailClaimLink, refundAddressOf, type RefundClaimDeps } from './refund-claims';
 import { startRefundWorkflow } from './workflows';
 
@@ -41,8 +42,10 @@ const fingerprintOf = (paymentId: string, body: CreateRefundCommand): string =>
  * Refunds a completed payment of `appId` (its Admin key asked): records the refund and starts its run. The same
  * idempotency key with the same request returns the refund it made (`created` false), with another request is an
  * `idempotency_conflict`. A payment's refunds never add up to more than its payins delivered: refunds of one payment
- * are decided one at a time, under its row's lock. A refund without an address is signed for nothing until its claim
- * gives one; its claim link is mailed to the order's customer when there is an e-mail.
+ * are decided one at a time, under its row's lock. A refund the app's refund credit does not cover waits for the
+ * merchant's funding at the payment's deposit address (services/refund-funding.ts). A refund without an address is
+ * signed for nothing until its claim gives one; its claim link is mailed to the order's customer when there is an
+ * e-mail.
  */
 export async function createRefund(
   deps: RefundServiceDeps,
@@ -85,7 +88,8 @@ export async function createRefund(
     const leftText = `${formatUnits(left, payment.source_decimals)} ${payment.source_token_symbol}`;
     if (amount <= 0n) throw invalidField('amount', 'nothing is left to refund of this payment');
     if (amount > left) throw invalidField('amount', `is more than what is left to refund of this payment (${leftText})`);
-    await assertWithinRefundCredit(trx, payment, amount);
+    const fronted = await refundCreditCovers(trx, payment, amount);
+    if (!fronted) await watchDepositForFunding(trx, paymentId, deps.refundClaimWindowDays);
     const id = randomUUID();
     const refund = await insertRefund({
       knex: trx,
@@ -96,6 +100,7 @@ export async function createRefund(
         idempotency_key: idempotencyKey,
         request_fingerprint: fingerprint,
         amount_units: amount.toString(),
+        funding_units: fronted ? null : amount.toString(),
         reason: body.reason ?? null,
         address,
         status: address ? 'pending' : 'awaiting_address',
@@ -127,27 +132,27 @@ async function refundTerms(knex: Knex, refundId: string): Promise<{ refund: Refu
 }
 
 /**
- * Signs (once: intent `merchant-refund:<id>`) and sends the refund's transfer from the source chain's treasury, on
- * the refund and payment as stored now (and checked again by `assertTransferOnTerms`); marks the refund `sent`.
+ * Signs (once: intent `merchant-refund:<id>`, or `funded-refund:<id>` for one its merchant funded) and sends the
+ * refund's transfer, from the source chain's treasury, or from the payment's deposit address where the merchant
+ * funded it, on the refund and payment as stored now (and checked again by `assertTransferOnTerms`); marks the
+ * refund `sent`.
  */
 export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: string): Promise<{ intentKey: string }> {
   const { refund, payment } = await refundTerms(deps.knex, refundId);
   if (!refund.address) throw new DomainError('conflict', `refund ${refundId} has no address yet`);
-  const sent = await createChainTxService(deps).transferFromTreasury({
-    intentKey: intentKeys.merchantRefund(refund.id),
-    paymentId: payment.id,
-    chainId: payment.source_chain_id,
-    tokenAddress: payment.source_token_address,
-    to: refund.address,
-    amountUnits: refund.amount_units,
-    purpose: 'merchant refund',
-  });
+  if (merchantFunds(refund) && !refund.funding_tx_hash) throw new DomainError('conflict', `refund ${refundId} is not funded yet`);
+  const txs = createChainTxService(deps);
+  const transfer = { paymentId: payment.id, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, amountUnits: refund.amount_units };
+  const sent = merchantFunds(refund)
+    ? await txs.sweepDeposit({ ...transfer, intentKey: intentKeys.fundedRefund(refund.id), recipient: { kind: 'address', address: refund.address }, purpose: 'merchant refund (funded)' })
+    : await txs.transferFromTreasury({ ...transfer, intentKey: intentKeys.merchantRefund(refund.id), to: refund.address, purpose: 'merchant refund' });
   await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'sent', ...(sent.txHash ? { txHash: sent.txHash } : {}) });
   return { intentKey: sent.intentKey };
 }
 
 /**
- * The refund landed (booked in the ledger with its transaction): the app owes it (services/refund-netting.ts), it is
+ * The refund landed (booked in the ledger with its transaction): the app owes it unless its merchant funded it
+ * (services/refund-netting.ts), it is
  * `completed`, and its payment is `payment_refunded` once its completed refunds return all it delivered. Each write
  * is idempotent.
  */

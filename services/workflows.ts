@@ -2,7 +2,7 @@
  * How payments, orders and late payins become workflows: one place that knows their ids, inputs, search attributes
  * and memos. Used by the API (create), the reconciler (orphans) and the chain watcher (payins).
  */
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { DetectedPayin } from '../domain/payins';
 import { formatUnits, parseUnits } from '../domain/money';
@@ -15,7 +15,7 @@ import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflow
 
 /** The payment's workflow id, for links to it (the dashboard's Temporal UI link). */
 export { paymentWorkflowId };
-import { chooseCurrencyUpdate, payinDetectedSignal } from '../workflows/messages';
+import { chooseCurrencyUpdate, payinDetectedSignal, refundFundedSignal } from '../workflows/messages';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
 import type { OrderWorkflowInput, PaymentWorkflowInput } from '../workflows/types';
 import type { OrderPaymentRef } from '../domain/orders';
@@ -187,6 +187,18 @@ export async function startRefundWorkflow(deps: WorkflowStarterDeps, refund: Ref
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
   await markRefundWorkflowStarted({ knex: deps.knex, id: refund.id });
+}
+
+/**
+ * Wakes a refund's run waiting for its funding (`refundFundedSignal`). A refund whose run has not started (it awaits
+ * its address) or has ended has nothing to wake: a run reads its funding when it starts.
+ */
+export async function wakeRefundWorkflow(deps: Pick<WorkflowStarterDeps, 'temporal'>, refundId: string): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.getHandle(refundWorkflowId(refundId)).signal(refundFundedSignal);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
 }
 
 export function orderWorkflowInput(row: OrderRow): OrderWorkflowInput {

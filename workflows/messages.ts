@@ -28,6 +28,12 @@ export const orderStateQuery = defineQuery<OrderState>('orderState');
 export const retryChainStepSignal = defineSignal<[]>('retryChainStep');
 
 /**
+ * A payin was recorded as the funding of a merchant's refund: its run, waiting for it, reads the refund's funding
+ * from the database (the signal carries nothing, so it can fund nothing).
+ */
+export const refundFundedSignal = defineSignal<[]>('refundFunded');
+
+/**
  * The merchant accepts a payment that collects with less than its amount as paid (`POST {payment_api_url}/{id}/accept`
  * or the dashboard): refused unless the payment collects, before its expiry, with a confirmed payin.
  */

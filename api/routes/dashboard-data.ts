@@ -13,7 +13,7 @@ import { paymentData } from '../../domain/payment-resource';
 import { leftToRefund, REFUNDABLE_STATUS } from '../../domain/refunds';
 import { listQuarantinedTransfers } from '../../services/ledger';
 import { withDisplayedDeposit } from '../../services/chains';
-import { claimUrlOf, type RefundClaimDeps } from '../../services/refund-claims';
+import type { RefundClaimDeps } from '../../services/refund-claims';
 import { createRefund } from '../../services/refunds';
 import { merchantStats } from '../../services/stats';
 import { acceptAsPaid } from '../../services/underpayments';
@@ -178,7 +178,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
       arrived: arrived && { confirmed: decimal(arrived.confirmedUnits), confirming: decimal(arrived.confirmingUnits), left: decimal(arrived.leftUnits) },
       acceptable: arrived !== null && arrived.confirmedUnits > 0n && payment.expires_at.getTime() > Date.now(),
       refundable: payment.status === REFUNDABLE_STATUS ? decimal(leftToRefund(payment, refunds)) : null,
-      refunds: refunds.map((refund) => toRefundResource(refund, payment, claimUrlOf(deps, refund))),
+      refunds: refunds.map((refund) => toRefundResource(deps, refund, payment)),
       keptForRefunds: payment.netted_units === null ? null : formatUnits(BigInt(payment.netted_units), payment.destination_decimals),
       links: {
         payinTx: txLink(payment.source_chain_id, payment.payin_tx_hash),
@@ -206,7 +206,7 @@ export function dashboardDataRoutes<S extends DeveloperState>(
     const body = parseOrThrow(createRefundBodySchema, ctx.request.body ?? {}, 'refund');
     const { refund, payment: refunded, created } = await createRefund(deps, app.app_id, payment.id, idempotencyKey, body);
     ctx.status = created ? 201 : 200;
-    ctx.body = toRefundResource(refund, refunded, claimUrlOf(deps, refund));
+    ctx.body = toRefundResource(deps, refund, refunded);
   });
 
   router.post('/apps/:appId/payments/:paymentId/accept', developer, async (ctx) => {

@@ -23,7 +23,7 @@ import { toChainList } from '../serializers/chains';
 import { toPaymentResource } from '../serializers/payment';
 import { toRefundResource } from '../serializers/refund';
 import { createPayment, type PaymentServiceDeps } from '../../services/payments';
-import { claimUrlOf, sendRefundToSender } from '../../services/refund-claims';
+import { sendRefundToSender } from '../../services/refund-claims';
 import { createRefund, listRefunds, type RefundServiceDeps } from '../../services/refunds';
 import { acceptAsPaid } from '../../services/underpayments';
 import { parseOrThrow } from '../validation';
@@ -144,13 +144,13 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const body = parseOrThrow(createRefundBodySchema, ctx.request.body, 'refund');
     const { refund, payment, created } = await createRefund(deps, ctx.state.apiKey.appId, id, idempotencyKey, body);
     ctx.status = created ? 201 : 200;
-    ctx.body = toRefundResource(refund, payment, claimUrlOf(deps, refund));
+    ctx.body = toRefundResource(deps, refund, payment);
   });
 
   router.get('/:id/refunds', adminKey, async (ctx) => {
     const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const { payment, refunds } = await listRefunds(deps, ctx.state.apiKey.appId, id);
-    ctx.body = { data: refunds.map((refund) => toRefundResource(refund, payment, claimUrlOf(deps, refund))) };
+    ctx.body = { data: refunds.map((refund) => toRefundResource(deps, refund, payment)) };
   });
 
   // A claim nobody made within the claim window goes back to the payment's sender, when the merchant says so.
@@ -158,7 +158,7 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const refundId = parseOrThrow(refundIdParamSchema, ctx.params.refundId, 'refund id', 'refundId');
     const { refund, payment } = await sendRefundToSender(deps, ctx.state.apiKey.appId, id, refundId);
-    ctx.body = toRefundResource(refund, payment, null);
+    ctx.body = toRefundResource(deps, refund, payment);
   });
 
   return router;

@@ -96,6 +96,15 @@ export const refundResourceSchema = z.object({
   reason: z.string().nullable(),
   address: z.string().nullable(),
   claimUrl: z.string().nullable(),
+  /**
+   * Where the merchant pays to fund a refund its refund credit does not cover: the payment's deposit address (and
+   * the memo where its network needs one), the least one transfer must bring, and the transfer that funded it. The
+   * refund is sent once it is funded. Null when the refund is within the credit (the treasury sends it at once).
+   */
+  funding: z
+    .object({ address: z.string(), memo: z.string().nullable(), amount: z.string(), txHash: z.string().nullable() })
+    .nullable()
+    .meta({ description: 'Past the app’s refund credit: where the merchant funds the refund, and the transfer that did.' }),
   txHash: z.string().nullable(),
   createdAt: z.string(),
   completedAt: z.string().nullable(),

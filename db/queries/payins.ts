@@ -62,6 +62,24 @@ export async function claimPayinRefund(options: { knex: Knex; paymentId: string;
   return row?.disposition === 'refund';
 }
 
+/**
+ * Claims a confirmed late payin as the funding of a merchant refund: its disposition becomes `funding` unless it has
+ * one already. True when it is (now, or from an earlier claim) the refund's funding.
+ */
+export async function claimPayinFunding(options: { knex: Knex; paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
+  const { knex, paymentId, payin, sequence } = options;
+  const [row] = await knex<PayinRow>('payins')
+    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: 'funding', sequence })
+    .onConflict(['chain_id', 'tx_hash', 'log_index'])
+    .merge({
+      disposition: knex.raw(`coalesce(payins.disposition, 'funding')`) as unknown as PayinDisposition,
+      status: 'confirmed',
+      updated_at: knex.fn.now() as unknown as Date,
+    })
+    .returning('disposition');
+  return row?.disposition === 'funding';
+}
+
 export async function listPayins(options: { knex: Knex; paymentId: string }): Promise<PayinRow[]> {
   return options.knex<PayinRow>('payins').where({ payment_id: options.paymentId }).orderBy('id');
 }

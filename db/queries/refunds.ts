@@ -22,7 +22,7 @@ export async function lockPaymentForRefund(options: { trx: Knex.Transaction; pay
 }
 
 /** Inserts the refund; undefined when the app used its idempotency key already (another request took it). */
-export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash' | 'claimed_at' | 'workflow_started_at'> }): Promise<RefundRow | undefined> {
+export async function insertRefund(options: { knex: Knex; row: Omit<RefundRow, 'created_at' | 'updated_at' | 'completed_at' | 'tx_hash' | 'claimed_at' | 'workflow_started_at' | 'funding_tx_hash' | 'funding_log_index' | 'funded_at'> }): Promise<RefundRow | undefined> {
   const [row] = await options.knex<RefundRow>('refunds').insert(options.row).onConflict(['app_id', 'idempotency_key']).ignore().returning('*');
   return row;
 }
@@ -57,6 +57,37 @@ export async function updateRefundStatus(options: { knex: Knex; id: string; stat
     });
 }
 
+/** The payment's refunds that wait for their merchant's funding, oldest first, locked until the transaction ends. */
+export async function lockRefundsAwaitingFunding(options: { trx: Knex.Transaction; paymentId: string }): Promise<RefundRow[]> {
+  return options
+    .trx<RefundRow>('refunds')
+    .where({ payment_id: options.paymentId })
+    .whereNotNull('funding_units')
+    .whereNull('funding_tx_hash')
+    .whereIn('status', ['awaiting_address', 'pending'])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .forUpdate();
+}
+
+/** The refund, locked until the transaction ends. */
+export async function lockRefund(options: { trx: Knex.Transaction; id: string }): Promise<RefundRow | undefined> {
+  return options.trx<RefundRow>('refunds').where({ id: options.id }).forUpdate().first();
+}
+
+/** Records the payin that funded the refund (once: a funded refund keeps its payin). */
+export async function markRefundFunded(options: { knex: Knex; id: string; txHash: string; logIndex: number }): Promise<void> {
+  await options
+    .knex<RefundRow>('refunds')
+    .where({ id: options.id })
+    .whereNull('funding_tx_hash')
+    .update({ funding_tx_hash: options.txHash, funding_log_index: options.logIndex, funded_at: options.knex.fn.now() as unknown as Date, updated_at: options.knex.fn.now() as unknown as Date });
+}
+
+/** The refund a payin funded, if it funded one. */
+export async function findRefundFundedBy(options: { knex: Knex; paymentId: string; txHash: string; logIndex: number }): Promise<RefundRow | undefined> {
+  return options.knex<RefundRow>('refunds').where({ payment_id: options.paymentId, funding_tx_hash: options.txHash, funding_log_index: options.logIndex }).first();
+}
+
 /** What an open refund (neither completed nor failed) of an app will owe: its amount, and its payment's terms. */
 export type OpenRefundTerms = Pick<RefundRow, 'amount_units'> & Pick<PaymentRow, 'source_amount_units' | 'fee_units' | 'destination_amount_units' | 'destination_chain_id' | 'destination_token_address'>;
 
@@ -66,6 +97,8 @@ export async function listOpenAppRefunds(options: { knex: Knex; appId: string })
     .join('payments as p', 'p.id', 'r.payment_id')
     .where('r.app_id', options.appId)
     .whereNotIn('r.status', ['completed', 'failed'])
+    // A refund its merchant funds owes nothing.
+    .whereNull('r.funding_units')
     .select<OpenRefundTerms[]>('r.amount_units', 'p.source_amount_units', 'p.fee_units', 'p.destination_amount_units', 'p.destination_chain_id', 'p.destination_token_address');
 }
 

@@ -28,6 +28,7 @@ import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination, stel
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
+import { eventually } from '../support/poll';
 
 const units = (amount: string) => parseUnits(amount, 6);
 
@@ -81,7 +82,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(
       { ...created.body, id: undefined, createdAt: undefined },
-      { id: undefined, paymentId: payment.id, amount: '12.5', chainId: '8453', tokenSymbol: 'USDC', status: 'pending', reason: 'customer changed their mind', address: customer, claimUrl: null, txHash: null, createdAt: undefined, completedAt: null },
+      { id: undefined, paymentId: payment.id, amount: '12.5', chainId: '8453', tokenSymbol: 'USDC', status: 'pending', reason: 'customer changed their mind', address: customer, claimUrl: null, funding: null, txHash: null, createdAt: undefined, completedAt: null },
     );
 
     const done = await completedRefund(payment.id, created.body.id);
@@ -245,7 +246,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual(booked.map((e) => [e.chain_id, e.credit_account, e.amount_units]), [[chain.chainId, 'treasury', '30000000']]);
   });
 
-  it('the app owes what it refunded: its next payout keeps it back (at most half of it), in the payment and the ledger; past its credit a refund is refused', async () => {
+  it('the app owes what it refunded: its next payout keeps it back (at most half of it), in the payment and the ledger; past its credit the merchant funds it at the deposit, and it is sent from there', async () => {
     const merchant = await newMerchant(stack, services.knex);
     const wallet = merchant.payout.address;
     const first = await completedPayment('10', merchant);
@@ -265,17 +266,46 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual(owed.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]), [[`owed:${made.body.id}`, 'receivable', 'merchant', units('4').toString()]]);
     assert.equal(await sumAppReceivable({ knex: services.knex, appId: merchant.appId, chainId: 8453, tokenAddress: usdcOnBase() }), 0n, 'settled');
 
-    // The operator allows this app 1 USDC of refunds owed: 2 is refused, and nothing moves; 0.5 is made.
+    // The operator allows this app 1 USDC of refunds owed: 0.5 is fronted by the treasury; 2 is past it, and waits
+    // for the merchant to fund it at the payment's deposit address.
     await updateRefundCredit({ knex: services.knex, appId: merchant.appId, refundCredit: '1' });
     const third = await completedPayment('5', merchant);
     const past = await refund(third.id, { amount: '2', address: customer }, { key: merchant.adminKey });
-    assert.deepEqual([past.status, past.body.error], [409, 'conflict'], past.text);
-    assert.match(past.body.message ?? '', /refund credit has 1 left/);
-    assert.deepEqual((await listRefunds(third.id, merchant.adminKey)).body.data, []);
+    assert.equal(past.status, 201, past.text);
+    assert.deepEqual([past.body.status, past.body.funding], ['pending', { address: third.source.receiverAddress, memo: null, amount: '2', txHash: null }], 'the funding address is the payment’s deposit');
     const within = await refund(third.id, { amount: '0.5', address: customer }, { key: merchant.adminKey });
     assert.equal(within.status, 201, within.text);
+    assert.equal(within.body.funding, null, 'within the credit: the treasury fronts it');
     await completedRefund(third.id, within.body.id, merchant.adminKey);
-    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('4.5'));
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('4.5'), 'the funded refund waits; the fronted one landed');
+    assert.equal((await listRefunds(third.id, merchant.adminKey)).body.data.find((r) => r.id === past.body.id)?.status, 'pending');
+
+    // Too little is no funding: it goes back to its sender. Then 2.25 in one transfer funds it; the refund goes from
+    // the deposit, and the 0.25 beyond it back to the sender.
+    const short = await customerTransfer(stack.info, 8453, 'USDC', past.body.funding!.address, '1.5');
+    const fundingTx = await customerTransfer(stack.info, 8453, 'USDC', past.body.funding!.address, '2.25');
+    const funded = await completedRefund(third.id, past.body.id, merchant.adminKey);
+    assert.deepEqual(funded.funding, { address: third.source.receiverAddress, memo: null, amount: '2', txHash: fundingTx });
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), units('6.5'), 'the customer holds both refunds of this payment');
+    // The short transfer's own late-payin run returns it, beside the refund's run.
+    const booked = await eventually('the short transfer to be returned', 60_000, async () => {
+      const entries = await listPaymentLedgerEntries({ knex: services.knex, paymentId: third.id, kind: 'refund' });
+      return entries.length === 4 ? entries : undefined;
+    });
+    assert.deepEqual(
+      booked.map((e) => [e.ref.replace(/:0x[0-9a-f]{64}:\d+$/, ':<payin>'), e.credit_account, e.amount_units]).sort(),
+      [
+        [`tx:funded-refund:${past.body.id}`, 'deposit', units('2').toString()],
+        [`tx:merchant-refund:${within.body.id}`, 'treasury', units('0.5').toString()],
+        ['tx:refund:8453:<payin>', 'deposit', units('0.25').toString()],
+        ['tx:refund:8453:<payin>', 'deposit', units('1.5').toString()],
+      ].sort(),
+      'the funded refund and the excess leave the deposit; the short transfer went back whole',
+    );
+    const returned = booked.filter((e) => e.ref.startsWith('tx:refund:')).map((e) => e.ref.split(':')[3]).sort();
+    assert.deepEqual(returned, [fundingTx, short].sort(), 'each goes back on its own transfer’s terms');
+    const owedForThird = await listPaymentLedgerEntries({ knex: services.knex, paymentId: third.id, kind: 'netting' });
+    assert.deepEqual(owedForThird.map((e) => e.ref), [`owed:${within.body.id}`], 'the app owes the fronted refund only');
     await assertAppReconciled(services, merchant.appId);
   });
 

@@ -12,7 +12,7 @@ import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflow, orderWorkflow, paymentReconcilerWorkflow, paymentWorkflow, rebalancerWorkflow, rebalanceWorkflow, refundWorkflow } from '../../workflows';
 import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, rebalanceWorkflowId, refundWorkflowId } from '../../workflows/ids';
-import { acceptAsPaidUpdate, checkFloatsSignal, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
+import { acceptAsPaidUpdate, checkFloatsSignal, payinDetectedSignal, paymentStateQuery, refundFundedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
 import { DESTINATION_CHAIN_ID, FakeActivities, OTHER_SENDER_ADDRESS, SOURCE_CHAIN_ID, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
 import type { DetectedPayin } from '../../domain/payins';
@@ -294,25 +294,53 @@ export const RECORDINGS: Recording[] = [
         workflowType: 'refundWorkflow',
         marker: idOf('refund'),
         ending: { result: 'completed' },
-        activities: ['sendMerchantRefund', 'awaitChainTx', 'completeMerchantRefund'],
+        activities: ['refundFunding', 'sendMerchantRefund', 'awaitChainTx', 'completeMerchantRefund'],
+      },
+      {
+        name: 'refund-funded-then-sent-completed',
+        workflowType: 'refundWorkflow',
+        marker: idOf('funded-refund'),
+        ending: { result: 'completed' },
+        activities: ['refundFunding', 'sendMerchantRefund', 'awaitChainTx', 'completeMerchantRefund', 'returnFundingExcess'],
       },
     ],
     async record(env, workflowBundle) {
-      const refundId = idOf('refund');
-      const history = await runWorkflow<typeof refundWorkflow, History>({
-        env,
-        workflowBundle,
-        fakes: new FakeActivities(),
-        workflowType: 'refundWorkflow',
-        workflowId: refundWorkflowId(refundId),
-        args: [{ refundId, paymentId: idOf('refunded-payment') }],
-        searchAttributes: false,
-        body: async (handle) => {
-          if ((await handle.result()) !== 'completed') throw new Error('refund not completed');
-          return handle.fetchHistory();
+      const recordRefund = async (refundId: string, prepare: (fakes: FakeActivities) => void, whileRunning: (handle: WorkflowHandle<typeof refundWorkflow>, fakes: FakeActivities) => Promise<void>) => {
+        const fakes = new FakeActivities();
+        prepare(fakes);
+        return runWorkflow<typeof refundWorkflow, History>({
+          env,
+          workflowBundle,
+          fakes,
+          workflowType: 'refundWorkflow',
+          workflowId: refundWorkflowId(refundId),
+          args: [{ refundId, paymentId: idOf('refunded-payment') }],
+          searchAttributes: false,
+          body: async (handle) => {
+            await whileRunning(handle, fakes);
+            if ((await handle.result()) !== 'completed') throw new Error('refund not completed');
+            return handle.fetchHistory();
+          },
+        });
+      };
+      const fronted = await recordRefund(idOf('refund'), () => undefined, () => Promise.resolve());
+      // Past the app's refund credit: the merchant's funding arrives (a wake-up), the refund goes, the excess goes back.
+      const fundedId = idOf('funded-refund');
+      const funded = await recordRefund(
+        fundedId,
+        (fakes) => {
+          fakes.refundFundings.set(fundedId, ['awaiting', 'funded']);
+          fakes.fundingExcess = true;
         },
-      });
-      return new Map([['refund-sent-completed', history]]);
+        async (handle, fakes) => {
+          await eventually('the refund to read its funding', 10_000, () => Promise.resolve(fakes.callsOf('refundFunding').length > 0 ? true : undefined));
+          await handle.signal(refundFundedSignal);
+        },
+      );
+      return new Map([
+        ['refund-sent-completed', fronted],
+        ['refund-funded-then-sent-completed', funded],
+      ]);
     },
   },
   {

@@ -105,6 +105,7 @@ export function activityDeps(stack: Stack, services: StackServices, latePayinWin
     chains: services.chains,
     temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
     latePayinWindowMs,
+    refundClaimWindowDays: stack.config.refundClaimWindowDays,
     depositAddressPool: stack.config.worker.depositAddressPool,
     log: createLogger('silent', 'test'),
     metrics: createWorkerMetrics(createRegistry({ process: 'test' })),

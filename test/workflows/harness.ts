@@ -24,6 +24,7 @@ import { eventually } from '../support/poll';
 import { AwaitingOperatorKey, PaymentStatusKey } from '../../workflows/search-attributes';
 import type { CreatedOrderPayment, RebalanceTerms } from '../../workflows/types';
 import type { RebalanceRound } from '../../services/rebalances';
+import type { RefundFundingState } from '../../services/refund-funding';
 
 export const SOURCE_CHAIN_ID = 31337;
 export const DESTINATION_CHAIN_ID = 31338;
@@ -177,6 +178,10 @@ export class FakeActivities {
   readonly rebalances = new Map<string, RebalanceTerms>();
   /** What `rebalanceRound` answers, in order (then "nothing to do"). */
   readonly rebalanceRounds: RebalanceRound[] = [];
+  /** What `refundFunding` answers for a refund, in order (its last answer then stays); absent: `not_needed`. */
+  readonly refundFundings = new Map<string, RefundFundingState[]>();
+  /** Whether a funded refund's funding brought more than the refund (`returnFundingExcess` sends it back). */
+  fundingExcess = false;
   /** Payins the database says their payment counted (a late-payin run must not refund them). */
   readonly countedByPayment = new Set<string>();
   /** What `scanChain` answers, in order (then "caught up, nothing found"); an Error is thrown. */
@@ -368,10 +373,22 @@ export class FakeActivities {
       if (reserved && this.revertingEstimates.payouts-- > 0) throw this.wouldRevert(input.intentKey);
       return { reserved, availableUnits: reserved ? '1000000000000' : '0', payout: reserved ? this.submitted(input.intentKey) : null };
     },
+    refundFunding: async (input) => {
+      this.record({ name: 'refundFunding', input });
+      await Promise.resolve();
+      const states = this.refundFundings.get(input.refundId) ?? [];
+      return (states.length > 1 ? states.shift() : states[0]) ?? 'not_needed';
+    },
+    returnFundingExcess: async (input) => {
+      this.record({ name: 'returnFundingExcess', input });
+      await Promise.resolve();
+      return this.fundingExcess ? this.submitted(intentKeys.refund(`funding-of-${input.refundId}`)) : null;
+    },
     sendMerchantRefund: async (input) => {
       this.record({ name: 'sendMerchantRefund', input });
       await Promise.resolve();
-      const intentKey = intentKeys.merchantRefund(input.refundId);
+      const funded = this.refundFundings.get(input.refundId)?.includes('funded');
+      const intentKey = funded ? intentKeys.fundedRefund(input.refundId) : intentKeys.merchantRefund(input.refundId);
       if (this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(intentKey);
       return this.submitted(intentKey);
     },

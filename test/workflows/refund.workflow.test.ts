@@ -1,4 +1,7 @@
-/** The merchant refund workflow against faked activities: one transaction from the treasury, then its booking. */
+/**
+ * The merchant refund workflow against faked activities: one transaction from the treasury, then its booking; past
+ * the app's refund credit, the wait for the merchant's funding first.
+ */
 import assert from 'node:assert/strict';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -7,7 +10,7 @@ import { intentKeys } from '../../domain/chain-txs';
 import type { RefundStatus } from '../../domain/refunds';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
-import { retryChainStepSignal } from '../../workflows/messages';
+import { refundFundedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
@@ -72,5 +75,34 @@ describe('merchant refund workflow (mocked activities, time-skipping server)', f
     );
     assert.equal(result, 'completed');
     assert.equal(fakes.callsOf('sendMerchantRefund').length, 2, 'tried again once the operator said so');
+  });
+
+  it('past the refund credit: waits for its funding, woken by refundFunded, then sends from the deposit and returns the excess', async () => {
+    let running: FakeActivities | undefined;
+    const { result, fakes, refundId } = await refund(
+      (f, id) => {
+        f.refundFundings.set(id, ['awaiting', 'funded']);
+        f.fundingExcess = true;
+        running = f;
+      },
+      async (handle) => {
+        // Before the run's result is awaited, the test server skips no time: only the wake-up ends this wait.
+        await eventually('the refund to read its funding', 10_000, () => Promise.resolve(running!.callsOf('refundFunding').length > 0 ? true : undefined));
+        await handle.signal(refundFundedSignal);
+        await eventually('the woken refund to be sent', 10_000, () => Promise.resolve(running!.callsOf('sendMerchantRefund').length > 0 ? true : undefined));
+      },
+    );
+    assert.equal(result, 'completed');
+    assert.equal(fakes.callsOf('refundFunding').length, 2, 'read once, then again when woken');
+    assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.intentKey), [intentKeys.fundedRefund(refundId), intentKeys.refund(`funding-of-${refundId}`)]);
+    assert.deepEqual(fakes.callsOf('returnFundingExcess'), [{ refundId }], 'the excess goes back after the refund landed');
+    assert.equal(fakes.callsOf('completeMerchantRefund').length, 1);
+  });
+
+  it('a refund never funded reads its funding again every hour, and fails at the end of its window without sending anything', async () => {
+    const { result, fakes } = await refund((f, id) => f.refundFundings.set(id, ['awaiting', 'awaiting', 'expired']));
+    assert.equal(result, 'failed');
+    assert.equal(fakes.callsOf('refundFunding').length, 3, 'each hour without a wake-up');
+    assert.deepEqual([fakes.callsOf('sendMerchantRefund'), fakes.callsOf('returnFundingExcess')], [[], []]);
   });
 });

@@ -22,7 +22,10 @@ export function RefundStatus(props: { status: Refund['status'] }) {
   return <span class={`badge r-${props.status}`} data-refund-status={props.status}>{REFUND_STATUS_LABELS[props.status]}</span>;
 }
 
-/** A refund as it moves on: its status, its transaction, and the claim link to give the customer when it has one. */
+/**
+ * A refund as it moves on: its status, its transaction, the claim link to give the customer when it has one, and,
+ * past the app's refund credit, where the merchant funds it.
+ */
 function RefundProgress({ refund, config }: { refund: Refund; config: DashboardConfig }) {
   return (
     <dl class="refund-progress" data-refund-id={refund.id}>
@@ -39,6 +42,22 @@ function RefundProgress({ refund, config }: { refund: Refund; config: DashboardC
           <dt>Claim link</dt>
           <dd>
             <code class="mono" data-testid="claim-url">{refund.claimUrl}</code> <CopyButton text={refund.claimUrl} label="Copy the claim link" />
+          </dd>
+        </>
+      )}
+      {refund.funding && (
+        <>
+          <dt>Funding</dt>
+          <dd data-testid="refund-funding">
+            {refund.funding.txHash ? (
+              <>funded by <TxHash hash={refund.funding.txHash} link={txLink(config, refund.chainId, refund.funding.txHash)} /></>
+            ) : (
+              <>
+                Past this app’s refund credit: send {refund.funding.amount} {refund.tokenSymbol} on {chainName(config, refund.chainId)} to{' '}
+                <code class="mono">{refund.funding.address}</code> <CopyButton text={refund.funding.address} label="Copy the funding address" />
+                {refund.funding.memo && <> with memo <code class="mono">{refund.funding.memo}</code></>}. The refund is sent once it arrives.
+              </>
+            )}
           </dd>
         </>
       )}
