@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Wallet, parseUnits } from 'ethers';
 import type { Page } from 'playwright-core';
 import type { PaymentResource } from '../../api/serializers/payment';
+import { updateRefundCredit } from '../../db/queries/merchants';
 import { listPayins } from '../../db/queries/payins';
 import { formatUnits } from '../../domain/money';
 import type { Stack } from '../../tools/stack/stack';
@@ -216,6 +217,36 @@ describe('dashboard refunds, accept as paid, and the hosted page of a short paym
     const { payment } = await waitForStatus(api, created.id, 'payment_completed', 150_000);
     assert.equal(payment.source.amountReceived, '10');
     await page.getByRole('heading', { name: 'Payment received' }).waitFor({ timeout: 30_000 });
+    await assertAppReconciled(services, shop.appId);
+  });
+
+  it('a refund past the app’s refund credit shows where the merchant funds it (address, amount, copy button); funded there, it completes', async () => {
+    const created = await pay('4');
+    await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
+    await waitForStatus(api, created.id, 'payment_completed', 120_000);
+    await updateRefundCredit({ knex: services.knex, appId: shop.appId, refundCredit: '0' });
+    const customer = Wallet.createRandom().address;
+
+    await openPayment(created.id);
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Refund this payment' });
+    await dialog.getByLabel('Amount (USDC)').fill('2');
+    await dialog.getByLabel(/Customer’s address/).fill(customer);
+    await dialog.getByRole('button', { name: 'Review refund' }).click();
+    await page.getByRole('dialog', { name: 'Confirm the refund' }).getByRole('button', { name: 'Confirm refund' }).click();
+
+    const progress = page.getByRole('dialog', { name: 'Refund' });
+    const funding = progress.getByTestId('refund-funding');
+    await funding.waitFor();
+    assert.match((await funding.textContent())!, new RegExp(`send 2 USDC on .+ to ${created.source.receiverAddress}`), 'the payment’s deposit address, and the amount');
+    assert.equal(await progress.getByRole('button', { name: 'Copy the funding address' }).count(), 1);
+    assert.equal(await progress.locator('[data-refund-status="pending"]').count(), 1);
+    await shot('refund-funding', { dialog: true });
+
+    const fundingTx = await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '2');
+    await progress.locator('[data-refund-status="completed"]').waitFor({ timeout: 150_000 });
+    assert.match((await funding.textContent())!, new RegExp(`funded by ${fundingTx}`));
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', customer), usdc('2'), "the customer's balance rose by the refund");
     await assertAppReconciled(services, shop.appId);
   });
 });

@@ -19,6 +19,7 @@ import { createRefund } from '../../services/refunds';
 import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
+import { refundFundedSignal } from '../../workflows/messages';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
 import { request } from '../support/http';
@@ -308,6 +309,43 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual(owedForThird.map((e) => e.ref), [`owed:${within.body.id}`], 'the app owes the fronted refund only');
     await assertAppReconciled(services, merchant.appId);
   });
+
+  it('a Stellar refund past the credit shows the receiving account and the memo to fund it with; a wake-up without funding sends nothing; funded, it lands', async () => {
+    const merchant = await newMerchant(stack, services.knex);
+    await updateRefundCredit({ knex: services.knex, appId: merchant.appId, refundCredit: '0' });
+    const chainId = String(stackChain(stack.info, 'stellar').chainId);
+    const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-xlm-funded-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }));
+    await stellarCustomerPayment(stack.info, stellarDestination(created.source.receiverAddress), '3');
+    await waitForStatus(api, created.id, 'payment_completed', 90_000);
+    const customer = await newStellarUsdcAccount(stack.info);
+
+    const made = await refund(created.id, { amount: '1', address: customer }, { key: merchant.adminKey });
+    assert.equal(made.status, 201, made.text);
+    const { account, memo } = stellarDestination(created.source.receiverAddress);
+    assert.deepEqual(made.body.funding, { address: account, memo, amount: '1', txHash: null }, 'the shared receiving account and the deposit’s memo');
+
+    // A wake-up is no funding: the run reads the database again, finds none, and sends nothing.
+    const run = services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(made.body.id));
+    await eventually('the refund to read its funding', 30_000, async () => ((await fundingReads(run)) >= 1 ? true : undefined));
+    await run.signal(refundFundedSignal);
+    await eventually('the woken refund to read its funding again', 30_000, async () => ((await fundingReads(run)) >= 2 ? true : undefined));
+    assert.equal(await findChainTx({ knex: services.knex, intentKey: intentKeys.fundedRefund(made.body.id) }), undefined, 'nothing signed');
+    assert.equal((await listRefunds(created.id, merchant.adminKey)).body.data[0]?.status, 'pending');
+
+    const fundingTx = await stellarCustomerPayment(stack.info, { account: made.body.funding.address, memo: made.body.funding.memo }, '1');
+    const done = await completedRefund(created.id, made.body.id, merchant.adminKey);
+    assert.equal(done.funding?.txHash, fundingTx);
+    assert.equal(await stellarUsdcBalance(stack.info, customer), 10_000_000n, 'the customer holds the refund (7 decimals)');
+    const booked = await listPaymentLedgerEntries({ knex: services.knex, paymentId: created.id, kind: 'refund' });
+    assert.deepEqual(booked.map((e) => [e.ref, e.credit_account, e.amount_units]), [[`tx:funded-refund:${made.body.id}`, 'deposit', '10000000']], 'sent from the deposit it was funded at; nothing beyond it to return');
+    assert.deepEqual(await listPaymentLedgerEntries({ knex: services.knex, paymentId: created.id, kind: 'netting' }), [], 'the app owes nothing');
+  });
+
+  /** How many times a refund's run has asked for its funding, from its history. */
+  async function fundingReads(run: { fetchHistory(): Promise<{ events?: Array<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }> | null }> }): Promise<number> {
+    const { events } = await run.fetchHistory();
+    return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'refundFunding').length;
+  }
 
   const usdcOnBase = () => evmChain(stack.info, 8453).tokens.USDC.address;
 });
