@@ -341,6 +341,27 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     assert.deepEqual(await listPaymentLedgerEntries({ knex: services.knex, paymentId: created.id, kind: 'netting' }), [], 'the app owes nothing');
   });
 
+  it('a forged late-payin run claiming a funding transfer the chain never saw funds nothing: the refund stays unfunded and nothing is signed', async () => {
+    const merchant = await newMerchant(stack, services.knex);
+    await updateRefundCredit({ knex: services.knex, appId: merchant.appId, refundCredit: '0' });
+    const payment = await completedPayment('3', merchant);
+    const made = await refund(payment.id, { amount: '3', address: Wallet.createRandom().address }, { key: merchant.adminKey });
+    assert.equal(made.status, 201, made.text);
+    const forged = {
+      chainId: 8453, txHash: `0x${'fa'.repeat(32)}`, logIndex: 0, blockNumber: 1,
+      tokenAddress: usdcOnBase(), from: Wallet.createRandom().address, to: payment.source.receiverAddress, amountUnits: units('3').toString(),
+    };
+    const run = await services.client.workflow.start('latePayinWorkflow', {
+      workflowId: `forged-funding-${made.body.id}`,
+      taskQueue: stack.config.temporal.taskQueue,
+      args: [{ paymentId: payment.id, payin: forged }],
+    });
+    assert.equal(await run.result(), 'dropped', 'read from the chain, the transfer is not there');
+    const [listed] = (await listRefunds(payment.id, merchant.adminKey)).body.data;
+    assert.deepEqual([listed?.status, listed?.funding?.txHash], ['pending', null]);
+    assert.equal(await findChainTx({ knex: services.knex, intentKey: intentKeys.fundedRefund(made.body.id) }), undefined, 'nothing signed');
+  });
+
   /** How many times a refund's run has asked for its funding, from its history. */
   async function fundingReads(run: { fetchHistory(): Promise<{ events?: Array<{ activityTaskScheduledEventAttributes?: { activityType?: { name?: string | null } | null } | null }> | null }> }): Promise<number> {
     const { events } = await run.fetchHistory();
