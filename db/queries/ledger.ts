@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LedgerFlow } from '../../domain/conservation';
 import type { LedgerAccount, LedgerEntry, LedgerKind } from '../../domain/ledger';
 import { PHYSICAL_ACCOUNTS } from '../../domain/ledger';
 import { SETTLED_STATUSES } from '../../domain/payment';
@@ -136,6 +137,22 @@ export async function sumAppReceivable(options: { knex: Knex; appId: string; cha
     })
     .select<Array<{ owed: string | null }>>(knex.raw(`sum(case when debit_account = 'receivable' then amount_units else -amount_units end) as owed`));
   return BigInt(row?.owed ?? 0);
+}
+
+/** Every asset's entries summed by kind and accounts (the conservation identity's flows). */
+export async function sumLedgerFlows(options: { knex: Knex }): Promise<LedgerFlow[]> {
+  const rows = await options
+    .knex('ledger_entries')
+    .groupBy('chain_id', 'token_address', 'kind', 'debit_account', 'credit_account')
+    .select<Array<{ chain_id: number; token_address: string; kind: LedgerKind; debit_account: LedgerAccount; credit_account: LedgerAccount; units: string }>>(
+      'chain_id',
+      'token_address',
+      'kind',
+      'debit_account',
+      'credit_account',
+      options.knex.raw('sum(amount_units) as units'),
+    );
+  return rows.map((r) => ({ chainId: r.chain_id, tokenAddress: r.token_address, kind: r.kind, debit: r.debit_account, credit: r.credit_account, units: BigInt(r.units) }));
 }
 
 /** The sum of the entries with these refs (a rebalance's receipt), in base units; 0 when none is booked. */

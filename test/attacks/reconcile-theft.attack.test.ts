@@ -85,6 +85,10 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     // Both treasuries of the bridge compared: the burn left the source, the mint (less the bridge's fee) reached the destination.
     assert.match(stdout, new RegExp(`chain ${SOURCE} treasury ${stack.devnets.evm.treasury.address} USDC: .* — ok`));
     assert.match(stdout, new RegExp(`chain ${CHAIN} deposit ${same.source.receiverAddress} USDC: ledger 0.0, on chain 0.0 — ok`, 'i'));
+    // The conservation identity, per chain and across chains: every unit paid in is paid out, kept as a fee, or in the float.
+    for (const name of [`chain ${SOURCE} USDC`, `chain ${CHAIN} USDC`, 'USDC across \\d+ chain\\(s\\)']) {
+      assert.match(stdout, new RegExp(`^${name}: payins [\\d.]+ = payouts [\\d.]+ \\+ fees [\\d.]+ \\+ refunds [\\d.]+ \\+ held [\\d.]+ \\+ in flight [\\d.]+ \\+ float moved -?[\\d.]+ — holds$`, 'm'));
+    }
     const scoped = await reconcile(stack, ['--app', shop.appId]);
     assert.equal(scoped.code, 0, scoped.stdout);
     assert.doesNotMatch(scoped.stdout, /treasury/, 'an app\'s reconcile compares its deposits only');
@@ -183,6 +187,9 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     // The thief's transaction paid its gas from the treasury too: the native coin is a loss of its own.
     assert.match(stolen.stdout, new RegExp(`chain ${CHAIN} treasury ${treasury.address} ETH: ledger [\\d.]+, on chain [\\d.]+ — DIFFERENCE -0\\.\\d+`));
     assert.match(stolen.stdout, /reconciled: \d+ accounts — 2 FAILURES/);
+    // The identity misses the stolen units on this chain and across chains: payins that are nowhere.
+    assert.match(stolen.stdout, new RegExp(`^chain ${CHAIN} USDC: payins .* — DIFFERENCE -1\\.25$`, 'm'));
+    assert.match(stolen.stdout, /^USDC across \d+ chain\(s\): payins .* — DIFFERENCE -1\.25$/m);
 
     // The operator tops the treasury up and books it (`npm run fund`): the ledger and the chain both grow by it, the loss stays.
     const topUp = await customerTransfer(stack.info, CHAIN, 'USDC', treasury.address, '1.25');
@@ -195,6 +202,7 @@ describe('reconcile fails on a theft from a treasury and on a stuck bridge', fun
     const after = await settledReconcile(stack);
     assert.equal(after.code, 1);
     assert.match(after.stdout, new RegExp(`chain ${CHAIN} treasury ${treasury.address} USDC: .* — DIFFERENCE -1\\.25`));
+    assert.match(after.stdout, new RegExp(`^chain ${CHAIN} USDC: payins .* — DIFFERENCE -1\\.25$`, 'm'), 'the funding is the operator’s, not a payin: it hides nothing');
   });
 
   it('TRX moved out of the Tron treasury and USDC out of the Solana treasury with their keys: reconcile names both treasuries and each loss', async () => {
