@@ -1,7 +1,7 @@
 import type { DetectedPayin, PayinDisposition, PayinStatus } from '../domain/payins';
 import { applyPaymentProgress, paymentRoute, paymentTerms, type PaymentProgress, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import { DomainError } from '../domain/errors';
-import { claimPayinRefund, findPayin, holdPayinDust, upsertPayin } from '../db/queries/payins';
+import { claimLatePayin, findPayin, holdPayinDust, upsertPayin } from '../db/queries/payins';
 import { applyPaymentTransition, extendDepositWatch, findPaymentById, markAcceptedAsPaid } from '../db/queries/payments';
 import { bridgeRouteFor } from '../services/bridges';
 import { recordHeldEntry, recordPayinEntry } from '../services/ledger';
@@ -84,7 +84,7 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
         await wakeRefundWorkflow(deps, funded.id);
         return false;
       }
-      const refund = await claimPayinRefund({ knex, ...input });
+      const refund = await claimLatePayin({ knex, ...input, claim: 'refund' });
       if (refund) await recordPayinEntry(deps, input.paymentId, input.payin);
       return refund;
     },

@@ -12,7 +12,7 @@ import { intentKeys } from '../domain/chain-txs';
 import { formatUnits } from '../domain/money';
 import { payinId, type DetectedPayin } from '../domain/payins';
 import { fundingExcess, fundingWindowEnd, fundsRefund, merchantFunds } from '../domain/refunds';
-import { claimPayinFunding, findPayin } from '../db/queries/payins';
+import { claimLatePayin, findPayin } from '../db/queries/payins';
 import { extendDepositWatch, findPaymentById } from '../db/queries/payments';
 import { findRefund, findRefundFundedBy, lockPaymentForRefund, lockRefund, lockRefundsAwaitingFunding, markRefundFunded, updateRefundStatus } from '../db/queries/refunds';
 import type { PaymentRow, RefundRow } from '../db/tables';
@@ -63,7 +63,7 @@ export async function claimRefundFunding(deps: { knex: Knex }, input: { paymentI
     if (!payment) return null;
     const refund = (await lockRefundsAwaitingFunding({ trx, paymentId })).find((r) => fundsRefund(r, payment, payin));
     if (!refund) return null;
-    if (!(await claimPayinFunding({ knex: trx, ...input }))) return null;
+    if (!(await claimLatePayin({ knex: trx, ...input, claim: 'funding' }))) return null;
     await markRefundFunded({ knex: trx, id: refund.id, txHash: payin.txHash, logIndex: payin.logIndex });
     return refund;
   });

@@ -45,39 +45,22 @@ export async function upsertPayin(options: {
 }
 
 /**
- * Claims a payin that reached a closed payment's deposit address for a refund. True when it is (now or already)
- * to be refunded; false when its payment counted it, so it must never be refunded.
+ * Claims a payin that reached a closed payment's deposit address, for a refund to its sender or as the funding of a
+ * merchant's refund: its disposition becomes `claim` unless it has one already. True when it is (now or already)
+ * `claim`; false when it is something else (its payment counted it: it must never be refunded).
  */
-export async function claimPayinRefund(options: { knex: Knex; paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
-  const { knex, paymentId, payin, sequence } = options;
+export async function claimLatePayin(options: { knex: Knex; paymentId: string; payin: DetectedPayin; sequence: number; claim: 'refund' | 'funding' }): Promise<boolean> {
+  const { knex, paymentId, payin, sequence, claim } = options;
   const [row] = await knex<PayinRow>('payins')
-    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: 'refund', sequence })
+    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: claim, sequence })
     .onConflict(['chain_id', 'tx_hash', 'log_index'])
     .merge({
-      disposition: knex.raw(`coalesce(payins.disposition, 'refund')`) as unknown as PayinDisposition,
+      disposition: knex.raw('coalesce(payins.disposition, ?)', [claim]) as unknown as PayinDisposition,
       status: 'confirmed',
       updated_at: knex.fn.now() as unknown as Date,
     })
     .returning('disposition');
-  return row?.disposition === 'refund';
-}
-
-/**
- * Claims a confirmed late payin as the funding of a merchant refund: its disposition becomes `funding` unless it has
- * one already. True when it is (now, or from an earlier claim) the refund's funding.
- */
-export async function claimPayinFunding(options: { knex: Knex; paymentId: string; payin: DetectedPayin; sequence: number }): Promise<boolean> {
-  const { knex, paymentId, payin, sequence } = options;
-  const [row] = await knex<PayinRow>('payins')
-    .insert({ ...payinRow(paymentId, payin), status: 'confirmed', disposition: 'funding', sequence })
-    .onConflict(['chain_id', 'tx_hash', 'log_index'])
-    .merge({
-      disposition: knex.raw(`coalesce(payins.disposition, 'funding')`) as unknown as PayinDisposition,
-      status: 'confirmed',
-      updated_at: knex.fn.now() as unknown as Date,
-    })
-    .returning('disposition');
-  return row?.disposition === 'funding';
+  return row?.disposition === claim;
 }
 
 export async function listPayins(options: { knex: Knex; paymentId: string }): Promise<PayinRow[]> {
