@@ -247,6 +247,12 @@ export interface ChainAdapter {
    */
   checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck>;
   /**
+   * Optional (absent: the scan of the transaction's block shows every one of its transfers): every transfer of any
+   * asset one transaction made, to or from anyone, the service's own included, as the chain shows it (`[]` for a
+   * transaction it does not know): the legs of an operator's float transfer (services/float-transfers.ts).
+   */
+  transactionTransfers?(txHash: string): Promise<DetectedPayin[]>;
+  /**
    * Optional (absent: any asset the chain serves): whether a transfer of `tokenAddress` into a deposit of a payment in
    * `paymentToken` is a payin (counted, or refunded by its run); any other transfer into a deposit is quarantined.
    */

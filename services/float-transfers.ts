@@ -3,8 +3,9 @@
  * today): the operator moves the token by hand (through an exchange, another wallet) and books each leg as it
  * lands, `npm run float:record-transfer -- --chain <chainId> --tx <hash>`. The leg is read from the chain alone:
  * its transaction, at the chain's confirmation depth, and the transfers of configured tokens in it into the
- * treasury (refilled) or out of it (sent away), as the family's scan of that block shows them. Nothing of the
- * amount is taken from the operator. Booked once per transfer between the treasury and the operator.
+ * treasury (refilled) or out of it (sent away), as the chain shows the transaction's transfers (the family's
+ * `transactionTransfers`, or its scan of that block). Nothing of the amount is taken from the operator. Booked once
+ * per transfer between the treasury and the operator.
  */
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
@@ -34,7 +35,9 @@ export async function recordManualFloatTransfer(deps: { knex: Knex; chains: Chai
   const check = await adapter.checkTx([input.txHash], chain.confirmations);
   if (check.state !== 'mined' || !check.succeeded) throw new FloatTransferNotFound(`transaction ${input.txHash} is not confirmed on chain ${input.chainId} (${check.state === 'mined' ? 'failed' : check.state})`);
   const treasury = adapter.treasuryAddress().toLowerCase();
-  const transfers = await adapter.scanPayins({ fromBlock: check.blockNumber, toBlock: check.blockNumber, accounts: NO_DEPOSITS, heartbeat: () => undefined });
+  const transfers = adapter.transactionTransfers
+    ? await adapter.transactionTransfers(check.txHash)
+    : await adapter.scanPayins({ fromBlock: check.blockNumber, toBlock: check.blockNumber, accounts: NO_DEPOSITS, heartbeat: () => undefined });
   const legs: FloatTransferLeg[] = [];
   for (const t of transfers.filter((t) => t.txHash.toLowerCase() === check.txHash.toLowerCase())) {
     const token = chains.registry.tokenByAddress(input.chainId, t.tokenAddress);

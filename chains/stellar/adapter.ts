@@ -173,19 +173,32 @@ export class StellarAdapter implements ChainAdapter {
    * the same digits) names; identified by (transaction, operation index).
    */
   private transferOf(record: PaymentRecord, memo: MemoFields | undefined): DetectedPayin | null {
-    if (!CREDITING.has(record.type) || !record.transaction_successful || record.to !== this.config.receivingAccount || !record.from || !record.amount) return null;
-    const tokenAddress = record.asset_type === 'native' ? NATIVE_TOKEN_ADDRESS : `${record.asset_code}:${record.asset_issuer}`;
+    const transfer = this.paymentOf(record);
+    if (!transfer || record.to !== this.config.receivingAccount) return null;
     const memoId = record.to_muxed_id ?? (memo?.memo_type === 'id' || memo?.memo_type === 'text' ? memo.memo : undefined);
+    return { ...transfer, to: this.receiverOf(memoId) };
+  }
+
+  /** A successful payment or path payment as it moved the asset: its sender, its receiving account, what it delivered. */
+  private paymentOf(record: PaymentRecord): DetectedPayin | null {
+    if (!CREDITING.has(record.type) || !record.transaction_successful || !record.to || !record.from || !record.amount) return null;
     return {
       chainId: this.config.chainId,
       txHash: record.transaction_hash,
       logIndex: Number(BigInt(record.id) & OPERATION_INDEX_MASK),
       blockNumber: ledgerOf(record.paging_token),
-      tokenAddress,
+      tokenAddress: record.asset_type === 'native' ? NATIVE_TOKEN_ADDRESS : `${record.asset_code}:${record.asset_issuer}`,
       from: record.from,
-      to: this.receiverOf(memoId),
+      to: record.to,
       amountUnits: parseUnits(record.amount, DECIMALS).toString(),
     };
+  }
+
+  /** Every payment of the transaction, to or from any account (the scan reads the receiving account's only). */
+  async transactionTransfers(txHash: string): Promise<DetectedPayin[]> {
+    if (!(await this.transaction(txHash))) return [];
+    const page = await this.server.payments().forTransaction(txHash).limit(200).call();
+    return (page.records as unknown as PaymentRecord[]).flatMap((record) => this.paymentOf(record) ?? []);
   }
 
   private async transaction(hash: string): Promise<Horizon.ServerApi.TransactionRecord | null> {

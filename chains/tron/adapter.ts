@@ -234,12 +234,23 @@ export class TronAdapter implements ChainAdapter {
     return this.request<TronTxInfo>('wallet/gettransactioninfobyid', { value: txID });
   }
 
+  /** The transaction and its info, as the node has them now. */
+  private transactionWithInfo(txID: string): Promise<[TronTransaction, TronTxInfo]> {
+    return Promise.all([this.request<TronTransaction>('wallet/gettransactionbyid', { value: txID }), this.info(txID)]);
+  }
+
+  /** Every transfer of the transaction (the scan leaves the treasury's own out; this does not). */
+  async transactionTransfers(txHash: string): Promise<DetectedPayin[]> {
+    const [tx, info] = await this.transactionWithInfo(txHash);
+    return info.blockNumber === undefined ? [] : transfersOf(this.config.chainId, info.blockNumber, tx, info, this.configuredTokens);
+  }
+
   /**
    * Reads the payin's transaction and its info again and takes the transfer at its index from them alone; the claimed
    * one must be exactly it. Blocks never reorganize on Tron once solidified; a transaction the node does not know is missing.
    */
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
-    const [tx, info] = await Promise.all([this.request<TronTransaction>('wallet/gettransactionbyid', { value: payin.txHash }), this.info(payin.txHash)]);
+    const [tx, info] = await this.transactionWithInfo(payin.txHash);
     if (info.blockNumber === undefined) return { state: 'missing' };
     const onChain = transfersOf(this.config.chainId, info.blockNumber, tx, info, this.configuredTokens).find((t) => t.logIndex === payin.logIndex);
     if (!onChain) return { state: 'dropped', reason: `no successful transfer at index ${payin.logIndex} of the transaction` };

@@ -23,7 +23,8 @@ import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { tronCustomerTransfer } from '../support/tron';
+import { newStellarUsdcAccount, stellarCustomerPayment } from '../support/stellar';
+import { newTronAddress, tronCustomerTransfer } from '../support/tron';
 import type { OrderCreated } from '../legacy/helpers';
 
 const [ARBITRUM, BASE] = [42161, 8453];
@@ -139,20 +140,44 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
 
     const treasury = services.chains.adapter(tron).treasuryAddress();
     const txHash = await tronCustomerTransfer(stack.info, treasury, '25');
-    const legs = await eventually('the transfer confirmed and booked', 60_000, () =>
-      recordManualFloatTransfer(services, { chainId: tron, txHash }).catch((err: unknown) => {
-        if (err instanceof FloatTransferNotFound) return undefined;
-        throw err;
-      }),
-    );
+    const legs = await eventually('the transfer confirmed and booked', 60_000, () => bookedWhenConfirmed(tron, txHash));
     assert.deepEqual(legs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDT', 'in', '25000000']], 'the amount is the chain’s');
     await recordManualFloatTransfer(services, { chainId: tron, txHash });
     assert.equal(Number((await services.knex('ledger_entries').where('ref', 'like', `float-transfer:${tron}:%`).count<{ count: string }[]>('* as count'))[0]!.count), 1, 'booked once');
     await assert.rejects(recordManualFloatTransfer(services, { chainId: tron, txHash: '0'.repeat(64) }), FloatTransferNotFound);
+    // A leg out of the treasury (to the exchange that carries it) is read and booked too: the scan leaves the
+    // treasury's own transfers out, the transaction's own read does not.
+    const out = await tronCustomerTransfer(stack.info, newTronAddress(), '5', { address: treasury, privateKey: stack.env.TRON_TREASURY_PRIVATE_KEY! });
+    const outLegs = await eventually('the transfer out confirmed and booked', 60_000, () => bookedWhenConfirmed(tron, out));
+    assert.deepEqual(outLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDT', 'out', '5000000']]);
     const tronTreasury = (await reconcileLedger(services)).accounts.find((a) => a.kind === 'treasury' && a.chainId === tron && !isNativeToken(a.tokenAddress));
-    assert.equal(tronTreasury?.difference, 0n, 'the treasury equals its books with the transfer booked');
+    assert.equal(tronTreasury?.difference, 0n, 'the treasury equals its books with both legs booked');
     await release();
   });
+
+  it('Stellar’s treasury: an operator’s transfer in and one out, read from the transaction’s payments (not the receiving account’s), each booked once', async () => {
+    const stellar = stackChain(stack.info, 'stellar').chainId;
+    const treasury = services.chains.adapter(stellar).treasuryAddress();
+    const into = await stellarCustomerPayment(stack.info, { account: treasury, memo: null }, '7');
+    const inLegs = await eventually('the transfer in confirmed and booked', 60_000, () => bookedWhenConfirmed(stellar, into));
+    assert.deepEqual(inLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDC', 'in', '70000000']]);
+    const out = await stellarCustomerPayment(stack.info, { account: await newStellarUsdcAccount(stack.info), memo: null }, '2', stack.env.STELLAR_TREASURY_SECRET);
+    const outLegs = await eventually('the transfer out confirmed and booked', 60_000, () => bookedWhenConfirmed(stellar, out));
+    assert.deepEqual(outLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDC', 'out', '20000000']]);
+    await recordManualFloatTransfer(services, { chainId: stellar, txHash: out });
+    assert.equal(Number((await services.knex('ledger_entries').where('ref', 'like', `float-transfer:${stellar}:%`).count<{ count: string }[]>('* as count'))[0]!.count), 2, 'each leg booked once');
+    // Other files' Stellar payouts and refunds may be on their way from this treasury: compared once none is.
+    const stellarTreasury = await eventually('the Stellar treasury settled', 60_000, async () =>
+      (await reconcileLedger(services)).accounts.find((a) => a.kind === 'treasury' && a.chainId === stellar && !isNativeToken(a.tokenAddress) && !a.inFlight));
+    assert.equal(stellarTreasury.difference, 0n, 'the treasury equals its books with both legs booked');
+  });
+
+  /** Books the transfer once it is confirmed (undefined until then, for `eventually`). */
+  const bookedWhenConfirmed = (chainId: number, txHash: string) =>
+    recordManualFloatTransfer(services, { chainId, txHash }).catch((err: unknown) => {
+      if (err instanceof FloatTransferNotFound) return undefined;
+      throw err;
+    });
 
   it('reconcile balances afterwards: every treasury equals the ledger, no rebalance bridging', async () => {
     // Every treasury the rebalances moved is settled and equal to its books (other files' open payments may keep

@@ -34,9 +34,9 @@ async function submit(info: DevStackInfo, signer: Keypair, operations: xdr.Opera
   return (await server.submitTransaction(built)).hash;
 }
 
-/** The customer pays USDC as an exchange withdrawal does: to the account, with the memo id (or none). */
-export function stellarCustomerPayment(info: DevStackInfo, to: { account: string; memo: string | null }, amount: string): Promise<string> {
-  const customer = Keypair.fromSecret(info.customer.stellar.secret);
+/** The customer (or the account of `signerSecret`) pays USDC as an exchange withdrawal does: to the account, with the memo id (or none). */
+export function stellarCustomerPayment(info: DevStackInfo, to: { account: string; memo: string | null }, amount: string, signerSecret = info.customer.stellar.secret): Promise<string> {
+  const customer = Keypair.fromSecret(signerSecret);
   const payment = Operation.payment({ destination: to.account, asset: usdc(info), amount: formatUnits(parseUnits(amount, 7), 7) });
   return submit(info, customer, [payment], to.memo === null ? Memo.none() : Memo.id(to.memo));
 }

@@ -11,8 +11,11 @@ export async function tronUsdtBalance(info: DevStackInfo, owner: string): Promis
   return BigInt(`0x${(read.constant_result as string[])[0] ?? '0'}`);
 }
 
-/** The customer pays as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once it is in a block. */
-export async function tronCustomerTransfer(info: DevStackInfo, to: string, amount: string): Promise<string> {
+/**
+ * The customer (or `sender`) pays as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once
+ * it is in a block.
+ */
+export async function tronCustomerTransfer(info: DevStackInfo, to: string, amount: string, sender: { address: string; privateKey: string } = info.customer.tron): Promise<string> {
   const tronWeb = client(info);
   const token = stackChain(info, 'tron').tokens.USDT;
   const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(
@@ -23,9 +26,9 @@ export async function tronCustomerTransfer(info: DevStackInfo, to: string, amoun
       { type: 'address', value: to },
       { type: 'uint256', value: parseUnits(amount, token.decimals).toString() },
     ],
-    info.customer.tron.address,
+    sender.address,
   );
-  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, info.customer.tron.privateKey));
+  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, sender.privateKey));
   if (!sent.result) throw new Error(`the Tron devnet refused the customer's transfer: ${String(sent.code)}`);
   await eventually(`${transaction.txID} to be in a block`, 30_000, async () => ((await tronWeb.trx.getUnconfirmedTransactionInfo(transaction.txID)).blockNumber ? true : undefined), 250);
   return transaction.txID;
