@@ -157,7 +157,10 @@ async function createPayAndPoll(stack: Stack, source: Source, wallets: DevStackC
 interface Recorded extends SeenPayment {
   createdAt: number;
   reached: Partial<Record<PaymentStatus, number>>;
+  /** When the payout's treasury reservation began (its transaction's start). */
+  payoutReservedAt: number;
   payoutSignedAt: number;
+  sweepSignedAt: number;
 }
 
 async function recorded(knex: Knex, seen: SeenPayment[]): Promise<Recorded[]> {
@@ -168,13 +171,28 @@ async function recorded(knex: Knex, seen: SeenPayment[]): Promise<Recorded[]> {
   const reached = new Map<string, Partial<Record<PaymentStatus, number>>>(ids.map((id) => [id, {}]));
   const events = await knex('payment_status_events').whereIn('payment_id', ids).orderBy('id').select<Array<{ payment_id: string; status: PaymentStatus; at: Date }>>('payment_id', 'status', 'at');
   for (const e of events) reached.get(e.payment_id)![e.status] ??= e.at.getTime();
-  const payouts = new Map(
-    (await knex('chain_txs').whereIn('intent_key', ids.map(intentKeys.payout)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
+  const signedAt = async (intentKey: (id: string) => string) =>
+    new Map(
+      (await knex('chain_txs').whereIn('intent_key', ids.map(intentKey)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
+        r.payment_id,
+        r.created_at.getTime(),
+      ]),
+    );
+  const [payouts, sweeps] = [await signedAt(intentKeys.payout), await signedAt(intentKeys.sweep)];
+  const reservations = new Map(
+    (await knex('treasury_reservations').whereIn('payment_id', ids).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
       r.payment_id,
       r.created_at.getTime(),
     ]),
   );
-  return seen.map((s) => ({ ...s, createdAt: created.get(s.id)!, reached: reached.get(s.id)!, payoutSignedAt: payouts.get(s.id) ?? Number.NaN }));
+  return seen.map((s) => ({
+    ...s,
+    createdAt: created.get(s.id)!,
+    reached: reached.get(s.id)!,
+    payoutReservedAt: reservations.get(s.id) ?? Number.NaN,
+    payoutSignedAt: payouts.get(s.id) ?? Number.NaN,
+    sweepSignedAt: sweeps.get(s.id) ?? Number.NaN,
+  }));
 }
 
 /** Each step of a payment's way, from what the database recorded (the payin final: when the run released the payout). */
@@ -183,7 +201,10 @@ const STEPS: Array<[string, (r: Recorded) => number, (r: Recorded) => number]> =
   ['created → payin seen (payment_started)', (r) => r.createdAt, (r) => r.reached.payment_started ?? Number.NaN],
   ['payin seen → confirmed (payin_completed)', (r) => r.reached.payment_started ?? Number.NaN, (r) => r.reached.payment_payin_completed ?? Number.NaN],
   ['confirmed → final (payout_started)', (r) => r.reached.payment_payin_completed ?? Number.NaN, (r) => r.reached.payment_payout_started ?? Number.NaN],
+  ['final → payout reserved', (r) => r.reached.payment_payout_started ?? Number.NaN, (r) => r.payoutReservedAt],
+  ['payout reserved → broadcast', (r) => r.payoutReservedAt, (r) => r.payoutSignedAt],
   ['final → payout broadcast', (r) => r.reached.payment_payout_started ?? Number.NaN, (r) => r.payoutSignedAt],
+  ['final → sweep signed', (r) => r.reached.payment_payout_started ?? Number.NaN, (r) => r.sweepSignedAt],
   ['payout broadcast → payout_completed', (r) => r.payoutSignedAt, (r) => r.reached.payment_payout_completed ?? Number.NaN],
   ['payout_completed → payment_completed', (r) => r.reached.payment_payout_completed ?? Number.NaN, (r) => r.reached.payment_completed ?? Number.NaN],
   ['payment_completed → read as completed', (r) => r.reached.payment_completed ?? Number.NaN, (r) => r.seenCompletedAt],
