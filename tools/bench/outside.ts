@@ -255,6 +255,10 @@ export async function benchOutside(stack: Stack, knex: Knex, log: (line: string)
     const completed = burst.filter((p) => !Number.isNaN(p.seenCompletedAt)).length;
     const many = completed < burst.length ? { outside: Number.POSITIVE_INFINITY, database: Number.POSITIVE_INFINITY } : spans(burst);
     log(`${burst.length} payments (${PER_FAMILY} per family, at once): ${completed} completed; ${many.outside} ms as read from outside (${(many.outside / single.outside).toFixed(2)}× one), ${many.database} ms as recorded (${(many.database / single.database).toFixed(2)}× one)`);
+    for (const source of sources) {
+      const family = spans(burst.filter((p) => p.family === source.family));
+      log(`  its ${PER_FAMILY} ${source.family} payments: ${family.outside} ms as read from outside, ${family.database} ms as recorded`);
+    }
     logSteps(burst, `${burst.length} at once`, log);
 
     const toPayout = (payments: Recorded[]) => payments.map((p) => p.payoutSignedAt - (p.reached.payment_payout_started ?? Number.NaN)).filter((v) => !Number.isNaN(v));
