@@ -195,7 +195,12 @@ async function recorded(knex: Knex, seen: SeenPayment[]): Promise<Recorded[]> {
   }));
 }
 
-/** Each step of a payment's way, from what the database recorded (the payin final: when the run released the payout). */
+/**
+ * Each step of a payment's way, from what the database recorded. The run records no "payin final" time of its own:
+ * it enters payment_payout_started in the write right after its finality waits end, for every source family, so
+ * that status event's time is the payin final for all of them alike; the payout's broadcast is its chain_txs row's
+ * created_at (the signing transaction's start, just before the send).
+ */
 const STEPS: Array<[string, (r: Recorded) => number, (r: Recorded) => number]> = [
   ['created → wallet saw its payin in a block', (r) => r.createdAt, (r) => r.paidAt],
   ['created → payin seen (payment_started)', (r) => r.createdAt, (r) => r.reached.payment_started ?? Number.NaN],
