@@ -411,10 +411,15 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     if (!row) {
       // Waiting on its send queue: this wait moves the queue along.
       const queued = await findQueuedChainTx({ knex, intentKey });
-      if (!queued) throw new Error(`no chain transaction stored for intent ${intentKey}`);
-      const head = await chains.sharedHead(queued.chain_id);
-      row = await takeTurn(queued.chain_id, queued.queue_key, intentKey);
-      if (!row) return { chainId: queued.chain_id, head };
+      if (queued) {
+        const head = await chains.sharedHead(queued.chain_id);
+        row = await takeTurn(queued.chain_id, queued.queue_key, intentKey);
+        if (!row) return { chainId: queued.chain_id, head };
+      } else {
+        // Another wait on its queue signed it (and took it off the queue) between the two reads.
+        row = await findChainTx({ knex, intentKey });
+        if (!row) throw new Error(`no chain transaction stored for intent ${intentKey}`);
+      }
     }
     const chain = chains.registry.chain(row.chain_id);
     const adapter = chains.adapter(row.chain_id);

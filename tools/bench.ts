@@ -3,6 +3,7 @@ import { exited, spawnWorker } from '../test/support/worker';
 import { benchCreate } from './bench/create';
 import { benchDashboard } from './bench/dashboard';
 import { printTable, type Figure } from './bench/report';
+import { benchOutside } from './bench/outside';
 import { benchSettlement } from './bench/settlement';
 import { soak, workerRunning } from './bench/soak';
 import { benchSolanaScan } from './bench/solana';
@@ -27,7 +28,7 @@ const BENCH_ENV = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
 };
 
-const SECTIONS = ['temporal', 'create', 'settlement', 'dashboard', 'watcher', 'solana', 'ton', 'tron', 'stellar'] as const;
+const SECTIONS = ['temporal', 'create', 'settlement', 'outside', 'dashboard', 'watcher', 'solana', 'ton', 'tron', 'stellar'] as const;
 
 const log = (line: string) => console.log(line);
 
@@ -51,6 +52,7 @@ async function bench(run: Set<string>): Promise<number> {
     await workerRunning(knex, stack.info.chains.length);
     if (run.has('create')) figures.push(...(await benchCreate(stack, log)));
     if (run.has('settlement')) figures.push(...(await benchSettlement(stack, knex, { blockTimeMs: BLOCK_TIME_MS, batch: 100 }, log)));
+    if (run.has('outside')) figures.push(...(await benchOutside(stack, knex, log)));
     if (run.has('dashboard')) figures.push(...(await benchDashboard(stack)));
     // The scan benches move the watchers' cursors and fill the table of watched addresses: the worker stops first.
     worker.kill('SIGTERM');

@@ -3,35 +3,82 @@ import { Contract, JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { erc20Abi } from '../chains/evm/contracts';
 import { parseUnits as parseDecimal } from '../domain/money';
 import type { PageState } from '../services/pay-page';
-import { solanaCustomerTransfer, type SolanaTokenSymbol } from '../test/support/solana';
-import { stellarCustomerPayment, stellarDestination } from '../test/support/stellar';
-import { payJetton, payTon, tonPayer } from '../test/support/ton';
-import { tronCustomerTransfer } from '../test/support/tron';
+import { solanaTokenTransfer, type SolanaTokenSymbol } from '../test/support/solana';
+import { stellarDestination, stellarPayment } from '../test/support/stellar';
+import { payJetton, payTon, tonPayer, type TonPayer } from '../test/support/ton';
+import { tronTransfer } from '../test/support/tron';
+import type { DevStackCustomers } from './devnets/families';
 import { devStackInfoFile, devVarDir } from './stack/launch';
 import { stackChain, type DevStackChain, type DevStackInfo } from './stack/stack';
 
-type PagePayment = NonNullable<PageState['payment']>;
+/** What a wallet is told to pay: the deposit on a chain, and the token (null: the chain's coin). */
+export type WalletPayment = Pick<NonNullable<PageState['payment']>, 'chain_id' | 'address' | 'symbol' | 'token_address'>;
 
 /** Nanotons in a TON. */
 const TON_DECIMALS = 9;
+/** Wei in an ether. */
+const ETHER_DECIMALS = 18;
+
+/** A TON wallet app derives its key once (the mnemonic's key derivation is slow), then keeps it open. */
+const tonPayers = new Map<string, Promise<TonPayer>>();
+export function openTonWallet(info: DevStackInfo, mnemonic: string[]): Promise<TonPayer> {
+  const key = mnemonic.join(' ');
+  let payer = tonPayers.get(key);
+  if (!payer) {
+    payer = tonPayer(stackChain(info, 'ton').rpcUrl, mnemonic);
+    tonPayers.set(key, payer);
+  }
+  return payer;
+}
+
+type FamilyPayer = (info: DevStackInfo, wallet: DevStackCustomers[keyof DevStackCustomers], chain: DevStackChain, payment: WalletPayment, amount: string) => Promise<string>;
 
 /**
- * How the stack's customer wallet of each non-EVM family pays `amount` (decimal) of the payment's token to its
- * deposit, as a wallet does (the devnet customer payers of test/support); returns what identifies the transfer.
+ * How a wallet of each family pays `amount` (decimal) of the payment's token to its deposit, as a wallet does: it
+ * reads its nonce, blockhash or seqno, signs, sends, and waits until the transfer is in a block. Returns what
+ * identifies the transfer.
  */
-const FAMILY_PAYERS: Record<Exclude<DevStackChain['family'], 'evm'>, (info: DevStackInfo, payment: PagePayment, amount: string) => Promise<string>> = {
-  solana: (info, payment, amount) => solanaCustomerTransfer(info, payment.symbol as SolanaTokenSymbol, payment.address, amount),
-  tron: (info, payment, amount) => tronCustomerTransfer(info, payment.address, amount),
-  stellar: (info, payment, amount) => stellarCustomerPayment(info, stellarDestination(payment.address), amount),
-  ton: async (info, payment, amount) => {
-    const ton = stackChain(info, 'ton');
-    const payer = await tonPayer(ton.rpcUrl, info.customer.ton.mnemonic);
+const FAMILY_PAYERS: { [F in DevStackChain['family']]: (info: DevStackInfo, wallet: DevStackCustomers[F], chain: Extract<DevStackChain, { family: F }>, payment: WalletPayment, amount: string) => Promise<string> } = {
+  evm: async (_info, wallet, chain, payment, amount) => {
+    const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
+    try {
+      const signer = new Wallet(wallet.privateKey, provider);
+      let tx: { hash: string; wait(): Promise<unknown> };
+      if (payment.token_address === null) {
+        tx = await signer.sendTransaction({ to: payment.address, value: parseUnits(amount, ETHER_DECIMALS) });
+      } else {
+        const erc20 = new Contract(payment.token_address, erc20Abi, signer);
+        const units = parseUnits(amount, Number(await erc20.getFunction('decimals')()));
+        tx = (await erc20.getFunction('transfer')(payment.address, units)) as typeof tx;
+      }
+      await tx.wait();
+      return tx.hash;
+    } finally {
+      provider.destroy();
+    }
+  },
+  solana: (info, wallet, _chain, payment, amount) => solanaTokenTransfer(info, payment.symbol as SolanaTokenSymbol, { from: wallet.secretKey }, payment.address, amount),
+  tron: (info, wallet, _chain, payment, amount) => tronTransfer(info, wallet, payment.address, amount),
+  stellar: (info, wallet, _chain, payment, amount) => stellarPayment(info, wallet.secret, stellarDestination(payment.address), amount),
+  ton: async (info, wallet, chain, payment, amount) => {
+    const payer = await openTonWallet(info, wallet.mnemonic);
     // The devnet's one jetton is its USDT.
     if (payment.token_address === null) await payTon(payer, payment.address, parseDecimal(amount, TON_DECIMALS));
-    else await payJetton(payer, payment.token_address, payment.address, parseDecimal(amount, ton.tokens.USDT.decimals));
+    else await payJetton(payer, payment.token_address, payment.address, parseDecimal(amount, chain.tokens.USDT.decimals));
     return `from ${payer.wallet.address.toString()}`;
   },
 };
+
+/**
+ * Pays `amount` (decimal) of a devnet payment from `wallets`' wallet of the payment's chain family (the stack's
+ * funded customer wallets, or others funded from them); returns what identifies the transfer.
+ */
+export async function payFromWallet(info: DevStackInfo, wallets: DevStackCustomers, payment: WalletPayment, amount: string): Promise<{ chain: DevStackChain; sent: string }> {
+  const chain = info.chains.find((c) => c.chainId === payment.chain_id);
+  if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
+  const pay = FAMILY_PAYERS[chain.family] as FamilyPayer;
+  return { chain, sent: await pay(info, wallets[chain.family], chain, payment, amount) };
+}
 
 /**
  * `npm run pay -- <payment id | order id> [amount]`: pays a devnet payment, or a legacy order whose currency is
@@ -48,31 +95,14 @@ async function main(): Promise<void> {
   if (!res.ok) throw new Error(`${id}: HTTP ${res.status} ${await res.text()}`);
   const { payment } = (await res.json()) as PageState;
   if (!payment) throw new Error(`order ${id} has no payment yet: choose a currency on its payment page first`);
-  const chain = info.chains.find((c) => c.chainId === payment.chain_id);
-  if (!chain) throw new Error(`the devnet has no chain ${payment.chain_id}`);
-  if (chain.family !== 'evm') {
-    const amount = amountOverride ?? payment.amount;
-    const sent = await FAMILY_PAYERS[chain.family](info, payment, amount);
-    console.log(`paid ${amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${sent}`);
-    return;
-  }
-  const provider = new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
-  const customer = new Wallet(info.customer.evm.privateKey, provider);
-  let tx: { hash: string; wait(): Promise<unknown> };
-  if (payment.token_address === null) {
-    const value = amountOverride ? parseUnits(amountOverride, 18) : BigInt(payment.units);
-    tx = await customer.sendTransaction({ to: payment.address, value });
-  } else {
-    const erc20 = new Contract(payment.token_address, erc20Abi, customer);
-    const units = amountOverride ? parseUnits(amountOverride, Number(await erc20.getFunction('decimals')())) : BigInt(payment.units);
-    tx = (await erc20.getFunction('transfer')(payment.address, units)) as typeof tx;
-  }
-  await tx.wait();
-  console.log(`paid ${amountOverride ?? payment.amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${tx.hash}`);
-  provider.destroy();
+  const amount = amountOverride ?? payment.amount;
+  const { chain, sent } = await payFromWallet(info, info.customer, payment, amount);
+  console.log(`paid ${amount} ${payment.symbol} to ${payment.address} on ${chain.name}: ${sent}`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -128,7 +128,9 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const id = parseOrThrow(paymentIdParamSchema, ctx.params.id, 'payment id', 'id');
     const payment = await findPaymentById({ knex, id });
     if (!payment) throw notFound('payment');
-    ctx.body = await present(payment, ctx.state.apiKey?.appId ?? null);
+    // The key's app, read with the key, is the payment's own when its merchant polls: not read a second time.
+    const { apiKey } = ctx.state;
+    ctx.body = await present(payment, apiKey?.appId ?? null, apiKey?.appId === payment.app_id ? apiKey.app : undefined);
   });
 
   // Accept as paid: the payment completes with what arrived; an Admin key of its own app.

@@ -24,6 +24,7 @@ import { connectServices, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
 import { getStack } from '../support/stack';
 import { newTronAddress } from '../support/tron';
+import { eventually } from '../support/poll';
 
 const HOST = '127.0.0.1';
 
@@ -111,7 +112,8 @@ describe('attack: the API process holds no spending key', function () {
     const created = await createPayment(apiUrl, merchant.ordersKey, paymentBody({ orderId: `keyless-api-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }));
     await solanaCustomerTransfer(stack.info, 'USDC', created.source.receiverAddress, '3');
     await waitForStatus(apiUrl, created.id, 'payment_completed', 180_000);
-    assert.equal(await solanaTokenBalance(stack.info, 'USDC', created.source.receiverAddress), 0n, 'the deposit was swept with the key only the worker holds');
+    // Swept behind the payment, which does not wait for it, with the key only the worker holds.
+    await eventually('the deposit to be swept', 30_000, async () => ((await solanaTokenBalance(stack.info, 'USDC', created.source.receiverAddress)) === 0n ? true : undefined));
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', merchant.payoutAddress), 2_985_000n, 'the merchant holds amount − fee');
   });
 

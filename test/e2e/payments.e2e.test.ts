@@ -121,8 +121,9 @@ describe('payments end to end on the devnet (real API, Temporal, PostgreSQL, har
     assert.equal(payment.source.amountReceived, amount);
     assert.ok(payment.source.confirmedAt && payment.destination.confirmedAt);
     await assertPayoutOnChain(payment.destination.txHash!, expected);
-    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n, 'deposit address swept');
+    // The run ends once the sweep landed (behind the payment, which does not wait for it).
     await assertRunCompleted(created.id, 'payment_completed');
+    assert.equal(await tokenBalance(stack.info, 8453, 'USDC', created.source.receiverAddress), 0n, 'deposit address swept');
   });
 
   it('a payin to a completed payment is refunded by a late-payin workflow; the payment stays completed', async () => {

@@ -23,8 +23,8 @@ import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { newStellarUsdcAccount, stellarCustomerPayment } from '../support/stellar';
-import { newTronAddress, tronCustomerTransfer } from '../support/tron';
+import { newStellarUsdcAccount, stellarCustomerPayment, stellarPayment } from '../support/stellar';
+import { newTronAddress, tronCustomerTransfer, tronTransfer } from '../support/tron';
 import type { OrderCreated } from '../legacy/helpers';
 
 const [ARBITRUM, BASE] = [42161, 8453];
@@ -147,7 +147,7 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
     await assert.rejects(recordManualFloatTransfer(services, { chainId: tron, txHash: '0'.repeat(64) }), FloatTransferNotFound);
     // A leg out of the treasury (to the exchange that carries it) is read and booked too: the scan leaves the
     // treasury's own transfers out, the transaction's own read does not.
-    const out = await tronCustomerTransfer(stack.info, newTronAddress(), '5', { address: treasury, privateKey: stack.env.TRON_TREASURY_PRIVATE_KEY! });
+    const out = await tronTransfer(stack.info, { address: treasury, privateKey: stack.env.TRON_TREASURY_PRIVATE_KEY! }, newTronAddress(), '5');
     const outLegs = await eventually('the transfer out confirmed and booked', 60_000, () => bookedWhenConfirmed(tron, out));
     assert.deepEqual(outLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDT', 'out', '5000000']]);
     const tronTreasury = (await reconcileLedger(services)).accounts.find((a) => a.kind === 'treasury' && a.chainId === tron && !isNativeToken(a.tokenAddress));
@@ -161,7 +161,7 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
     const into = await stellarCustomerPayment(stack.info, { account: treasury, memo: null }, '7');
     const inLegs = await eventually('the transfer in confirmed and booked', 60_000, () => bookedWhenConfirmed(stellar, into));
     assert.deepEqual(inLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDC', 'in', '70000000']]);
-    const out = await stellarCustomerPayment(stack.info, { account: await newStellarUsdcAccount(stack.info), memo: null }, '2', stack.env.STELLAR_TREASURY_SECRET);
+    const out = await stellarPayment(stack.info, stack.env.STELLAR_TREASURY_SECRET!, { account: await newStellarUsdcAccount(stack.info), memo: null }, '2');
     const outLegs = await eventually('the transfer out confirmed and booked', 60_000, () => bookedWhenConfirmed(stellar, out));
     assert.deepEqual(outLegs.map((l) => [l.symbol, l.direction, l.amountUnits]), [['USDC', 'out', '20000000']]);
     await recordManualFloatTransfer(services, { chainId: stellar, txHash: out });

@@ -93,10 +93,11 @@ function paymentRecording(opts: {
 
 /**
  * A payment that settles on the same chain, in the order of first calls. Its final status keeps the deposit address
- * watched in the same write; `extendDepositWatch` comes after it only when the run's drain outlasted that workflow
- * task (a webhook delivery still in flight).
+ * watched in the same write; the run's drain then waits for its sweep to land, and `extendDepositWatch` keeps the
+ * address watched again from the run's end.
  */
-const PAID_SAME_CHAIN = ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'];
+const PAID_STEPS = ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'];
+const PAID_SAME_CHAIN = [...PAID_STEPS, 'extendDepositWatch'];
 
 /** Pays, holding the webhook deliveries until the payment is completed: the run's drain waits for them. */
 const payWithSlowWebhooks = (tx: string) => async (signal: (payin: DetectedPayin) => Promise<void>, fakes: FakeActivities) => {
@@ -111,14 +112,14 @@ export const RECORDINGS: Recording[] = [
     name: 'payment-same-chain-completed',
     drive: payWithSlowWebhooks('same'),
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+    activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
     name: 'payment-cross-chain-float-completed',
     terms: { crossChain: true },
     drive: payWithSlowWebhooks('cross-float'),
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+    activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
     name: 'payment-cross-family-float-short-then-completed',
@@ -131,7 +132,7 @@ export const RECORDINGS: Recording[] = [
       await run.signal(retryChainStepSignal);
     },
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+    activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
     name: 'payment-cross-chain-bridged-completed',
@@ -182,7 +183,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'multisend', logIndex: 2 }));
     },
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'holdDust', 'extendDepositWatch'],
+    activities: [...PAID_STEPS, 'holdDust', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-wrong-token-refunded-then-paid',
@@ -213,7 +214,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'dust-paid', amountUnits: (BigInt(REQUIRED_UNITS) + 1n).toString() }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'],
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-payout-reverts-until-operator-retries',
@@ -225,7 +226,7 @@ export const RECORDINGS: Recording[] = [
       await run.signal(retryChainStepSignal);
     },
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+    activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
     name: 'payment-refund-reverts-while-treasury-short-then-paid',
@@ -252,7 +253,7 @@ export const RECORDINGS: Recording[] = [
     prepare: (fakes) => (fakes.treasuryShortFor = 2),
     drive: payWithSlowWebhooks('short'),
     result: 'payment_completed',
-    activities: [...PAID_SAME_CHAIN, 'extendDepositWatch'],
+    activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
     name: 'payment-without-webhook-url-completed',
@@ -285,7 +286,7 @@ export const RECORDINGS: Recording[] = [
       await run.executeUpdate(acceptAsPaidUpdate);
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'recordAcceptedAsPaid', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'],
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'recordAcceptedAsPaid', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
   }),
   {
     scenarios: [

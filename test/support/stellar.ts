@@ -34,18 +34,33 @@ async function submit(info: DevStackInfo, signer: Keypair, operations: xdr.Opera
   return (await server.submitTransaction(built)).hash;
 }
 
-/** The customer (or the account of `signerSecret`) pays USDC as an exchange withdrawal does: to the account, with the memo id (or none). */
-export function stellarCustomerPayment(info: DevStackInfo, to: { account: string; memo: string | null }, amount: string, signerSecret = info.customer.stellar.secret): Promise<string> {
-  const customer = Keypair.fromSecret(signerSecret);
-  const payment = Operation.payment({ destination: to.account, asset: usdc(info), amount: formatUnits(parseUnits(amount, 7), 7) });
-  return submit(info, customer, [payment], to.memo === null ? Memo.none() : Memo.id(to.memo));
+const usdcPayment = (info: DevStackInfo, destination: string, amount: string) =>
+  Operation.payment({ destination, asset: usdc(info), amount: formatUnits(parseUnits(amount, 7), 7) });
+
+/** The account of `secret` pays USDC as an exchange withdrawal does: to the account, with the memo id (or none). */
+export function stellarPayment(info: DevStackInfo, secret: string, to: { account: string; memo: string | null }, amount: string): Promise<string> {
+  return submit(info, Keypair.fromSecret(secret), [usdcPayment(info, to.account, amount)], to.memo === null ? Memo.none() : Memo.id(to.memo));
+}
+
+/** The customer pays USDC as an exchange withdrawal does. */
+export const stellarCustomerPayment = (info: DevStackInfo, to: { account: string; memo: string | null }, amount: string): Promise<string> =>
+  stellarPayment(info, info.customer.stellar.secret, to, amount);
+
+/**
+ * `count` new accounts, created by the customer, each with a USDC trustline and `usdcEach` (decimal) USDC from the
+ * customer: wallets that can pay (each with a sequence of its own) and that payouts can reach. Returns their keys.
+ */
+export async function newStellarUsdcAccounts(info: DevStackInfo, count: number, usdcEach = '0'): Promise<Keypair[]> {
+  const customer = Keypair.fromSecret(info.customer.stellar.secret);
+  const wallets = Array.from({ length: count }, () => Keypair.random());
+  await submit(info, customer, wallets.map((w) => Operation.createAccount({ destination: w.publicKey(), startingBalance: '5' })));
+  await Promise.all(wallets.map((w) => submit(info, w, [Operation.changeTrust({ asset: usdc(info) })])));
+  if (usdcEach !== '0') await submit(info, customer, wallets.map((w) => usdcPayment(info, w.publicKey(), usdcEach)));
+  return wallets;
 }
 
 /** A new account, created by the customer, with a USDC trustline: a merchant wallet payouts can reach. */
 export async function newStellarUsdcAccount(info: DevStackInfo): Promise<string> {
-  const customer = Keypair.fromSecret(info.customer.stellar.secret);
-  const wallet = Keypair.random();
-  await submit(info, customer, [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: '5' })]);
-  await submit(info, wallet, [Operation.changeTrust({ asset: usdc(info) })]);
-  return wallet.publicKey();
+  const [wallet] = await newStellarUsdcAccounts(info, 1);
+  return wallet!.publicKey();
 }

@@ -31,9 +31,14 @@ export const payTonOutputs = (payer: TonPayer, outputs: Array<{ to: string; nano
 export const payTon = (payer: TonPayer, to: string, nanotons: bigint, text?: string): Promise<void> =>
   send(payer, internal({ to: Address.parse(to), value: nanotons, bounce: false, body: text === undefined ? undefined : comment(text) }));
 
-/** A TEP-74 jetton transfer from the payer's jetton wallet, with a notification to the recipient as wallet apps send it. */
-export async function payJetton(payer: TonPayer, master: string, to: string, units: bigint): Promise<void> {
+/** TEP-74 jetton transfers from the payer's jetton wallet in one wallet message, each with a notification to its recipient as wallet apps send it. */
+export async function payJettonOutputs(payer: TonPayer, master: string, outputs: Array<{ to: string; units: bigint }>): Promise<void> {
   const { stack } = await payer.client.runMethod(Address.parse(master), 'get_wallet_address', [{ type: 'slice', cell: beginCell().storeAddress(payer.wallet.address).endCell() }]);
-  const body = jettonTransferBody({ queryId: 0n, amount: units, destination: Address.parse(to), responseTo: payer.wallet.address, forwardTonAmount: 1n });
-  await send(payer, internal({ to: stack.readAddress(), value: toNano('0.1'), bounce: true, body }));
+  const jettonWallet = stack.readAddress();
+  const transfer = ({ to, units }: { to: string; units: bigint }) =>
+    internal({ to: jettonWallet, value: toNano('0.1'), bounce: true, body: jettonTransferBody({ queryId: 0n, amount: units, destination: Address.parse(to), responseTo: payer.wallet.address, forwardTonAmount: 1n }) });
+  await send(payer, ...outputs.map(transfer));
 }
+
+/** A TEP-74 jetton transfer, as a wallet app sends it. */
+export const payJetton = (payer: TonPayer, master: string, to: string, units: bigint): Promise<void> => payJettonOutputs(payer, master, [{ to, units }]);

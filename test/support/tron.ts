@@ -11,11 +11,8 @@ export async function tronUsdtBalance(info: DevStackInfo, owner: string): Promis
   return BigInt(`0x${(read.constant_result as string[])[0] ?? '0'}`);
 }
 
-/**
- * The customer (or `sender`) pays as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once
- * it is in a block.
- */
-export async function tronCustomerTransfer(info: DevStackInfo, to: string, amount: string, sender: { address: string; privateKey: string } = info.customer.tron): Promise<string> {
+/** `from` pays USDT as TronLink does: a TRC-20 `transfer` call it signs. Returns the transaction id once it is in a block. */
+export async function tronTransfer(info: DevStackInfo, from: { address: string; privateKey: string }, to: string, amount: string): Promise<string> {
   const tronWeb = client(info);
   const token = stackChain(info, 'tron').tokens.USDT;
   const { transaction } = await tronWeb.transactionBuilder.triggerSmartContract(
@@ -26,13 +23,16 @@ export async function tronCustomerTransfer(info: DevStackInfo, to: string, amoun
       { type: 'address', value: to },
       { type: 'uint256', value: parseUnits(amount, token.decimals).toString() },
     ],
-    sender.address,
+    from.address,
   );
-  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, sender.privateKey));
+  const sent = await tronWeb.trx.sendRawTransaction(await tronWeb.trx.sign(transaction, from.privateKey));
   if (!sent.result) throw new Error(`the Tron devnet refused the customer's transfer: ${String(sent.code)}`);
   await eventually(`${transaction.txID} to be in a block`, 30_000, async () => ((await tronWeb.trx.getUnconfirmedTransactionInfo(transaction.txID)).blockNumber ? true : undefined), 250);
   return transaction.txID;
 }
+
+/** The devnet customer pays USDT as TronLink does. */
+export const tronCustomerTransfer = (info: DevStackInfo, to: string, amount: string): Promise<string> => tronTransfer(info, info.customer.tron, to, amount);
 
 /** A fresh Tron address nobody has used. */
 export const newTronAddress = (): string => tronUtils.accounts.generateAccount().address.base58;

@@ -139,6 +139,9 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       'the writes between two other steps are one step, and the final status keeps the address watched for late payins',
     );
     assert.deepEqual(fakes.callsOf('payOutFromTreasury').map((c) => c.intentKey), [intentKeys.payout(paymentId)], 'reserved and signed in one step');
+    const completedAt = fakes.calls.findIndex((c) => c.name === 'recordPaymentProgress' && c.input.steps.some((step: { kind: string; status?: string }) => step.status === 'payment_completed'));
+    const sweepLanded = fakes.calls.findIndex((c) => c.name === 'awaitChainTx' && c.input.intentKey === intentKeys.sweep(paymentId));
+    assert.ok(completedAt >= 0 && completedAt < sweepLanded, 'the payment is completed without waiting for its sweep, which the run waits for before it ends');
     // Watched again from the run's end: its webhook deliveries outlasted the workflow task of the final status.
     assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }, { paymentId }]);
     assert.equal(fakes.calls[fakes.calls.length - 1]?.name, 'extendDepositWatch');
@@ -197,13 +200,15 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(fakes.statuses(), HAPPY_PATH);
     assert.deepEqual(await activityTasks(handle), [], 'every step and wait of a same-chain payment without webhooks is a local activity');
     assert.deepEqual(fakes.callsOf('awaitPayinConfirmation').map((c) => c.depth), ['confirmations', 'finality']);
-    assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.depth), ['confirmations', 'confirmations', 'finality'], 'payout landed, sweep landed, payout final');
+    assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.depth), ['confirmations', 'finality', 'confirmations'], 'payout landed, payout final, sweep landed');
     const tasks = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
     assert.ok(tasks <= 3, `the payment took ${tasks} workflow tasks (its first, and the payin's)`);
-    // Combined steps: terms, 5 writes (each with the status it brings), 5 waits, sweep, payout; the watch rides on the final status.
+    // Combined steps: terms, 5 writes (each with the status it brings), 5 waits, sweep, payout; the watch rides on the
+    // final status, and is renewed once the sweep landed after it, at the run's end.
     const steps = (await eventsOf(handle)).filter((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED).length;
-    assert.equal(steps, 13, 'one local activity per step, consecutive writes in one');
-    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId: fakes.callsOf('loadPaymentTerms')[0]!.paymentId }], 'kept watched once, with the final status');
+    assert.equal(steps, 14, 'one local activity per step, consecutive writes in one');
+    const paymentId = fakes.callsOf('loadPaymentTerms')[0]!.paymentId;
+    assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }, { paymentId }], 'kept watched with the final status, and again from the run’s end');
   });
 
   it('a chain wait that fails in the workflow task is handed to a chain-waits activity task, and the payment completes', async () => {

@@ -138,12 +138,12 @@ async function startFloorServer(stack: Stack): Promise<{ url: string; stop(): Pr
   };
 }
 
-export function createBody(sourceChainId: number, amount = '1.25'): unknown {
+export function createBody(sourceChainId: number, amount = '1.25', tokenSymbol = 'USDC'): unknown {
   return {
     type: 'exactIn',
     orderId: `bench-${randomUUID()}`,
     display: { name: 'bench' },
-    source: { chainId: String(sourceChainId), tokenSymbol: 'USDC', amount },
+    source: { chainId: String(sourceChainId), tokenSymbol, amount },
   };
 }
 
