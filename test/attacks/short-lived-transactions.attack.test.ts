@@ -24,6 +24,7 @@ import { stackChain, type Stack } from '../../tools/stack/stack';
 import { newMerchant } from '../support/merchant';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
+import { paymentWorkflowId } from '../../workflows/ids';
 import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
 import { getStack } from '../support/stack';
@@ -169,9 +170,10 @@ describe('short-lived transactions outlive an outage: signed again once they can
     const payout = afterFee(parseUnits(amount, 6));
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaWallet), payout, 'the Solana merchant was paid exactly once');
     assert.equal(await tronUsdtBalance(stack.info, tronWallet), payout, 'the Tron merchant was paid exactly once');
-    // Swept behind the payments, which do not wait for their sweeps.
-    await eventually('the Solana deposit to be swept', 60_000, async () => ((await solanaTokenBalance(stack.info, 'USDC', solanaPayment.source.receiverAddress)) === 0n ? true : undefined));
-    await eventually('the Tron deposit to be swept', 60_000, async () => ((await tronUsdtBalance(stack.info, tronPayment.source.receiverAddress)) === 0n ? true : undefined));
+    // Swept behind the payments, which do not wait for their sweeps: their runs end once the sweeps landed.
+    await Promise.all([solanaPayment, tronPayment].map((p) => services.client.workflow.getHandle(paymentWorkflowId(p.id)).result()));
+    assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaPayment.source.receiverAddress), 0n, 'the Solana deposit was swept');
+    assert.equal(await tronUsdtBalance(stack.info, tronPayment.source.receiverAddress), 0n, 'the Tron deposit was swept');
 
     for (const before of signed) {
       const after = (await findChainTx({ knex: services.knex, intentKey: before.intent_key }))!;

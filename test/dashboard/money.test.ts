@@ -20,6 +20,7 @@ import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
 import { connectServices, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
+import { paymentWorkflowId } from '../../workflows/ids';
 
 /** The dialogs and pages of the merchant's money operations, as screenshots (var/ is git-ignored; docs/screenshots keeps the good ones). */
 const SCREENSHOT_DIR = path.resolve(process.env.PAYRAIL_SCREENSHOT_DIR ?? 'var/screenshots/money');
@@ -224,6 +225,8 @@ describe('dashboard refunds, accept as paid, and the hosted page of a short paym
     const created = await pay('4');
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
     await waitForStatus(api, created.id, 'payment_completed', 120_000);
+    // Its run ended (its sweep landed): a transfer into the deposit address is now a late payin, which funds a refund.
+    await services.client.workflow.getHandle(paymentWorkflowId(created.id)).result();
     await updateRefundCredit({ knex: services.knex, appId: shop.appId, refundCredit: '0' });
     const customer = Wallet.createRandom().address;
 

@@ -18,7 +18,7 @@ import { startOrphanedWorkflows } from '../../services/reconcile';
 import { createRefund } from '../../services/refunds';
 import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
-import { refundWorkflowId } from '../../workflows/ids';
+import { paymentWorkflowId, refundWorkflowId } from '../../workflows/ids';
 import { refundFundedSignal } from '../../workflows/messages';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
@@ -51,12 +51,19 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
   });
   after(async () => services?.close());
 
-  /** A payment of `amount` USDC on Base, paid by the devnet customer and completed. */
+  /**
+   * A payment of `amount` USDC on Base, paid by the devnet customer and completed, its run ended (its sweep landed):
+   * a transfer into its deposit address is then a late payin, which may fund a refund.
+   */
   async function completedPayment(amount: string, merchant = shop): Promise<PaymentResource> {
     const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-${randomUUID()}`, chainId: '8453', amount }));
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
-    return (await waitForStatus(api, created.id, 'payment_completed', 90_000)).payment;
+    const { payment } = await waitForStatus(api, created.id, 'payment_completed', 90_000);
+    await runEnded(payment.id);
+    return payment;
   }
+
+  const runEnded = (paymentId: string) => services.client.workflow.getHandle(paymentWorkflowId(paymentId)).result();
 
   type RefundAnswer = RefundResource & { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
   const refund = (paymentId: string, body: unknown, options: { key?: string; idempotencyKey?: string | null } = {}) =>
@@ -317,6 +324,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-xlm-funded-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }));
     await stellarCustomerPayment(stack.info, stellarDestination(created.source.receiverAddress), '3');
     await waitForStatus(api, created.id, 'payment_completed', 90_000);
+    await runEnded(created.id);
     const customer = await newStellarUsdcAccount(stack.info);
 
     const made = await refund(created.id, { amount: '1', address: customer }, { key: merchant.adminKey });
