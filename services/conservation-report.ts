@@ -6,7 +6,7 @@
 import { formatUnits } from 'ethers';
 import type { Knex } from 'knex';
 import type { ChainRegistry } from '../chains/registry';
-import { addConservation, conservationOf, type ConservationTerms } from '../domain/conservation';
+import { addConservation, conservationOf, type ConservationTerms, type LedgerFlow } from '../domain/conservation';
 import { sumLedgerFlows } from '../db/queries/ledger';
 import type { LedgerReconciliation } from './ledger';
 
@@ -29,19 +29,23 @@ function identityLine(name: string, t: ConservationTerms, decimals: number, inFl
 
 /** The identity's lines (each configured asset per chain, then each token across chains) and how many fail. */
 export async function describeConservation(deps: { knex: Knex; registry: ChainRegistry }, result: LedgerReconciliation): Promise<{ lines: string[]; failures: number }> {
-  const flows = await sumLedgerFlows({ knex: deps.knex });
-  const assets = new Map<string, AssetIdentity>();
-  for (const key of new Set(flows.map((f) => `${f.chainId}:${f.tokenAddress}`))) {
-    const [chainId, tokenAddress] = [Number(key.split(':')[0]), key.slice(key.indexOf(':') + 1)];
+  const byAsset = new Map<string, LedgerFlow[]>();
+  for (const flow of await sumLedgerFlows({ knex: deps.knex })) {
+    const key = `${flow.chainId}:${flow.tokenAddress}`;
+    byAsset.set(key, [...(byAsset.get(key) ?? []), flow]);
+  }
+  const assets: AssetIdentity[] = [];
+  for (const flows of byAsset.values()) {
+    const { chainId, tokenAddress } = flows[0]!;
     const token = deps.registry.payableByAddress(chainId, tokenAddress);
     // An asset nobody configured is quarantined, never counted: it has no place in the identity.
     if (!token) continue;
     const accounts = result.accounts.filter((a) => a.chainId === chainId && a.tokenAddress.toLowerCase() === tokenAddress);
     const onChainAt = (treasury: boolean) => accounts.filter((a) => (a.kind === 'treasury') === treasury).reduce((sum, a) => sum + a.onChain, 0n);
-    const terms = conservationOf(flows.filter((f) => f.chainId === chainId && f.tokenAddress === tokenAddress), { atDeposits: onChainAt(false), treasury: onChainAt(true) });
-    assets.set(key, { chainId, symbol: token.symbol, decimals: token.decimals, terms, inFlight: accounts.some((a) => a.inFlight) });
+    const terms = conservationOf(flows, { atDeposits: onChainAt(false), treasury: onChainAt(true) });
+    assets.push({ chainId, symbol: token.symbol, decimals: token.decimals, terms, inFlight: accounts.some((a) => a.inFlight) });
   }
-  const perChain = [...assets.values()].sort((a, b) => a.chainId - b.chainId || a.symbol.localeCompare(b.symbol));
+  const perChain = assets.sort((a, b) => a.chainId - b.chainId || a.symbol.localeCompare(b.symbol));
   const lines = perChain.map((a) => identityLine(`chain ${a.chainId} ${a.symbol}`, a.terms, a.decimals, a.inFlight));
   let failures = perChain.filter((a) => a.terms.difference !== 0n && !a.inFlight).length;
   for (const symbol of [...new Set(perChain.map((a) => a.symbol))].sort()) {

@@ -13,7 +13,7 @@ import { openTonWallet, payFromWallet } from '../pay';
 import { stackChain, type DevStackChain, type Stack } from '../stack/stack';
 import { createBody } from './create';
 import { percentile, type Figure } from './report';
-import { SETTLEMENT_CHAIN_ID } from './settlement';
+import { SETTLEMENT_CHAIN_ID, signedAt } from './settlement';
 
 /**
  * The burst as merchants and customers see it: payments created through the public payment API, each paid by a
@@ -171,14 +171,7 @@ async function recorded(knex: Knex, seen: SeenPayment[]): Promise<Recorded[]> {
   const reached = new Map<string, Partial<Record<PaymentStatus, number>>>(ids.map((id) => [id, {}]));
   const events = await knex('payment_status_events').whereIn('payment_id', ids).orderBy('id').select<Array<{ payment_id: string; status: PaymentStatus; at: Date }>>('payment_id', 'status', 'at');
   for (const e of events) reached.get(e.payment_id)![e.status] ??= e.at.getTime();
-  const signedAt = async (intentKey: (id: string) => string) =>
-    new Map(
-      (await knex('chain_txs').whereIn('intent_key', ids.map(intentKey)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
-        r.payment_id,
-        r.created_at.getTime(),
-      ]),
-    );
-  const [payouts, sweeps] = [await signedAt(intentKeys.payout), await signedAt(intentKeys.sweep)];
+  const [payouts, sweeps] = [await signedAt(knex, ids, intentKeys.payout), await signedAt(knex, ids, intentKeys.sweep)];
   const reservations = new Map(
     (await knex('treasury_reservations').whereIn('payment_id', ids).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
       r.payment_id,

@@ -81,6 +81,12 @@ interface Settled {
   payoutBroadcastAt: number;
 }
 
+/** When each payment's transaction of an intent (`intentKey` of its id) was signed and stored, by payment id (ms). */
+export async function signedAt(knex: Knex, ids: string[], intentKey: (id: string) => string): Promise<Map<string, number>> {
+  const rows = await knex('chain_txs').whereIn('intent_key', ids.map(intentKey)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at');
+  return new Map(rows.map((r) => [r.payment_id, r.created_at.getTime()]));
+}
+
 /** The devnet customer paying deposit addresses 1.25 USDC each, without waiting for blocks (it counts its own nonces). */
 export async function customerPayer(stack: Stack, provider: JsonRpcProvider): Promise<{ pay(to: string): Promise<string> }> {
   const chain = stack.info.chains.find((c): c is StackChain<'evm'> => c.family === 'evm' && c.chainId === CHAIN_ID)!;
@@ -184,14 +190,7 @@ async function payAndSettle(
     for (let r = 1; r <= (RANK[event.status] ?? 0); r++) if (!seen.has(r)) seen.set(r, event.at.getTime());
   }
 
-  const signedAt = async (intentKey: (id: string) => string) =>
-    new Map(
-      (await knex('chain_txs').whereIn('intent_key', ids.map(intentKey)).select<Array<{ payment_id: string; created_at: Date }>>('payment_id', 'created_at')).map((r) => [
-        r.payment_id,
-        r.created_at.getTime(),
-      ]),
-    );
-  const [sweeps, payouts] = [await signedAt(intentKeys.sweep), await signedAt(intentKeys.payout)];
+  const [sweeps, payouts] = [await signedAt(knex, ids, intentKeys.sweep), await signedAt(knex, ids, intentKeys.payout)];
   return ids.map((id) => {
     const receipt = receipts.get(id);
     if (!receipt) throw new Error(`no receipt for the payin of ${id}`);
