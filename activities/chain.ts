@@ -4,13 +4,13 @@ import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-t
 import { payinId, type DetectedPayin, type PayinConfirmation } from '../domain/payins';
 import type { BridgeArrival, BridgeOwner, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
-import { reserveTreasury } from '../db/queries/treasury-reservations';
 import { CctpMessageMismatch } from '../chains/bridges/cctp';
 import { createBridgeService } from '../services/bridges';
 import { createChainTxService, EstimateReverted, type IntentPending, type SweepRecipient } from '../services/chain-txs';
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import { payoutAfterNetting } from '../services/refund-netting';
+import { reserveInTurn } from '../services/treasury-reservations';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -73,8 +73,7 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
     if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
     const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
-    const reserved = await reserveTreasury({
-      knex: deps.knex,
+    const reserved = await reserveInTurn(deps.knex, {
       paymentId: payment.id,
       chainId: payment.destination_chain_id,
       tokenAddress: payment.destination_token_address,

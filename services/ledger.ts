@@ -14,7 +14,7 @@ import { payinId, type DetectedPayin } from '../domain/payins';
 import { inFlightAccounts, insertLedgerEntries, listBridgesInTransit, listPaymentLedgerEntries, listPhysicalBalances, type PhysicalBalanceRow } from '../db/queries/ledger';
 import { insertHeldPayins } from '../db/queries/held-payins';
 import { findPaymentById } from '../db/queries/payments';
-import type { ChainTxRow } from '../db/tables';
+import type { ChainTxRow, PaymentRow } from '../db/tables';
 
 /** A payin reached a deposit address and its run gave it a purpose: it is in the ledger from now on. */
 export async function recordPayinEntry(deps: { knex: Knex }, paymentId: string, payin: DetectedPayin): Promise<void> {
@@ -121,13 +121,22 @@ export async function quarantinePayins(deps: { knex: Knex }, payins: DetectedPay
  * the native coin the transaction moved besides (`nativeEntries`: fees, gas, rent, top-ups).
  */
 export async function recordMinedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
-  const entries = await minedTxEntries(deps, tx, minedTxHash);
-  await insertLedgerEntries({ knex: deps.knex, entries: [...entries, ...(await nativeEntries(deps, tx, minedTxHash, entries))] });
+  const payment = await paymentOfTx(deps, tx);
+  const entries = await minedTxEntries(deps, tx, payment, minedTxHash);
+  await insertLedgerEntries({ knex: deps.knex, entries: [...entries, ...(await nativeEntries(deps, tx, payment, minedTxHash, entries))] });
 }
 
 /** A chain transaction of ours failed on chain: it moved nothing, but paid its fees (`nativeEntries`). */
 export async function recordFailedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<void> {
-  await insertLedgerEntries({ knex: deps.knex, entries: await nativeEntries(deps, tx, minedTxHash, []) });
+  await insertLedgerEntries({ knex: deps.knex, entries: await nativeEntries(deps, tx, await paymentOfTx(deps, tx), minedTxHash, []) });
+}
+
+/** The payment a transaction of ours serves, if any. */
+async function paymentOfTx(deps: { knex: Knex }, tx: ChainTxRow): Promise<PaymentRow | undefined> {
+  if (!tx.payment_id) return undefined;
+  const payment = await findPaymentById({ knex: deps.knex, id: tx.payment_id });
+  if (!payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
+  return payment;
 }
 
 /**
@@ -135,10 +144,9 @@ export async function recordFailedTxEntries(deps: { knex: Knex; chains: ChainAda
  * chain shows it (`ChainAdapter.nativeEffects`): fees, gas, rent, top-ups and what came back, beyond what its intent
  * booked (`booked`).
  */
-async function nativeEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string, booked: LedgerEntry[]): Promise<LedgerEntry[]> {
+async function nativeEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, payment: PaymentRow | undefined, minedTxHash: string, booked: LedgerEntry[]): Promise<LedgerEntry[]> {
   const adapter = deps.chains.adapter(tx.chain_id);
   const treasury = adapter.treasuryAddress();
-  const payment = tx.payment_id ? await findPaymentById({ knex: deps.knex, id: tx.payment_id }) : undefined;
   const deposit = payment && payment.source_chain_id === tx.chain_id ? payment.deposit_address : null;
   const accounts: ControlledAccount[] = [
     { account: 'treasury', address: treasury, onChain: treasury },
@@ -149,13 +157,11 @@ async function nativeEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: Ch
 }
 
 /** What a mined transaction of ours moved of its asset, where it physically happened, as its intent says (`recordMinedTxEntries`). */
-async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, minedTxHash: string): Promise<LedgerEntry[]> {
+async function minedTxEntries(deps: { knex: Knex; chains: ChainAdapters }, tx: ChainTxRow, payment: PaymentRow | undefined, minedTxHash: string): Promise<LedgerEntry[]> {
   const kind = tx.intent_key.split(':')[0];
   const ref = `tx:${tx.intent_key}`;
   const treasury = deps.chains.adapter(tx.chain_id).treasuryAddress();
   const moved = { ref, chainId: tx.chain_id, tokenAddress: tx.token_address ?? '', amountUnits: tx.amount_units ?? '0', paymentId: tx.payment_id };
-  const payment = tx.payment_id ? await findPaymentById({ knex: deps.knex, id: tx.payment_id }) : undefined;
-  if (tx.payment_id && !payment) throw new Error(`payment ${tx.payment_id} of ${tx.intent_key} does not exist`);
   const deposit = payment?.deposit_address ?? null;
   const entries: LedgerEntry[] = [];
   if (kind === 'sweep') entries.push({ ...moved, kind: 'sweep', debit: 'treasury', credit: 'deposit', debitAddress: treasury, creditAddress: deposit });

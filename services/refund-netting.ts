@@ -45,19 +45,25 @@ export async function recordRefundOwed(deps: { knex: Knex }, refund: RefundRow, 
 
 /**
  * What the payment's payout sends the merchant: its payout less what it keeps back for the app's refunds, decided
- * once (the first call records it on the payment and in the ledger; later calls read it), under the app's lock so
- * two payouts never keep back the same debt.
+ * once (the first decision is recorded on the payment and in the ledger; later calls read it). An app that owes
+ * something decides under its lock, so two payouts never keep back the same debt; one that owes nothing keeps
+ * nothing back without it (a debt booked meanwhile is kept back by a later payout), as a burst of its payouts
+ * would otherwise queue on its row one by one.
  */
 export async function payoutAfterNetting(deps: { knex: Knex }, paymentId: string): Promise<bigint> {
-  const { app_id: appId } = (await findPaymentById({ knex: deps.knex, id: paymentId }))!;
+  const payment = (await findPaymentById({ knex: deps.knex, id: paymentId }))!;
+  if (payment.netted_units !== null) return paidOutUnits(payment);
+  const owedBy = (knex: Knex) => sumAppReceivable({ knex, appId: payment.app_id, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address });
+  // Another decision recorded first: that one stands.
+  const decided = async (knex: Knex) => paidOutUnits((await findPaymentById({ knex, id: paymentId }))!);
+  if ((await owedBy(deps.knex)) <= 0n) {
+    return (await recordPaymentNetting({ knex: deps.knex, paymentId, nettedUnits: '0' })) ? storedPayoutUnits(payment) : decided(deps.knex);
+  }
   return deps.knex.transaction(async (trx) => {
-    await lockAppForRefunds({ trx, appId });
-    const payment = (await findPaymentById({ knex: trx, id: paymentId }))!;
-    if (payment.netted_units !== null) return paidOutUnits(payment);
-    const owed = await sumAppReceivable({ knex: trx, appId: payment.app_id, chainId: payment.destination_chain_id, tokenAddress: payment.destination_token_address });
+    await lockAppForRefunds({ trx, appId: payment.app_id });
     const payout = storedPayoutUnits(payment);
-    const kept = payoutDeduction(owed, payout);
-    await recordPaymentNetting({ trx, paymentId, nettedUnits: kept.toString() });
+    const kept = payoutDeduction(await owedBy(trx), payout);
+    if (!(await recordPaymentNetting({ knex: trx, paymentId, nettedUnits: kept.toString() }))) return decided(trx);
     await insertLedgerEntries({
       knex: trx,
       entries: [{

@@ -1,29 +1,20 @@
 /**
- * Signs and stores the outbox's transactions one signer at a time, in batches: a batch takes the signer's nonce
- * row once, signs and stores every transaction that waited for it at consecutive nonces, and commits once.
- *
- * Why batches: the nonce row's lock serialises a key's signing across every worker. With one database transaction
- * per transaction, a hundred payments settling together waited on each other's round trips one by one, each
- * holding a pooled connection while it waited for the lock, which starved every other step of the worker. Now a
- * process waits for a signer's lock with one connection, and the rest wait in memory for the next batch.
+ * Signs and stores the outbox's transactions one signer at a time, in batches (services/batches.ts): a batch takes
+ * the signer's nonce row once, signs and stores every transaction that waited for it at consecutive nonces, and
+ * commits once.
  */
 import type { Knex } from 'knex';
 import type { PreparedChainTx } from '../chains/family';
 import { insertChainTx, lockNextNonce, storeNextNonce } from '../db/queries/chain-txs';
 import type { ChainTxRow } from '../db/tables';
+import { KeyedBatches, perDatabase, type BatchJob } from './batches';
 
 /** What the caller knows of the transaction before it is signed. */
 export type ChainTxDraft = Pick<ChainTxRow, 'intent_key' | 'payment_id' | 'purpose' | 'chain_id' | 'to_address' | 'token_address' | 'amount_units' | 'queue_key' | 'action'>;
 
-interface Job {
-  draft: ChainTxDraft;
-  prepared: PreparedChainTx;
-  resolve(row: ChainTxRow): void;
-  reject(err: unknown): void;
-}
+type Job = BatchJob<{ draft: ChainTxDraft; prepared: PreparedChainTx }, ChainTxRow>;
 
-/** Per database (one per process in practice) and signer: the jobs waiting for the next batch, while one runs. */
-const waitingBySigner = new WeakMap<Knex, Map<string, Job[]>>();
+const signingBatches = perDatabase((knex: Knex) => new KeyedBatches((batch: Job[]) => signBatch(knex, batch)));
 
 /**
  * Signs `prepared` at the signer's next nonce and stores it as the intent's transaction, in the signer's next batch.
@@ -31,31 +22,7 @@ const waitingBySigner = new WeakMap<Knex, Map<string, Job[]>>();
  * that fails takes no nonce, so a batch never leaves a gap.
  */
 export function signInTurn(knex: Knex, draft: ChainTxDraft, prepared: PreparedChainTx): Promise<ChainTxRow> {
-  let waiting = waitingBySigner.get(knex);
-  if (!waiting) waitingBySigner.set(knex, (waiting = new Map<string, Job[]>()));
-  const key = `${draft.chain_id}:${prepared.signer}`;
-  return new Promise<ChainTxRow>((resolve, reject) => {
-    const job = { draft, prepared, resolve, reject };
-    const queue = waiting.get(key);
-    if (queue) {
-      queue.push(job);
-      return;
-    }
-    waiting.set(key, [job]);
-    void drain(knex, waiting, key);
-  });
-}
-
-/** Runs batches for the signer until nobody waits. Never rejects: every job is settled by its batch. */
-async function drain(knex: Knex, waiting: Map<string, Job[]>, key: string): Promise<void> {
-  for (;;) {
-    const batch = waiting.get(key)!.splice(0);
-    if (batch.length === 0) {
-      waiting.delete(key);
-      return;
-    }
-    await signBatch(knex, batch);
-  }
+  return signingBatches(knex).submit(`${draft.chain_id}:${prepared.signer}`, { draft, prepared });
 }
 
 /**
@@ -78,18 +45,19 @@ export async function signAtNonce(trx: Knex.Transaction, draft: ChainTxDraft, pr
   return { ...tx, status: 'signed' as const, block_number: null, sent_at_block: null, replaced_tx_hashes: [], created_at: new Date(), updated_at: new Date() };
 }
 
+/** Never rejects: every job is settled by its batch. */
 async function signBatch(knex: Knex, batch: Job[]): Promise<void> {
-  const [{ draft, prepared }] = batch as [Job];
+  const [{ draft, prepared }] = batch.map((job) => job.item) as [Job['item']];
   const unsettled = new Set(batch);
   const stored: Array<[Job, ChainTxRow]> = [];
   try {
     await knex.transaction(async (trx) => {
       const identity = { trx, chainId: draft.chain_id, signer: prepared.signer };
-      let nonce = await lockNextNonce({ ...identity, chainPendingNonce: Math.max(...batch.map((job) => job.prepared.chainPendingNonce)) });
+      let nonce = await lockNextNonce({ ...identity, chainPendingNonce: Math.max(...batch.map((job) => job.item.prepared.chainPendingNonce)) });
       for (const job of batch) {
         try {
           // A savepoint each: one that fails (its intent stored meanwhile by another attempt) takes no nonce.
-          const row = await trx.transaction((savepoint) => signAtNonce(savepoint, job.draft, job.prepared, nonce));
+          const row = await trx.transaction((savepoint) => signAtNonce(savepoint, job.item.draft, job.item.prepared, nonce));
           stored.push([job, row]);
           nonce++;
         } catch (err) {

@@ -5,7 +5,7 @@ import { benchDashboard } from './bench/dashboard';
 import { printTable, type Figure } from './bench/report';
 import { benchOutside } from './bench/outside';
 import { benchSettlement } from './bench/settlement';
-import { soak, workerRunning } from './bench/soak';
+import { soak, startApiProcess, workerRunning } from './bench/soak';
 import { benchSolanaScan } from './bench/solana';
 import { benchDevTemporal } from './bench/temporal';
 import { benchTonScan } from './bench/ton';
@@ -44,8 +44,10 @@ function sections(argv: string[]): Set<string> {
 async function bench(run: Set<string>): Promise<number> {
   const figures: Figure[] = [];
   if (run.has('temporal')) figures.push(...(await benchDevTemporal(log)));
-  // The worker in its own process, as in production: its workflow activations never share the API's event loop.
-  const stack = await startThrowawayStack({ name: 'bench', blockTimeMs: BLOCK_TIME_MS, env: BENCH_ENV, worker: false });
+  // The API and the worker each in its own process, as in production: neither shares an event loop with the other or
+  // with the load this process generates, as merchants' and customers' clients never do.
+  const stack = await startThrowawayStack({ name: 'bench', blockTimeMs: BLOCK_TIME_MS, env: BENCH_ENV, worker: false, api: false });
+  const api = await startApiProcess(stack, 'bench');
   const worker = spawnWorker(stack, stack.config.temporal.taskQueue);
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 4 });
   try {
@@ -65,6 +67,7 @@ async function bench(run: Set<string>): Promise<number> {
   } finally {
     worker.kill('SIGTERM');
     await exited(worker);
+    await api.stop();
     await knex.destroy();
     await stack.stop();
   }

@@ -52,6 +52,7 @@ import {
   type TxExpiry,
   type WalletRequest,
 } from '../family';
+import { RecentReads } from '../recent-reads';
 import type { TokenConfig } from '../registry';
 import type { SolanaChainConfig } from './config';
 import { depositPath, derivePrivateKey, publicAddress } from './derivation';
@@ -92,9 +93,14 @@ export class SolanaAdapter implements ChainAdapter {
   private treasurySigner?: Promise<KeyPairSigner>;
   private readonly treasuryPublic: string | null;
 
+  /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
+  private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
+
+  /** `shared`: the chain's reads shared by this process's callers (from `ChainAdapters`: the head its waits share). */
   constructor(
     readonly config: SolanaChainConfig,
     private readonly keys: SolanaKeys = {},
+    private readonly shared = new RecentReads(),
   ) {
     this.rpc = createSolanaRpc(config.rpcUrl);
     this.estimateComputeUnits = estimateComputeUnitLimitFactory({ rpc: this.rpc });
@@ -217,7 +223,7 @@ export class SolanaAdapter implements ChainAdapter {
     if (this.isConfiguredMint(onChain.tokenAddress) && keys[onChain.logIndex] !== (await this.ata(onChain.to, onChain.tokenAddress))) {
       return { state: 'dropped', reason: 'the tokens reached an account other than the owner’s associated token account' };
     }
-    if ((await this.head()) - Number(tx.slot) + 1 < depth) return { state: 'pending' };
+    if ((await this.sharedHead()) - Number(tx.slot) + 1 < depth) return { state: 'pending' };
     return { state: 'confirmed', payin: { ...onChain, confirmedAt: await this.confirmedAt(tx.slot) } };
   }
 
@@ -368,7 +374,7 @@ export class SolanaAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const status = await this.status(txHash);
       if (!status) continue;
-      if ((await this.head()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash, blockNumber: Number(status.slot) };
+      if ((await this.sharedHead()) - Number(status.slot) + 1 < depth) return { state: 'pending', txHash, blockNumber: Number(status.slot) };
       const succeeded = status.err === null && (!sent?.action || (await this.receiverCredited(txHash, sent.action)));
       return { state: 'mined', txHash, blockNumber: Number(status.slot), succeeded, confirmedAt: await this.confirmedAt(status.slot) };
     }

@@ -43,6 +43,6 @@ export const solana = defineChainFamily({
     display: (address) => address,
     form: 'a base58 ed25519 public key of 32 bytes, such as a wallet address',
   },
-  createAdapter: (config, keys) => new SolanaAdapter(config, { treasurySecretKey: keys.SOLANA_TREASURY_SECRET_KEY, depositSeed: keys.SOLANA_DEPOSIT_SEED }),
+  createAdapter: (config, keys, reads) => new SolanaAdapter(config, { treasurySecretKey: keys.SOLANA_TREASURY_SECRET_KEY, depositSeed: keys.SOLANA_DEPOSIT_SEED }, reads),
   scanRangeBlocks: (config) => config.scanBatchSlots,
 });

@@ -18,6 +18,7 @@ import {
   type TxCost,
   type TxExpiry,
 } from '../family';
+import { RecentReads } from '../recent-reads';
 import type { StellarChainConfig } from './config';
 
 export interface StellarKeys {
@@ -78,9 +79,14 @@ export class StellarAdapter implements ChainAdapter {
   readonly sharedReceiver: string;
   readonly server: Horizon.Server;
 
+  /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
+  private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
+
+  /** `shared`: the chain's reads shared by this process's callers (from `ChainAdapters`: the head its waits share). */
   constructor(
     readonly config: StellarChainConfig,
     private readonly keys: StellarKeys = {},
+    private readonly shared = new RecentReads(),
   ) {
     this.server = new Horizon.Server(config.rpcUrl, { allowHttp: config.rpcUrl.startsWith('http://') });
     this.sharedReceiver = config.receivingAccount;
@@ -225,7 +231,7 @@ export class StellarAdapter implements ChainAdapter {
     if (!onChain) return { state: 'dropped', reason: `no payment into the receiving account at operation ${payin.logIndex}` };
     const mismatch = payinMismatch(payin, onChain);
     if (mismatch) return { state: 'dropped', reason: mismatch };
-    if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending' };
+    if ((await this.sharedHead()) - tx.ledger_attr + 1 < depth) return { state: 'pending' };
     return { state: 'confirmed', payin: { ...onChain, confirmedAt: new Date(tx.created_at).toISOString() } };
   }
 
@@ -304,7 +310,7 @@ export class StellarAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const tx = await this.transaction(txHash);
       if (!tx) continue;
-      if ((await this.head()) - tx.ledger_attr + 1 < depth) return { state: 'pending', txHash, blockNumber: tx.ledger_attr };
+      if ((await this.sharedHead()) - tx.ledger_attr + 1 < depth) return { state: 'pending', txHash, blockNumber: tx.ledger_attr };
       const succeeded = tx.successful && (!sent?.action || paymentSucceeded(tx.result_xdr));
       return { state: 'mined', txHash, blockNumber: tx.ledger_attr, succeeded, confirmedAt: new Date(tx.created_at).toISOString() };
     }

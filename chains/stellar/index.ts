@@ -33,6 +33,6 @@ export const stellar = defineChainFamily({
     display: (address) => address,
     form: 'a G… account id, or an M… muxed address carrying the memo id an exchange needs (StrKey)',
   },
-  createAdapter: (config, keys) => new StellarAdapter(config, { treasurySecret: keys.STELLAR_TREASURY_SECRET, receivingSecret: keys.STELLAR_RECEIVING_SECRET }),
+  createAdapter: (config, keys, reads) => new StellarAdapter(config, { treasurySecret: keys.STELLAR_TREASURY_SECRET, receivingSecret: keys.STELLAR_RECEIVING_SECRET }, reads),
   scanRangeBlocks: () => SCAN_LEDGERS,
 });

@@ -3,6 +3,7 @@ import type { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, payinMismatch, type DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
+import { RecentReads } from '../recent-reads';
 import type { TonChainConfig } from './config';
 import { notificationOf, opOf, transfersOf, type DepositAccount, type JettonNotification } from './payins';
 import { pacedFetch, pacedTonClient, RequestPacer } from './toncenter';
@@ -69,6 +70,11 @@ const BLOCK_READ_CONCURRENCY = 4;
 /** New deposits whose jetton wallets are looked up at once (one get-method call each, within toncenter's rate). */
 const RECORD_CONCURRENCY = 8;
 const MASTERCHAIN_SHARD = '-9223372036854775808';
+/**
+ * Masterchain blocks whose transactions stay read: toncenter serves only committed blocks, which never change, and
+ * the checks of a burst's payins (and the watcher's scan) read the same few recent blocks.
+ */
+const FINAL_BLOCKS_KEPT = 32;
 
 /** toncenter answered the request with a refusal (the liteserver would not take the message). */
 class ToncenterRefusal extends Error {}
@@ -108,10 +114,17 @@ export class TonAdapter implements ChainAdapter {
   private readonly deposits = new Map<string, TonWallet>();
   /** Transactions of our transfers' message chains, by the message that made them (final once found). */
   private readonly chainTxs = new Map<string, Transaction>();
+  /** The basechain transactions of recent masterchain blocks, by seqno (`FINAL_BLOCKS_KEPT`). */
+  private readonly finalBlocks = new Map<number, Promise<BlockTransaction[]>>();
 
+  /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
+  private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
+
+  /** `shared`: the chain's reads shared by this process's callers (from `ChainAdapters`: the head its waits share). */
   constructor(
     readonly config: TonChainConfig,
     private readonly keys: TonKeys = {},
+    private readonly shared = new RecentReads(),
   ) {
     this.pacer = new RequestPacer(config.requestsPerSecond ?? (config.apiKey ? FREE_PLAN_REQUESTS_PER_SECOND : KEYLESS_REQUESTS_PER_SECOND));
     this.client = pacedTonClient(this.pacer, { endpoint: config.rpcUrl, apiKey: config.apiKey });
@@ -252,7 +265,22 @@ export class TonAdapter implements ChainAdapter {
    * The basechain transactions masterchain block `seqno` commits: of each shard, the shard blocks since those the
    * previous masterchain block committed, every page of each.
    */
-  private async blockTransactions(seqno: number): Promise<BlockTransaction[]> {
+  private blockTransactions(seqno: number): Promise<BlockTransaction[]> {
+    let read = this.finalBlocks.get(seqno);
+    if (!read) {
+      read = this.readBlockTransactions(seqno);
+      this.finalBlocks.set(seqno, read);
+      // A failed read is not kept: the next caller asks again.
+      read.catch(() => this.finalBlocks.get(seqno) === read && this.finalBlocks.delete(seqno));
+      for (const kept of this.finalBlocks.keys()) {
+        if (this.finalBlocks.size <= FINAL_BLOCKS_KEPT) break;
+        this.finalBlocks.delete(kept);
+      }
+    }
+    return read;
+  }
+
+  private async readBlockTransactions(seqno: number): Promise<BlockTransaction[]> {
     const [current, previous] = await Promise.all([this.shards(seqno), seqno > 0 ? this.shards(seqno - 1) : Promise.resolve([])]);
     const blocks: ShardBlockId[] = [];
     for (const shard of current.filter((b) => b.workchain === 0)) {
@@ -287,7 +315,7 @@ export class TonAdapter implements ChainAdapter {
    * unconfigured master it was notified of. The claimed one must be exactly it. A block past the head is missing.
    */
   async checkPayin(payin: DetectedPayin, depth: number): Promise<PayinCheck> {
-    const head = await this.head();
+    const head = await this.sharedHead();
     if (payin.blockNumber > head) return { state: 'missing' };
     if (head < payin.blockNumber + depth - 1) return { state: 'pending' };
     const found = (await this.blockTransactions(payin.blockNumber)).find((t) => t.hash === payin.txHash);
@@ -434,7 +462,7 @@ export class TonAdapter implements ChainAdapter {
     canLand: async (tx) => {
       if ((await this.seqno(this.treasuryOrThrow().contract.address)) > tx.nonce) return false;
       if (tx.validUntil === null) return true;
-      const now = await this.blockTime(await this.head());
+      const now = await this.blockTime(await this.sharedHead());
       return now === null || now < Number(tx.validUntil);
     },
   };
@@ -491,7 +519,7 @@ export class TonAdapter implements ChainAdapter {
       if (!tx) continue;
       const outcome = await this.messageChain(tx);
       if (outcome === 'pending') return { state: 'pending', txHash };
-      return { state: 'mined', txHash, blockNumber: await this.head(), succeeded: outcome === 'landed', confirmedAt: new Date(tx.now * 1000).toISOString() };
+      return { state: 'mined', txHash, blockNumber: await this.sharedHead(), succeeded: outcome === 'landed', confirmedAt: new Date(tx.now * 1000).toISOString() };
     }
     return { state: 'unmined' };
   }

@@ -37,6 +37,6 @@ export const ton = defineChainFamily({
     display: (address, chain) => walletFacingAddress(Address.parse(address), chain.testnet),
     form: 'a TON account address, raw (0:<64 hex>) or user-friendly (48 base64url characters)',
   },
-  createAdapter: (config, keys) => new TonAdapter(config, { treasurySecretKey: keys.TON_TREASURY_SECRET_KEY, depositSeed: keys.TON_DEPOSIT_SEED }),
+  createAdapter: (config, keys, reads) => new TonAdapter(config, { treasurySecretKey: keys.TON_TREASURY_SECRET_KEY, depositSeed: keys.TON_DEPOSIT_SEED }, reads),
   scanRangeBlocks: (config) => config.scanBatchBlocks,
 });

@@ -18,6 +18,7 @@ import {
   type TxCost,
   type TxExpiry,
 } from '../family';
+import { RecentReads } from '../recent-reads';
 import type { TronChainConfig } from './config';
 import { depositAccount, depositAccountXpub, depositAddressFromXpub, depositPrivateKey } from './deposits';
 
@@ -144,9 +145,14 @@ export class TronAdapter implements ChainAdapter {
   private readonly configuredTokens: ReadonlySet<string>;
   private readonly depositSigner: HDNodeWallet | null;
 
+  /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
+  private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
+
+  /** `shared`: the chain's reads shared by this process's callers (from `ChainAdapters`: the head its waits share). */
   constructor(
     readonly config: TronChainConfig,
     private readonly keys: TronKeys,
+    private readonly shared = new RecentReads(),
   ) {
     // TronGrid's API key header on every request, when one is configured.
     this.tronWeb = new TronWeb({ fullHost: config.rpcUrl, headers: config.apiKey ? { 'TRON-PRO-API-KEY': config.apiKey } : {} });
@@ -256,7 +262,7 @@ export class TronAdapter implements ChainAdapter {
     if (!onChain) return { state: 'dropped', reason: `no successful transfer at index ${payin.logIndex} of the transaction` };
     const mismatch = payinMismatch(payin, onChain);
     if (mismatch) return { state: 'dropped', reason: mismatch };
-    if ((await this.head()) - info.blockNumber + 1 < depth) return { state: 'pending' };
+    if ((await this.sharedHead()) - info.blockNumber + 1 < depth) return { state: 'pending' };
     return { state: 'confirmed', payin: { ...onChain, confirmedAt: new Date(info.blockTimeStamp ?? 0).toISOString() } };
   }
 
@@ -443,7 +449,7 @@ export class TronAdapter implements ChainAdapter {
     for (const txHash of txHashes) {
       const info = await this.info(txHash);
       if (info.blockNumber === undefined) continue;
-      if ((await this.head()) - info.blockNumber + 1 < depth) return { state: 'pending', txHash, blockNumber: info.blockNumber };
+      if ((await this.sharedHead()) - info.blockNumber + 1 < depth) return { state: 'pending', txHash, blockNumber: info.blockNumber };
       const action = sent?.action;
       // A TRX transfer cannot fail once in a block (the node validated it); a contract call has a receipt result.
       const succeeded = action && isNativeToken(action.tokenAddress) ? info.result !== 'FAILED' : info.receipt?.result === 'SUCCESS' && (!action || this.transferLogged(info, action));

@@ -44,7 +44,7 @@ export const tron = defineChainFamily({
     display: (address) => address,
     form: 'a base58check address starting with T',
   },
-  createAdapter: (config, keys) =>
-    new TronAdapter(config, { depositXpub: keys.TRON_DEPOSIT_XPUB, treasuryPrivateKey: keys.TRON_TREASURY_PRIVATE_KEY, depositSeed: keys.TRON_DEPOSIT_SEED }),
+  createAdapter: (config, keys, reads) =>
+    new TronAdapter(config, { depositXpub: keys.TRON_DEPOSIT_XPUB, treasuryPrivateKey: keys.TRON_TREASURY_PRIVATE_KEY, depositSeed: keys.TRON_DEPOSIT_SEED }, reads),
   scanRangeBlocks: () => SCAN_BLOCKS,
 });

@@ -103,8 +103,8 @@ export async function listOpenAppRefunds(options: { knex: Knex; appId: string })
 }
 
 /** Records once what a payment's payout keeps back for its app's refunds. */
-export async function recordPaymentNetting(options: { trx: Knex.Transaction; paymentId: string; nettedUnits: string }): Promise<void> {
-  await options.trx<PaymentRow>('payments').where({ id: options.paymentId }).whereNull('netted_units').update({ netted_units: options.nettedUnits });
+export async function recordPaymentNetting(options: { knex: Knex; paymentId: string; nettedUnits: string }): Promise<boolean> {
+  return (await options.knex<PaymentRow>('payments').where({ id: options.paymentId }).whereNull('netted_units').update({ netted_units: options.nettedUnits })) === 1;
 }
 
 /** The app's row, locked until the transaction ends: what it owes is changed one decision at a time. */

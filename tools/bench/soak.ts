@@ -53,20 +53,29 @@ async function create(stack: Stack, chainId: number): Promise<{ id: string; sour
 }
 
 /**
- * `npm run bench -- --soak`: SOAK_MS of steady creates and paid payments, with the API and the worker each in its own
- * process (as in production), so each RSS is that process's alone: the devnets and the load generator stay here.
+ * The stack's API in a process of its own, as in production (and `npm start`): the load a bench generates never
+ * shares its event loop. Started means ready.
  */
-export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
-  const stack = await startThrowawayStack({ name: 'soak', blockTimeMs, env, worker: false, api: false });
+export async function startApiProcess(stack: Stack, name: string): Promise<Service> {
   const listen = new URL(stack.info.paymentApiUrl);
   const api = new Service({
     name: 'api',
     entry: 'api/server.ts',
     env: { ...stack.apiEnv, HTTP_HOST: listen.hostname, HTTP_PORT: listen.port },
     healthUrl: listen.origin,
-    logFile: path.join(tmpdir(), `payrail-soak-api-${process.pid}.log`),
+    logFile: path.join(tmpdir(), `payrail-${name}-api-${process.pid}.log`),
   });
   await api.start();
+  return api;
+}
+
+/**
+ * `npm run bench -- --soak`: SOAK_MS of steady creates and paid payments, with the API and the worker each in its own
+ * process (as in production), so each RSS is that process's alone: the devnets and the load generator stay here.
+ */
+export async function soak(blockTimeMs: number, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<number> {
+  const stack = await startThrowawayStack({ name: 'soak', blockTimeMs, env, worker: false, api: false });
+  const api = await startApiProcess(stack, 'soak');
   const worker = spawnWorker(stack, stack.config.temporal.taskQueue);
   const knex = createKnex(stack.env.DATABASE_URL!, { max: 2 });
   const chain = stack.info.chains.find((c) => c.chainId === SETTLEMENT_CHAIN_ID)!;

@@ -1,21 +1,52 @@
+import path from 'node:path';
+import { Service } from '../prod/service';
 import { developerEnv, devStackInfoFile, devVarDir, envBlockTimeMs, envPort, infrastructurePorts, runUntilStopped } from './launch';
+import { freePort } from './ports';
 import { startStack, type Stack } from './stack';
 
-/** `npm start`: the whole system on this machine, no configuration needed; every port can be moved by env. */
+const log = (line: string) => console.log(`[payrail] ${line}`);
+
+/**
+ * `npm start`: the whole system on this machine, no configuration needed; every port can be moved by env. The worker
+ * runs in its own process, as in production: the API process holds no spending key, and a burst's workflows,
+ * signing and chain waits never share an event loop with the merchants' and customers' requests.
+ */
 runUntilStopped(
   'payrail',
-  () =>
-    startStack({
+  async () => {
+    const stack = await startStack({
       varDir: devVarDir(),
       persistent: true,
-      worker: true,
+      worker: false,
       ports: { ...infrastructurePorts(), http: envPort('HTTP_PORT', 8080) },
       blockTimeMs: envBlockTimeMs(),
       env: developerEnv(),
-      log: (line) => console.log(`[payrail] ${line}`),
-    }),
+      log,
+    });
+    try {
+      const healthPort = await freePort();
+      const worker = new Service({
+        name: 'worker',
+        entry: 'workers/main.ts',
+        env: { ...stack.env, WORKER_HEALTH_PORT: String(healthPort) },
+        healthUrl: `http://127.0.0.1:${healthPort}`,
+        logFile: workerLogFile(),
+      });
+      log(`starting the worker (its log: ${workerLogFile()})…`);
+      await worker.start();
+      // The worker drains first (its activities finish while the chains and the database still answer).
+      return { ...stack, stop: () => worker.stop().then(() => stack.stop()) };
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+  },
   describe,
 );
+
+function workerLogFile(): string {
+  return path.join(devVarDir(), 'logs', 'worker.log');
+}
 
 function describe(stack: Stack, seconds: string): string {
   const { info } = stack;
@@ -27,6 +58,7 @@ Payrail is running (ready in ${seconds}s). Stack details: ${devStackInfoFile(dev
   Merchant API    ${info.merchantApiUrl}
   Legacy orders   ${info.legacyApiUrl}/v1/orders
   Temporal        ${info.temporalAddress}   UI: ${info.temporalUiUrl ?? '(external)'}
+  Worker log      ${workerLogFile()}
   Mail sink       ${info.mailSinkUrl ? `${info.mailSinkUrl}/messages?to=<your e-mail>   (login codes land here)` : `(external SMTP_URL)`}
 ${info.chains.map((c) => `  ${c.name.padEnd(16)} ${c.rpcUrl}  (${c.family} chain ${c.chainId}, ${Object.entries(c.tokens).map(([symbol, t]) => `${symbol} ${t.address}`).join(', ')})`).join('\n')}
   Bridges         CCTP v2 (USDC), attestations at ${stack.devnets.evm.bridges.cctp.irisUrl}; LayerZero OFT (USDT), devnet relayer

@@ -228,18 +228,22 @@ export class TronChain {
     await this.mine();
   }
 
-  /** Mines a block every blockTimeMs, empty or not, as Tron's witnesses do. */
+  /**
+   * Mines a block every blockTimeMs, empty or not, as Tron's witnesses do: the time a busy block takes to mine comes
+   * out of the interval.
+   */
   start(): void {
-    const tick = (): void => {
+    const tick = (delayMs: number): void => {
       this.timer = setTimeout(() => {
+        const startedAt = Date.now();
         this.mine()
           .catch((err: unknown) => process.stderr.write(`tron devnet: block production failed: ${String(err)}\n`))
           .finally(() => {
-            if (!this.stopped) tick();
+            if (!this.stopped) tick(Math.max(0, startedAt + this.opts.blockTimeMs - Date.now()));
           });
-      }, this.opts.blockTimeMs);
+      }, delayMs);
     };
-    tick();
+    tick(this.opts.blockTimeMs);
   }
 
   async stop(): Promise<void> {

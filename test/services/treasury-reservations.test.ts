@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import { sumOpenReservations } from '../../db/queries/treasury-reservations';
+import { reserveInTurn } from '../../services/treasury-reservations';
+import type { Stack } from '../../tools/stack/stack';
+import { createPayment, paymentBody } from '../support/api';
+import { newMerchant } from '../support/merchant';
+import { connectServices, type StackServices } from '../support/services';
+import { getStack } from '../support/stack';
+
+/** A chain id no devnet uses, so these reservations never meet a real treasury's. */
+const CHAIN_ID = 990_002;
+const TOKENS = ['0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb'];
+const AMOUNT = 1_000_000n;
+
+describe('payout reservations: one treasury’s reservations in batches, each seeing the ones before', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let services: StackServices;
+  let knex: Knex;
+  let paymentIds: string[];
+
+  before(async function () {
+    this.timeout(300_000);
+    stack = await getStack();
+    services = await connectServices(stack);
+    knex = services.knex;
+    const merchant = await newMerchant(stack, knex);
+    // Reservations belong to payments: any forty will do.
+    paymentIds = await Promise.all(Array.from({ length: 40 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
+  });
+  after(async () => {
+    await knex?.('treasury_reservations').where({ chain_id: CHAIN_ID }).delete();
+    await services?.close();
+  });
+
+  const reserve = (paymentId: string, tokenAddress: string, balanceUnits: bigint) =>
+    reserveInTurn(knex, { paymentId, chainId: CHAIN_ID, tokenAddress, amountUnits: AMOUNT.toString(), balanceUnits });
+  const openUnits = async (tokenAddress: string) => (await sumOpenReservations({ knex })).find((r) => r.chainId === CHAIN_ID && r.tokenAddress === tokenAddress)?.units ?? 0n;
+
+  it('thirty payouts at once against a balance for twenty-five: exactly twenty-five are reserved, never more than the balance', async () => {
+    const [token] = TOKENS as [string];
+    const answers = await Promise.all(paymentIds.slice(0, 30).map((id) => reserve(id, token, 25n * AMOUNT)));
+    assert.equal(answers.filter(Boolean).length, 25);
+    assert.equal(await openUnits(token), 25n * AMOUNT);
+
+    // A retry finds its own reservation, short as the treasury now is; a new payout is refused.
+    const reservedId = paymentIds[answers.indexOf(true)]!;
+    const refusedId = paymentIds[answers.indexOf(false)]!;
+    assert.equal(await reserve(reservedId, token, 25n * AMOUNT), true);
+    assert.equal(await reserve(refusedId, token, 25n * AMOUNT), false);
+    assert.equal(await openUnits(token), 25n * AMOUNT);
+  });
+
+  it('another treasury’s reservations are counted on their own', async () => {
+    const [first, second] = TOKENS as [string, string];
+    const answers = await Promise.all(paymentIds.slice(30).map((id) => reserve(id, second, 5n * AMOUNT)));
+    assert.equal(answers.filter(Boolean).length, 5);
+    assert.equal(await openUnits(second), 5n * AMOUNT);
+    assert.equal(await openUnits(first), 25n * AMOUNT);
+  });
+});
