@@ -3,19 +3,26 @@ import { temporal } from '@temporalio/proto';
 const { EventType } = temporal.api.enums.v1;
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
-/**
- * The activity types a run called, in the order of their first call: its activity tasks and its local activities
- * (recorded as markers whose details name the type).
- */
+/** The activity type of an activity task's scheduling, or of a local activity's marker (its details name the type). */
+function activityTypeOf(event: temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  const data = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0]?.data : undefined;
+  return event.activityTaskScheduledEventAttributes?.activityType?.name ?? (data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type : undefined);
+}
+
+/** The activity types a run called, in the order of their first call: its activity tasks and its local activities. */
 export function activitiesCalled(history: temporal.api.history.v1.IHistory): string[] {
   const called: string[] = [];
   for (const event of history.events ?? []) {
-    const marker = event.markerRecordedEventAttributes;
-    const data = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0]?.data : undefined;
-    const type = event.activityTaskScheduledEventAttributes?.activityType?.name ?? (data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type : undefined);
+    const type = activityTypeOf(event);
     if (type && !called.includes(type)) called.push(type);
   }
   return called;
+}
+
+/** The type of each local activity the run recorded, in order. */
+export function localActivities(history: temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? []).flatMap((event) => (event.markerRecordedEventAttributes ? [activityTypeOf(event) ?? ''] : []));
 }
 
 /** The events a workflow task's commands write (those a payment run's commands can be). */
