@@ -29,7 +29,8 @@ runUntilStopped(
         name: 'worker',
         entry: 'workers/main.ts',
         env: { ...stack.env, WORKER_HEALTH_PORT: String(healthPort) },
-        healthUrl: `http://127.0.0.1:${healthPort}`,
+        // Its health server listens where the API does (HTTP_HOST).
+        healthUrl: `http://${stack.config.http.host}:${healthPort}`,
         logFile: workerLogFile(),
       });
       log(`starting the worker (its log: ${workerLogFile()})…`);
