@@ -78,6 +78,8 @@ export class StellarAdapter implements ChainAdapter {
   readonly sequencing = 'sequence';
   readonly sharedReceiver: string;
   readonly server: Horizon.Server;
+  /** The treasury's and the receiving account's keypairs, each derived once (an ed25519 key derivation per use otherwise). */
+  private readonly keypairs = new Map<string, Keypair>();
 
   /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
   private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
@@ -110,7 +112,12 @@ export class StellarAdapter implements ChainAdapter {
 
   private keypair(secret: string | undefined, role: string): Keypair {
     if (!secret) throw new Error(`no ${role} key is configured for chain ${this.config.chainId}`);
-    return Keypair.fromSecret(secret);
+    let keypair = this.keypairs.get(secret);
+    if (!keypair) {
+      keypair = Keypair.fromSecret(secret);
+      this.keypairs.set(secret, keypair);
+    }
+    return keypair;
   }
 
   treasuryAddress(): string {

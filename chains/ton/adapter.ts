@@ -75,6 +75,11 @@ const MASTERCHAIN_SHARD = '-9223372036854775808';
  * the checks of a burst's payins (and the watcher's scan) read the same few recent blocks.
  */
 const FINAL_BLOCKS_KEPT = 32;
+/**
+ * Treasury transactions kept parsed: a committed transaction never changes, and every check of a pending treasury
+ * message reads the treasury's newest pages again (parsing a page of BOCs was a fifth of a burst's worker CPU).
+ */
+const PARSED_TXS_KEPT = 1_000;
 
 /** toncenter answered the request with a refusal (the liteserver would not take the message). */
 class ToncenterRefusal extends Error {}
@@ -90,6 +95,12 @@ interface BlockTransaction {
   tx: Transaction;
   hash: string;
   account: Address;
+}
+
+/** One transaction of toncenter's `getTransactions`: its BOC and its id (hash in base64). */
+interface AccountTransactionEntry {
+  data: string;
+  transaction_id: { lt: string; hash: string };
 }
 
 interface BlockTransactionsPage {
@@ -116,6 +127,8 @@ export class TonAdapter implements ChainAdapter {
   private readonly chainTxs = new Map<string, Transaction>();
   /** The basechain transactions of recent masterchain blocks, by seqno (`FINAL_BLOCKS_KEPT`). */
   private readonly finalBlocks = new Map<number, Promise<BlockTransaction[]>>();
+  /** Treasury transactions parsed, by toncenter's id (`PARSED_TXS_KEPT`). */
+  private readonly parsedTxs = new Map<string, Transaction>();
 
   /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
   private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
@@ -476,7 +489,8 @@ export class TonAdapter implements ChainAdapter {
       await this.rpc('sendBoc', { boc: tx.rawTx });
       return 'sent';
     } catch (err) {
-      if ((await this.findTreasuryTx(tx.txHash, storedMessageSeqno(tx.rawTx))) !== null) return 'known';
+      // Read fresh: a refusal is final only when the chain, as it is now, does not have the message.
+      if ((await this.findTreasuryTx(tx.txHash, storedMessageSeqno(tx.rawTx), 'fresh')) !== null) return 'known';
       throw err instanceof ToncenterRefusal ? new TxRefused(`chain ${this.config.chainId} refused ${tx.txHash}: ${err.message}`, { cause: err }) : err;
     }
   }
@@ -484,15 +498,16 @@ export class TonAdapter implements ChainAdapter {
   /**
    * The treasury transaction whose external message has this normalized hash. Knowing the seqno it carries, the
    * treasury's transactions are read newest first down to the one that took that seqno (another message's: null)
-   * or an earlier one; without it, among the 100 most recent.
+   * or an earlier one; without it, among the 100 most recent. The newest page is the one this process's checks share
+   * unless `fresh`.
    */
-  private async findTreasuryTx(txHash: string, seqno: number | null): Promise<Transaction | null> {
+  private async findTreasuryTx(txHash: string, seqno: number | null, read: 'shared' | 'fresh' = 'shared'): Promise<Transaction | null> {
     const treasury = this.treasuryOrThrow().contract.address;
     const ours = (tx: Transaction) => tx.inMessage?.info.type === 'external-in' && normalizedHash(tx.inMessage) === txHash;
-    if (seqno === null) return (await this.client.getTransactions(treasury, { limit: 100, archival: true })).find(ours) ?? null;
+    if (seqno === null) return (await this.treasuryTransactions(treasury, 2 * TX_PAGE, read)).find(ours) ?? null;
     let cursor: { lt: string; hash: string } | undefined;
     for (;;) {
-      const page = await this.client.getTransactions(treasury, { limit: TX_PAGE, archival: true, ...(cursor ? { ...cursor, inclusive: false } : {}) });
+      const page = await this.treasuryTransactions(treasury, TX_PAGE, cursor ? 'fresh' : read, cursor);
       for (const tx of page) {
         if (tx.inMessage?.info.type !== 'external-in') continue;
         const taken = externalRequestSeqno(tx.inMessage.body);
@@ -503,6 +518,34 @@ export class TonAdapter implements ChainAdapter {
       if (page.length < TX_PAGE || !last) return null;
       cursor = { lt: last.lt.toString(), hash: last.hash().toString('base64') };
     }
+  }
+
+  /**
+   * The treasury's `limit` transactions newest first, or those before `before`. A `shared` newest page is read once a
+   * moment for all of this process's checks (`RecentReads`); each transaction is parsed once.
+   */
+  private treasuryTransactions(treasury: Address, limit: number, read: 'shared' | 'fresh', before?: { lt: string; hash: string }): Promise<Transaction[]> {
+    const page = async () => {
+      const params = { address: treasury.toString(), archival: true, limit: before ? limit + 1 : limit, ...(before ? { lt: before.lt, hash: Buffer.from(before.hash, 'base64').toString('hex') } : {}) };
+      // toncenter's page from a cursor includes the cursor's own transaction.
+      const entries = (await this.rpc<AccountTransactionEntry[]>('getTransactions', params)).filter((e) => !(e.transaction_id.lt === before?.lt && e.transaction_id.hash === before.hash));
+      return entries.slice(0, limit).map((entry) => this.parsedTransaction(entry));
+    };
+    return read === 'shared' ? this.shared.read(`treasury-transactions:${limit}`, page) : page();
+  }
+
+  private parsedTransaction(entry: AccountTransactionEntry): Transaction {
+    const id = `${entry.transaction_id.lt}:${entry.transaction_id.hash}`;
+    let tx = this.parsedTxs.get(id);
+    if (!tx) {
+      tx = loadTransaction(Cell.fromBase64(entry.data).beginParse());
+      this.parsedTxs.set(id, tx);
+      for (const kept of this.parsedTxs.keys()) {
+        if (this.parsedTxs.size <= PARSED_TXS_KEPT) break;
+        this.parsedTxs.delete(kept);
+      }
+    }
+    return tx;
   }
 
   /**

@@ -144,6 +144,8 @@ export class TronAdapter implements ChainAdapter {
   /** The configured TRC-20 contracts (base58): transfers of these are named as configured. */
   private readonly configuredTokens: ReadonlySet<string>;
   private readonly depositSigner: HDNodeWallet | null;
+  /** The treasury's address, derived once from its key (a secp256k1 multiplication on every call otherwise). */
+  private readonly treasury: string | null;
 
   /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
   private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
@@ -162,6 +164,7 @@ export class TronAdapter implements ChainAdapter {
       throw new Error(`TRON_DEPOSIT_XPUB is not the deposit account of TRON_DEPOSIT_SEED: for this seed it is ${depositAccountXpub(keys.depositSeed)}`);
     }
     this.depositSigner = keys.depositSeed ? depositAccount(keys.depositSeed) : null;
+    this.treasury = keys.treasuryPrivateKey ? (TronWeb.address.fromPrivateKey(keys.treasuryPrivateKey) as string) : null;
   }
 
   private depositKey(paymentId: string): string {
@@ -184,7 +187,8 @@ export class TronAdapter implements ChainAdapter {
   }
 
   treasuryAddress(): string {
-    return TronWeb.address.fromPrivateKey(this.treasuryKey()) as string;
+    if (!this.treasury) throw new Error(`no treasury key is configured for chain ${this.config.chainId}`);
+    return this.treasury;
   }
 
   private request<T>(path: string, body: Record<string, unknown>): Promise<T> {

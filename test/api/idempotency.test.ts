@@ -114,6 +114,8 @@ describe('payment service: idempotent create on (appId, orderId)', function () {
     // Read from the run itself, not the eventually consistent visibility store: the API starts a payment's run with
     // REJECT_DUPLICATE, so a running run that is the first of its chain is the only run its workflow id ever had.
     assert.equal(description.raw.workflowExecutionInfo?.firstRunId, description.runId, `${paymentWorkflowId(id)} has had no other run`);
+    // Its local waits may hold a workflow task for seconds: the run's tasks have 30 s, not the server's 10 s.
+    assert.equal(Number(description.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds), 30, 'the run starts with its 30 s workflow task timeout');
 
     // Visibility is eventually consistent: wait until the order shows up, on this payment's one run.
     const query = `OrderId = "${orderId}" AND MerchantAppId = "${appId}"`;

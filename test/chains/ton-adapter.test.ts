@@ -11,11 +11,12 @@ import type { ChainAction, DepositAccounts } from '../../chains/family';
 import { chainRegistrySchema } from '../../chains/registry';
 import { ton } from '../../chains/ton';
 import { TonAdapter } from '../../chains/ton/adapter';
+import { storedMessageSeqno } from '../../chains/ton/wallets';
 import type { TonChainConfig } from '../../chains/ton/config';
 import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import { eventually } from '../support/poll';
-import { payJetton, payTon, tonPayer, type TonPayer } from '../support/ton';
+import { payJetton, payTon, payTonOutputs, tonPayer, type TonPayer } from '../support/ton';
 
 describe('TON adapter on the TON devnet', function () {
   this.timeout(300_000);
@@ -155,6 +156,36 @@ describe('TON adapter on the TON devnet', function () {
     const merchant = adapter.depositAddress(randomUUID());
     assert.equal((await execute({ kind: 'transfer', tokenAddress: usdt, to: merchant, amountUnits: '2500000' })).succeeded, true);
     assert.equal(await adapter.balanceOf(merchant, usdt), 2_500_000n, 'mined means the merchant holds it');
+  });
+
+  it('finds a treasury transaction behind more than two pages of newer ones, from a process that has read none of them', async () => {
+    const merchant = adapter.depositAddress(randomUUID());
+    const action: ChainAction = { kind: 'transfer', tokenAddress: NATIVE_TOKEN_ADDRESS, to: merchant, amountUnits: toNano('0.05').toString() };
+    const payout = await execute(action);
+    // 120 payments into the treasury: its 120 newest transactions are not the payout's.
+    const treasury = adapter.treasuryAddress();
+    await payTonOutputs(customer, Array.from({ length: 120 }, () => ({ to: treasury, nanotons: toNano('0.01') })));
+    const newer = await eventually('the treasury to take the 120 payments', 60_000, async () => {
+      const txs = await customer.client.getTransactions(Address.parse(treasury), { limit: 121, archival: true });
+      const index = txs.findIndex((tx) => tx.inMessage?.info.type === 'external-in');
+      return index >= 120 ? index : undefined;
+    });
+    assert.ok(newer >= 120, `${newer} treasury transactions after the payout`);
+
+    const fresh = new TonAdapter(adapter.config, { treasurySecretKey: (await mnemonicToPrivateKey(devnet.treasury.mnemonic)).secretKey });
+    try {
+      const seqno = storedMessageSeqno(payout.rawTx)!;
+      const check = await fresh.checkTx([payout.txHash], 1, { action, rawTx: payout.rawTx, nonce: seqno });
+      assert.equal(check.state, 'mined');
+      assert.equal(check.state === 'mined' && check.succeeded, true);
+      assert.equal(await fresh.broadcast({ txHash: payout.txHash, rawTx: payout.rawTx }), 'known', 'a message the chain has is known, not refused');
+      const effects = await fresh.nativeEffects(payout);
+      assert.ok(effects.changes.some((c) => c.address === merchant && c.deltaUnits === toNano('0.05')), 'the merchant received the payout');
+      // Another message of the same seqno is not on chain: the read stops at the seqno's transaction.
+      assert.deepEqual(await fresh.checkTx(['00'.repeat(32)], 1, { action, rawTx: payout.rawTx, nonce: seqno }), { state: 'unmined' });
+    } finally {
+      fresh.destroy();
+    }
   });
 
   it('builds ton://transfer links wallets take: non-bounceable recipient, jetton master for tokens', () => {

@@ -86,6 +86,7 @@ describe('legacy order workflow (mocked activities, time-skipping server)', func
         const { handle: payment, described } = await child(paymentId);
         assert.equal(described.parentExecution?.workflowId, handle.workflowId);
         assert.equal(described.typedSearchAttributes.get(PaymentStatusKey), 'payment_unpaid');
+        assert.equal(Number(described.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds), 30, 'the child runs with the payment run’s 30 s workflow task timeout');
         await payment.signal(payinDetectedSignal, detectedPayin({ tx: 'order-paid' }));
         assert.equal(await handle.result(), 'paid');
         assert.equal((await payment.describe()).status.name, 'COMPLETED', 'the order ends after its payment has');
