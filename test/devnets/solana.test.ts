@@ -113,12 +113,16 @@ class Client {
     }
   }
 
-  /** Waits until every signature is confirmed; `timeoutMs` bounds each chunk of 256 (bulk setups on a busy machine need more). */
+  /**
+   * Waits until every signature is confirmed; `timeoutMs` bounds each chunk of 256 (bulk setups on a busy machine need
+   * more). Statuses are searched in history: a bulk setup's first transactions can be older than the status cache's
+   * 300 slots by the time their chunk is asked about.
+   */
   async confirmed(signatures: Signature[], timeoutMs = 30_000): Promise<void> {
     for (let i = 0; i < signatures.length; i += 256) {
       const chunk = signatures.slice(i, i + 256);
       await this.waitFor('confirmation', async () => {
-        const { value } = await this.rpc.getSignatureStatuses(chunk).send();
+        const { value } = await this.rpc.getSignatureStatuses(chunk, { searchTransactionHistory: true }).send();
         value.forEach((status, j) => assert.equal(status?.err ?? null, null, `transaction ${chunk[j]} failed`));
         return value.every((s) => s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized') ? true : undefined;
       }, timeoutMs);

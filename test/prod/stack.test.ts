@@ -39,6 +39,22 @@ async function seriesAt(url: string): Promise<Set<string>> {
 const status = async (url: string) => (await fetch(url).catch(() => undefined))?.status;
 
 /**
+ * A running process's /livez, asked again within 30 s: on two cores busy with the other processes' start-up one
+ * request can fail. What the last failed request threw is kept, so a process that never answers says why.
+ */
+async function liveness(healthUrl: string): Promise<{ status: number | undefined; error?: string }> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const answer = await fetch(`${healthUrl}/livez`).then(
+      (response) => ({ status: response.status }),
+      (err: unknown) => ({ status: undefined, error: String((err as { cause?: unknown }).cause ?? err) }),
+    );
+    if (answer.status === 200 || Date.now() > deadline) return answer;
+    await delay(500);
+  }
+}
+
+/**
  * /readyz is a momentary probe (PostgreSQL and Temporal each answer within 2 s): on two cores busy with other
  * workers' start-up one probe can miss. A process is ready when its probe passes within a minute.
  */
@@ -74,9 +90,9 @@ describe('the production topology (npm run stack:prod)', function () {
     assert.equal(apis.length, 2);
     assert.equal(workers.length, 3);
     for (const service of [...apis, ...workers]) {
-      const live = await status(`${service.healthUrl}/livez`);
+      const live = await liveness(service.healthUrl);
       // A process that does not answer says why in its log's last lines.
-      if (live !== 200) assert.fail(`${service.name} /livez: ${live}; its log ends:\n${(await readFile(service.options.logFile, 'utf8')).split('\n').slice(-30).join('\n')}`);
+      if (live.status !== 200) assert.fail(`${service.name} /livez: ${live.status ?? live.error}; its log ends:\n${(await readFile(service.options.logFile, 'utf8')).split('\n').slice(-30).join('\n')}`);
       const ready = await readiness(service.healthUrl);
       assert.equal(ready.status, 200, `${service.name} /readyz: ${JSON.stringify(ready.body)}`);
       assert.deepEqual(ready.body.checks, { postgres: 'ok', temporal: 'ok' });
