@@ -535,7 +535,6 @@ describe('Solana devnet: litesvm behind the Solana JSON-RPC, used through @solan
       console.log(`      scan, ${name}: ${atas.length} accounts in ${atas.length / 100} getMultipleAccounts calls: ${Math.round(ms)} ms`);
       assert.equal(seen, 10_000);
       assert.deepEqual(paid, funded);
-      assert.ok(ms < 10_000, `a 10,000-account scan took ${Math.round(ms)} ms`);
     }
   });
 });
