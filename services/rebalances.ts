@@ -18,6 +18,7 @@ import { intentKeys } from '../domain/chain-txs';
 import type { Rebalance } from '../domain/float';
 import type { Logger } from '../lib/logger';
 import type { rebalanceWorkflow } from '../workflows';
+import { LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT } from '../workflows/activity-options';
 import { rebalanceWorkflowId } from '../workflows/ids';
 import type { RebalanceTerms } from '../workflows/types';
 import { rebalanceRefs } from './ledger';
@@ -70,6 +71,7 @@ async function ensureRebalanceWorkflow(deps: WorkflowStarterDeps, row: Rebalance
       args: [{ rebalanceId: row.id }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowTaskTimeout: LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT,
       memo: { route: `${row.token_symbol} chain ${row.from_chain_id} → chain ${row.to_chain_id}`, amountUnits: row.amount_units },
     })
     .catch((err: unknown) => {

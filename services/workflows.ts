@@ -15,7 +15,7 @@ import { latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, refundWorkflow
 
 /** The payment's workflow id, for links to it (the dashboard's Temporal UI link). */
 export { paymentWorkflowId };
-import { PAYMENT_WORKFLOW_TASK_TIMEOUT } from '../workflows/activity-options';
+import { LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT } from '../workflows/activity-options';
 import { chooseCurrencyUpdate, payinDetectedSignal, refundFundedSignal } from '../workflows/messages';
 import { MerchantAppIdKey, OrderIdKey, OrderStatusKey, PaymentStatusKey, SourceChainIdKey } from '../workflows/search-attributes';
 import type { OrderWorkflowInput, PaymentWorkflowInput } from '../workflows/types';
@@ -59,7 +59,7 @@ function paymentStartOptions(row: PaymentRow, taskQueue: string) {
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
     // A payment runs once: its closed run is never started again.
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
-    workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT,
+    workflowTaskTimeout: LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT,
     typedSearchAttributes: paymentSearchAttributes(row, row.order_id),
     memo: paymentWorkflowMemo(row),
   };
@@ -179,6 +179,7 @@ export async function startRefundWorkflow(deps: WorkflowStarterDeps, refund: Ref
       args: [{ refundId: refund.id, paymentId: payment.id }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowTaskTimeout: LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT,
       typedSearchAttributes: [
         { key: MerchantAppIdKey, value: payment.app_id },
         { key: SourceChainIdKey, value: String(payment.source_chain_id) },

@@ -9,14 +9,15 @@ import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@tempor
 export const chainWaitsTaskQueue = (taskQueue: string): string => `${taskQueue}-chain-waits`;
 
 /**
- * The payment run's workflow task timeout. Its waits run as local activities inside its workflow task
- * (`localChainWaitOptions`, up to 30 s), and the SDK heartbeats a task whose local activities outlast 80 % of this
- * timeout. With the server's default (10 s), a burst's busy worker now and then sent that heartbeat more than 2 s late:
- * the server had timed the task out, the run's finished local steps were lost and run again, and the payment lost
- * 10 s or more (22 tasks in the bench's burst of 100). With 30 s, local waits rarely last until the first heartbeat
- * (24 s), and a heartbeat has 6 s to arrive. A worker that dies mid-task leaves the task to another after 30 s.
+ * The workflow task timeout of every run whose chain waits run as local activities inside its workflow task
+ * (workflows/chain-steps.ts: payments, refunds, rebalances; `localChainWaitOptions`, up to 30 s). The SDK heartbeats a
+ * task whose local activities outlast 80 % of this timeout. With the server's default (10 s), a burst's busy worker
+ * now and then sent that heartbeat more than 2 s late: the server had timed the task out, the run's finished local
+ * steps were lost and run again, and the payment lost 10 s or more (22 tasks in the bench's burst of 100). With 30 s,
+ * local waits rarely last until the first heartbeat (24 s), and a heartbeat has 6 s to arrive. A worker that dies
+ * mid-task leaves the task to another after 30 s.
  */
-export const PAYMENT_WORKFLOW_TASK_TIMEOUT = '30 seconds';
+export const LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT = '30 seconds';
 
 /** Keeps retrying, backing off to 30 s: for work on our own systems, which comes back. */
 export const retryUntilDone: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };

@@ -17,7 +17,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { OrderActivities } from '../activities';
 import { CALLBACK_STATUSES, orderStatusFor, type OrderPaymentRef, type OrderStatus } from '../domain/orders';
 import { SETTLED_STATUSES, type PaymentStatus } from '../domain/payment';
-import { PAYMENT_WORKFLOW_TASK_TIMEOUT, readModelOptions } from './activity-options';
+import { LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT, readModelOptions } from './activity-options';
 import { paymentWorkflowId } from './ids';
 import { cancelOrderUpdate, chooseCurrencyUpdate, orderStateQuery, paymentUpdatedSignal } from './messages';
 import { paymentWorkflow } from './payment';
@@ -114,7 +114,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
             args: [{ paymentId: created.paymentId, expiresAt: created.expiresAt }],
             // The payment outlives the order: it keeps refunding late payins to its deposit address.
             parentClosePolicy: ParentClosePolicy.ABANDON,
-            workflowTaskTimeout: PAYMENT_WORKFLOW_TASK_TIMEOUT,
+            workflowTaskTimeout: LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT,
             typedSearchAttributes: [
               { key: PaymentStatusKey, value: 'payment_unpaid' },
               { key: MerchantAppIdKey, value: created.searchAttributes.merchantAppId },

@@ -13,7 +13,7 @@ import { isFailure, reconcileLedger } from '../../services/ledger';
 import { describeFloats } from '../../services/float-report';
 import { FloatTransferNotFound, recordManualFloatTransfer } from '../../services/float-transfers';
 import { stackChain, type Stack } from '../../tools/stack/stack';
-import { paymentWorkflowId } from '../../workflows/ids';
+import { paymentWorkflowId, rebalanceWorkflowId } from '../../workflows/ids';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { waitForStatus } from '../support/api';
 import { checkFloats, holdTreasuryFloat } from '../support/float';
@@ -73,6 +73,9 @@ describe('rebalancing the treasuries on the devnet (CCTP v2, OFT)', function () 
       return row?.status === 'completed' ? row : undefined;
     }, 1_000);
     assert.equal(Number((await services.knex('rebalances').where({ token_symbol: symbol, to_chain_id: BASE }).count<{ count: string }[]>('* as count'))[0]!.count), 1);
+    // Its waits run in its workflow task, as a payment's do: its tasks have 30 s, not the server's 10 s.
+    const run = await services.client.workflow.getHandle(rebalanceWorkflowId(opened.id)).describe();
+    assert.equal(Number(run.raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds), 30, 'the rebalance runs with a 30 s workflow task timeout');
     const refilled = await floatOf(BASE, symbol);
     assert.ok(refilled.floatUnits >= refilled.lowUnits, `the float is back above its low mark: ${refilled.floatUnits} ≥ ${refilled.lowUnits}`);
     return done;

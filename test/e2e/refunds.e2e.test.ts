@@ -11,7 +11,6 @@ import { listPaymentLedgerEntries, sumAppReceivable } from '../../db/queries/led
 import { updateRefundCredit } from '../../db/queries/merchants';
 import { listRefundsWithoutWorkflow } from '../../db/queries/refunds';
 import { intentKeys } from '../../domain/chain-txs';
-import type { RefundStatus } from '../../domain/refunds';
 import { createLogger } from '../../lib/logger';
 import { SecretBox } from '../../lib/secrets';
 import { startOrphanedWorkflows } from '../../services/reconcile';
@@ -75,8 +74,10 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
   const listRefunds = async (paymentId: string, key = shop.adminKey) => request<{ data: RefundResource[] }>(`${api}/${paymentId}/refunds`, { headers: { 'x-api-key': key } });
 
   async function completedRefund(paymentId: string, refundId: string, key = shop.adminKey): Promise<RefundResource> {
-    const result: RefundStatus = await services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(refundId)).result();
-    assert.equal(result, 'completed');
+    const run = services.client.workflow.getHandle<typeof refundWorkflow>(refundWorkflowId(refundId));
+    assert.equal(await run.result(), 'completed');
+    // Its waits run in its workflow task, as a payment's do: its tasks have 30 s, not the server's 10 s.
+    assert.equal(Number((await run.describe()).raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds), 30, 'the refund runs with a 30 s workflow task timeout');
     const { body } = await listRefunds(paymentId, key);
     const found = body.data.find((r) => r.id === refundId);
     assert.ok(found, 'the refund is listed');
