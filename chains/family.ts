@@ -93,7 +93,10 @@ export interface StoredChainTx {
  * an intent again only when `canLand` says no and none of its hashes is on chain: never two alive at once.
  */
 export interface TxExpiry {
-  /** False only when the chain shows the transaction can never be included any more (read on chain, never the clock). */
+  /**
+   * False only when the chain shows the transaction can never be included any more (read on chain, never the clock).
+   * A `checkTx` after a false reads the chain as of that read or later: the transaction may have landed just before.
+   */
   canLand(tx: StoredChainTx): Promise<boolean>;
 }
 

@@ -12,13 +12,16 @@ export class RecentReads {
 
   private readonly reads = new Map<string, { readAt: number; value: Promise<unknown> }>();
 
+  /** `maxAgeMs`: how long a read is shared (a test holds reads longer to see who relies on their age). */
+  constructor(private readonly maxAgeMs = SHARED_READ_MAX_AGE_MS) {}
+
   read<T>(key: string, load: () => Promise<T>): Promise<T> {
     const cached = this.reads.get(key);
     const now = Date.now();
-    if (cached && now - cached.readAt < SHARED_READ_MAX_AGE_MS) return cached.value as Promise<T>;
+    if (cached && now - cached.readAt < this.maxAgeMs) return cached.value as Promise<T>;
     // Oldest first: stale reads go, so keys asked once (a block by number) do not pile up.
     for (const [k, read] of this.reads) {
-      if (now - read.readAt < SHARED_READ_MAX_AGE_MS) break;
+      if (now - read.readAt < this.maxAgeMs) break;
       this.reads.delete(k);
     }
     const value = load();
@@ -28,5 +31,10 @@ export class RecentReads {
       if (this.reads.get(key)?.value === value) this.reads.delete(key);
     });
     return value;
+  }
+
+  /** Drops the shared read of `key`: the next caller reads the chain as it is now. */
+  forget(key: string): void {
+    this.reads.delete(key);
   }
 }

@@ -2,7 +2,7 @@ import { Address, Cell, SendMode, beginCell, internal, loadTransaction, toNano, 
 import type { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, payinMismatch, type DetectedPayin } from '../../domain/payins';
-import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
+import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type StoredChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
 import { RecentReads } from '../recent-reads';
 import type { TonChainConfig } from './config';
 import { notificationOf, opOf, transfersOf, type DepositAccount, type JettonNotification } from './payins';
@@ -473,12 +473,19 @@ export class TonAdapter implements ChainAdapter {
    */
   readonly expiry: TxExpiry = {
     canLand: async (tx) => {
-      if ((await this.seqno(this.treasuryOrThrow().contract.address)) > tx.nonce) return false;
-      if (tx.validUntil === null) return true;
-      const now = await this.blockTime(await this.sharedHead());
-      return now === null || now < Number(tx.validUntil);
+      const canLand = await this.messageCanLand(tx);
+      // The message may have landed after the shared treasury page was read: the check that follows reads it anew.
+      if (!canLand) for (const limit of [TX_PAGE, 2 * TX_PAGE]) this.shared.forget(treasuryTransactionsKey(limit));
+      return canLand;
     },
   };
+
+  private async messageCanLand(tx: StoredChainTx): Promise<boolean> {
+    if ((await this.seqno(this.treasuryOrThrow().contract.address)) > tx.nonce) return false;
+    if (tx.validUntil === null) return true;
+    const now = await this.blockTime(await this.sharedHead());
+    return now === null || now < Number(tx.validUntil);
+  }
 
   /**
    * A message already on chain cannot be sent again (its seqno is used): the chain having it is success for the
@@ -531,7 +538,7 @@ export class TonAdapter implements ChainAdapter {
       const entries = (await this.rpc<AccountTransactionEntry[]>('getTransactions', params)).filter((e) => !(e.transaction_id.lt === before?.lt && e.transaction_id.hash === before.hash));
       return entries.slice(0, limit).map((entry) => this.parsedTransaction(entry));
     };
-    return read === 'shared' ? this.shared.read(`treasury-transactions:${limit}`, page) : page();
+    return read === 'shared' ? this.shared.read(treasuryTransactionsKey(limit), page) : page();
   }
 
   private parsedTransaction(entry: AccountTransactionEntry): Transaction {
@@ -665,6 +672,11 @@ export class TonAdapter implements ChainAdapter {
   destroy(): void {
     this.deposits.clear();
   }
+}
+
+/** The key of the treasury's newest `limit` transactions among the chain's shared reads. */
+function treasuryTransactionsKey(limit: number): string {
+  return `treasury-transactions:${limit}`;
 }
 
 /** A transaction whose compute and action phases both succeeded, and that bounced nothing. */

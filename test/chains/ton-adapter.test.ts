@@ -10,6 +10,7 @@ import { startTonDevnet, type TonDevnet } from '../../tools/devnets/ton';
 import type { ChainAction, DepositAccounts } from '../../chains/family';
 import { chainRegistrySchema } from '../../chains/registry';
 import { ton } from '../../chains/ton';
+import { RecentReads } from '../../chains/recent-reads';
 import { TonAdapter } from '../../chains/ton/adapter';
 import { storedMessageSeqno } from '../../chains/ton/wallets';
 import type { TonChainConfig } from '../../chains/ton/config';
@@ -185,6 +186,29 @@ describe('TON adapter on the TON devnet', function () {
       assert.deepEqual(await fresh.checkTx(['00'.repeat(32)], 1, { action, rawTx: payout.rawTx, nonce: seqno }), { state: 'unmined' });
     } finally {
       fresh.destroy();
+    }
+  });
+
+  it('a message found expired is checked on the chain as it is now: one that landed after a shared page was read is mined, never signed again', async () => {
+    // A process whose reads stay shared for a minute: the treasury page it reads before the payout lands stays its
+    // answer unless the expiry's read drops it.
+    const shared = new TonAdapter(adapter.config, { treasurySecretKey: (await mnemonicToPrivateKey(devnet.treasury.mnemonic)).secretKey }, new RecentReads(60_000));
+    try {
+      const action: ChainAction = { kind: 'transfer', tokenAddress: NATIVE_TOKEN_ADDRESS, to: adapter.depositAddress(randomUUID()), amountUnits: toNano('0.02').toString() };
+      const prepared = await shared.prepare(action);
+      const signed = await prepared.sign(prepared.chainPendingNonce);
+      const sent = { action, rawTx: signed.rawTx, nonce: prepared.chainPendingNonce };
+      assert.deepEqual(await shared.checkTx([signed.txHash], 1, sent), { state: 'unmined' }, 'not sent yet');
+      await shared.broadcast(signed);
+      await eventually('the payout mined, as another process reads it', 60_000, async () => ((await adapter.checkTx([signed.txHash], 1, sent)).state === 'mined' ? true : undefined));
+
+      const stored = { rawTx: signed.rawTx, txHash: signed.txHash, signer: adapter.treasuryAddress(), nonce: prepared.chainPendingNonce, validUntil: signed.validUntil ?? null };
+      assert.equal(await shared.expiry.canLand(stored), false, 'its seqno is taken');
+      const check = await shared.checkTx([signed.txHash], 1, sent);
+      assert.equal(check.state, 'mined', 'the check after the expiry sees the message that took the seqno');
+      assert.equal(check.state === 'mined' && check.succeeded, true);
+    } finally {
+      shared.destroy();
     }
   });
 
