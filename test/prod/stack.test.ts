@@ -7,6 +7,7 @@ import type { ProdStack } from '../../tools/prod/stack';
 import { resolveTemporalServer } from '../../tools/provision/temporal-server';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
+import { eventually } from '../support/poll';
 import { startTestProdStack, type TestProdStack } from '../support/prod-stack';
 
 // On a fresh machine the first run builds the Temporal server and UI with `go install` (tens of minutes on 2 cores).
@@ -37,22 +38,6 @@ async function seriesAt(url: string): Promise<Set<string>> {
 }
 
 const status = async (url: string) => (await fetch(url).catch(() => undefined))?.status;
-
-/**
- * A running process's /livez, asked again within 30 s: on two cores busy with the other processes' start-up one
- * request can fail. What the last failed request threw is kept, so a process that never answers says why.
- */
-async function liveness(healthUrl: string): Promise<{ status: number | undefined; error?: string }> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const answer = await fetch(`${healthUrl}/livez`).then(
-      (response) => ({ status: response.status }),
-      (err: unknown) => ({ status: undefined, error: String((err as { cause?: unknown }).cause ?? err) }),
-    );
-    if (answer.status === 200 || Date.now() > deadline) return answer;
-    await delay(500);
-  }
-}
 
 /**
  * /readyz is a momentary probe (PostgreSQL and Temporal each answer within 2 s): on two cores busy with other
@@ -90,9 +75,10 @@ describe('the production topology (npm run stack:prod)', function () {
     assert.equal(apis.length, 2);
     assert.equal(workers.length, 3);
     for (const service of [...apis, ...workers]) {
-      const live = await liveness(service.healthUrl);
-      // A process that does not answer says why in its log's last lines.
-      if (live.status !== 200) assert.fail(`${service.name} /livez: ${live.status ?? live.error}; its log ends:\n${(await readFile(service.options.logFile, 'utf8')).split('\n').slice(-30).join('\n')}`);
+      // Asked again within 30 s: on two cores busy with the other processes' start-up one request can fail. A process
+      // that never answers says why in its log's last lines.
+      const live = await eventually(`${service.name} /livez`, 30_000, async () => ((await fetch(`${service.healthUrl}/livez`)).status === 200 ? true : undefined), 500).catch((err: Error) => err);
+      if (live !== true) assert.fail(`${live.message}; its log ends:\n${(await readFile(service.options.logFile, 'utf8')).split('\n').slice(-30).join('\n')}`);
       const ready = await readiness(service.healthUrl);
       assert.equal(ready.status, 200, `${service.name} /readyz: ${JSON.stringify(ready.body)}`);
       assert.deepEqual(ready.body.checks, { postgres: 'ok', temporal: 'ok' });
