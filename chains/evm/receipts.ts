@@ -1,3 +1,5 @@
+import { Kept } from '../kept';
+
 /** How many receipts a process keeps: a few per transaction or payin being waited for; an evicted one is read again. */
 const KEPT_RECEIPTS = 1024;
 
@@ -15,30 +17,21 @@ export interface MinedReceipt {
  * reads the receipt anew. An unmined transaction is always asked for.
  */
 export class MinedReceipts<R extends MinedReceipt> {
-  /** Least recently used first. */
-  private readonly kept = new Map<string, R>();
+  private readonly kept: Kept<string, R>;
 
   constructor(
     private readonly reads: { receipt(txHash: string): Promise<R | null>; blockHash(blockNumber: number): Promise<string | null> },
-    private readonly capacity = KEPT_RECEIPTS,
-  ) {}
+    capacity = KEPT_RECEIPTS,
+  ) {
+    this.kept = new Kept(capacity);
+  }
 
   async get(txHash: string): Promise<R | null> {
     const kept = this.kept.get(txHash);
-    if (kept && (await this.reads.blockHash(kept.blockNumber)) === kept.blockHash) {
-      this.keep(txHash, kept);
-      return kept;
-    }
+    if (kept && (await this.reads.blockHash(kept.blockNumber)) === kept.blockHash) return kept;
     const receipt = await this.reads.receipt(txHash);
-    if (receipt) this.keep(txHash, receipt);
+    if (receipt) this.kept.set(txHash, receipt);
     else this.kept.delete(txHash);
     return receipt;
-  }
-
-  /** Kept as the most recently used (a Map iterates in insertion order). */
-  private keep(txHash: string, receipt: R): void {
-    this.kept.delete(txHash);
-    this.kept.set(txHash, receipt);
-    if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
   }
 }

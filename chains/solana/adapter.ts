@@ -52,6 +52,7 @@ import {
   type TxExpiry,
   type WalletRequest,
 } from '../family';
+import { Kept, KEPT_PER_DEPOSIT } from '../kept';
 import { RecentReads } from '../recent-reads';
 import type { TokenConfig } from '../registry';
 import type { SolanaChainConfig } from './config';
@@ -89,7 +90,7 @@ export class SolanaAdapter implements ChainAdapter {
   readonly sequencing = 'none';
   readonly rpc: Rpc<SolanaRpcApi>;
   private readonly estimateComputeUnits: ReturnType<typeof estimateComputeUnitLimitFactory>;
-  private readonly atas = new Map<string, Address>();
+  private readonly atas = new Kept<string, Address>(KEPT_PER_DEPOSIT);
   private treasurySigner?: Promise<KeyPairSigner>;
   private readonly treasuryPublic: string | null;
 
@@ -138,14 +139,13 @@ export class SolanaAdapter implements ChainAdapter {
     return token;
   }
 
-  /** The owner's associated token account for the mint (derived once per process). */
+  /** The owner's associated token account for the mint (derived once while kept). */
   async ata(owner: string, mint: string): Promise<Address> {
     const key = `${owner}:${mint}`;
-    let ata = this.atas.get(key);
-    if (!ata) {
-      [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: this.token(mint).tokenProgram });
-      this.atas.set(key, ata);
-    }
+    const kept = this.atas.get(key);
+    if (kept) return kept;
+    const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: this.token(mint).tokenProgram });
+    this.atas.set(key, ata);
     return ata;
   }
 

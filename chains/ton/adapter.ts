@@ -3,6 +3,7 @@ import type { TonClient } from '@ton/ton';
 import { NATIVE_TOKEN_ADDRESS, isNativeToken } from '../../domain/payment';
 import { NATIVE_LOG_INDEX, payinMismatch, type DetectedPayin } from '../../domain/payins';
 import { PriceUnavailable, TxRefused, type ChainAction, type ChainAdapter, type DepositAccounts, type NativeEffects, type PayinCheck, type PreparedChainTx, type SentChainTx, type SignedChainTx, type StoredChainTx, type TxCheck, type TxCost, type TxExpiry } from '../family';
+import { Kept, KEPT_PER_DEPOSIT } from '../kept';
 import { RecentReads } from '../recent-reads';
 import type { TonChainConfig } from './config';
 import { notificationOf, opOf, transfersOf, type DepositAccount, type JettonNotification } from './payins';
@@ -80,6 +81,8 @@ const FINAL_BLOCKS_KEPT = 32;
  * message reads the treasury's newest pages again (parsing a page of BOCs was a fifth of a burst's worker CPU).
  */
 const PARSED_TXS_KEPT = 1_000;
+/** Transactions of our transfers' message chains kept: a few per transfer, more than a burst has in flight. */
+const CHAIN_TXS_KEPT = 10_000;
 
 /** toncenter answered the request with a refusal (the liteserver would not take the message). */
 class ToncenterRefusal extends Error {}
@@ -119,16 +122,16 @@ export class TonAdapter implements ChainAdapter {
   /** toncenter's rate limit, shared by every request of this adapter. */
   private readonly pacer: RequestPacer;
   private readonly treasury: TonWallet | null;
-  /** Jetton wallet of (master, owner): a pure function of the two, read once per pair. */
-  private readonly jettonWallets = new Map<string, Address>();
+  /** Jetton wallet of (master, owner): a pure function of the two, read once per pair while kept. */
+  private readonly jettonWallets = new Kept<string, Address>(KEPT_PER_DEPOSIT);
   /** Deposit addresses by payment (derivation costs a key derivation). */
-  private readonly deposits = new Map<string, TonWallet>();
+  private readonly deposits = new Kept<string, TonWallet>(KEPT_PER_DEPOSIT);
   /** Transactions of our transfers' message chains, by the message that made them (final once found). */
-  private readonly chainTxs = new Map<string, Transaction>();
+  private readonly chainTxs = new Kept<string, Transaction>(CHAIN_TXS_KEPT);
   /** The basechain transactions of recent masterchain blocks, by seqno (`FINAL_BLOCKS_KEPT`). */
-  private readonly finalBlocks = new Map<number, Promise<BlockTransaction[]>>();
+  private readonly finalBlocks = new Kept<number, Promise<BlockTransaction[]>>(FINAL_BLOCKS_KEPT);
   /** Treasury transactions parsed, by toncenter's id (`PARSED_TXS_KEPT`). */
-  private readonly parsedTxs = new Map<string, Transaction>();
+  private readonly parsedTxs = new Kept<string, Transaction>(PARSED_TXS_KEPT);
 
   /** The head as this process's waits share it: a burst's checks read it once a moment, not once each. */
   private readonly sharedHead = () => this.shared.read(RecentReads.HEAD, () => this.head());
@@ -145,13 +148,9 @@ export class TonAdapter implements ChainAdapter {
   }
 
   private depositWalletOf(paymentId: string): TonWallet {
-    let wallet = this.deposits.get(paymentId);
-    if (!wallet) {
-      if (!this.keys.depositSeed) throw new Error(`no TON deposit seed is configured for chain ${this.config.chainId}`);
-      wallet = depositWallet(this.keys.depositSeed, paymentId);
-      this.deposits.set(paymentId, wallet);
-    }
-    return wallet;
+    const seed = this.keys.depositSeed;
+    if (!seed) throw new Error(`no TON deposit seed is configured for chain ${this.config.chainId}`);
+    return this.deposits.getOrMake(paymentId, () => depositWallet(seed, paymentId));
   }
 
   depositAddress(paymentId: string): string {
@@ -285,10 +284,6 @@ export class TonAdapter implements ChainAdapter {
       this.finalBlocks.set(seqno, read);
       // A failed read is not kept: the next caller asks again.
       read.catch(() => this.finalBlocks.get(seqno) === read && this.finalBlocks.delete(seqno));
-      for (const kept of this.finalBlocks.keys()) {
-        if (this.finalBlocks.size <= FINAL_BLOCKS_KEPT) break;
-        this.finalBlocks.delete(kept);
-      }
     }
     return read;
   }
@@ -366,14 +361,13 @@ export class TonAdapter implements ChainAdapter {
     throw new Error(`toncenter ${method}: ${body.error ?? res.status}`);
   }
 
-  /** The jetton wallet `owner` has (or would have) for the master, read once per pair in this process. */
+  /** The jetton wallet `owner` has (or would have) for the master, read once per pair while this process keeps it. */
   private async jettonWallet(master: string, owner: Address): Promise<Address> {
     const key = `${master}/${rawAddress(owner)}`;
-    let wallet = this.jettonWallets.get(key);
-    if (!wallet) {
-      wallet = await this.jettonWalletOf(master, owner);
-      this.jettonWallets.set(key, wallet);
-    }
+    const kept = this.jettonWallets.get(key);
+    if (kept) return kept;
+    const wallet = await this.jettonWalletOf(master, owner);
+    this.jettonWallets.set(key, wallet);
     return wallet;
   }
 
@@ -543,16 +537,7 @@ export class TonAdapter implements ChainAdapter {
 
   private parsedTransaction(entry: AccountTransactionEntry): Transaction {
     const id = `${entry.transaction_id.lt}:${entry.transaction_id.hash}`;
-    let tx = this.parsedTxs.get(id);
-    if (!tx) {
-      tx = loadTransaction(Cell.fromBase64(entry.data).beginParse());
-      this.parsedTxs.set(id, tx);
-      for (const kept of this.parsedTxs.keys()) {
-        if (this.parsedTxs.size <= PARSED_TXS_KEPT) break;
-        this.parsedTxs.delete(kept);
-      }
-    }
-    return tx;
+    return this.parsedTxs.getOrMake(id, () => loadTransaction(Cell.fromBase64(entry.data).beginParse()));
   }
 
   /**

@@ -18,6 +18,7 @@ import {
   type TxCost,
   type TxExpiry,
 } from '../family';
+import { Kept, KEPT_PER_DEPOSIT } from '../kept';
 import { RecentReads } from '../recent-reads';
 import type { TronChainConfig } from './config';
 import { depositAccount, depositAccountXpub, depositAddressFromXpub, depositPrivateKey } from './deposits';
@@ -144,6 +145,12 @@ export class TronAdapter implements ChainAdapter {
   /** The configured TRC-20 contracts (base58): transfers of these are named as configured. */
   private readonly configuredTokens: ReadonlySet<string>;
   private readonly depositSigner: HDNodeWallet | null;
+  /**
+   * Deposit keys and addresses by payment: each is five BIP-32 child derivations (a secp256k1 multiplication each),
+   * and a payment's sweep, its recovery and their checks ask for them again and again.
+   */
+  private readonly depositKeys = new Kept<string, string>(KEPT_PER_DEPOSIT);
+  private readonly depositAddresses = new Kept<string, string>(KEPT_PER_DEPOSIT);
   /** The treasury's address, derived once from its key (a secp256k1 multiplication on every call otherwise). */
   private readonly treasury: string | null;
 
@@ -168,12 +175,13 @@ export class TronAdapter implements ChainAdapter {
   }
 
   private depositKey(paymentId: string): string {
-    if (!this.depositSigner) throw new Error(`no deposit seed is configured for chain ${this.config.chainId}`);
-    return depositPrivateKey(this.depositSigner, paymentId);
+    const signer = this.depositSigner;
+    if (!signer) throw new Error(`no deposit seed is configured for chain ${this.config.chainId}`);
+    return this.depositKeys.getOrMake(paymentId, () => depositPrivateKey(signer, paymentId));
   }
 
   depositAddress(paymentId: string): string {
-    return depositAddressFromXpub(this.keys.depositXpub, paymentId);
+    return this.depositAddresses.getOrMake(paymentId, () => depositAddressFromXpub(this.keys.depositXpub, paymentId));
   }
 
   private treasuryKey(): string {
@@ -518,6 +526,7 @@ export class TronAdapter implements ChainAdapter {
   }
 
   destroy(): void {
-    // tronweb holds no connection between requests.
+    // tronweb holds no connection between requests; the keys derived go with the adapter.
+    this.depositKeys.clear();
   }
 }
