@@ -20,6 +20,7 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { TxRefused, TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
 import type { TxRequest } from '../chains/bridges/tx';
+import { RecentReads } from '../chains/recent-reads';
 import { intentKeys, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 import {
@@ -86,6 +87,9 @@ const RECENT_SEND_MS = 3_000;
 /** Per process (its chain adapters): when this process sent each transaction (by chain and hash), oldest first. */
 const sentAtByProcess = new WeakMap<ChainAdapters, Map<string, number>>();
 
+/** Per process (its chain adapters): the checks of send queues' transactions in flight, by intent and head (`takeTurn`). */
+const inFlightChecksByProcess = new WeakMap<ChainAdapters, RecentReads>();
+
 function recentSends(chains: ChainAdapters) {
   let sentAt = sentAtByProcess.get(chains);
   if (!sentAt) sentAtByProcess.set(chains, (sentAt = new Map<string, number>()));
@@ -134,6 +138,8 @@ const sentOf = (row: ChainTxRow) => ({ action: row.action, rawTx: row.raw_tx, no
 export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, log } = deps;
   const sends = recentSends(chains);
+  const inFlightChecks = inFlightChecksByProcess.get(chains) ?? new RecentReads();
+  inFlightChecksByProcess.set(chains, inFlightChecks);
 
   /**
    * Signs the intent's transaction, or queues it for its turn, once; then sends it. `txHash` is null while the intent
@@ -251,7 +257,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   async function takeTurn(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | null> {
     for (const inFlight of await listInFlight({ knex, chainId, queueKey })) {
       if (inFlight.intent_key === own) return inFlight;
-      if (!('txHash' in (await checkIntent(inFlight.intent_key, 'confirmations')))) return null;
+      if (!('txHash' in (await checkInFlight(inFlight)))) return null;
     }
     const adapter = chains.adapter(chainId);
     // Marked once the turn's transaction has ended (committed, or rolled back by the caller's own refusal).
@@ -293,6 +299,15 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     // Another's turn came: it goes out now, its own wait follows it.
     await broadcast(signed).catch((err: unknown) => log.warn({ intentKey: signed.intent_key, error: String(err) }, 'a transfer signed in its turn could not be sent yet'));
     return null;
+  }
+
+  /**
+   * A check of a queue's transaction in flight, shared by the waits of this process behind it that look at one head:
+   * twenty sweeps queued on one TON or Stellar account each checked the same transaction at every block.
+   */
+  async function checkInFlight(row: ChainTxRow): Promise<IntentCheck> {
+    const head = await chains.sharedHead(row.chain_id);
+    return inFlightChecks.read(`${row.chain_id}:${row.intent_key}@${head}`, () => checkIntent(row.intent_key, 'confirmations'));
   }
 
   /**
