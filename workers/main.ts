@@ -38,12 +38,22 @@ const SDK_LOG_LEVELS: Record<AppConfig['logLevel'], LogLevel> = {
 };
 
 /**
+ * Seconds a workflow task lasts before the SDK's core warns of it ([TMPRL1104]; 5 by default). A payment's, refund's
+ * or rebalance's chain waits run inside its workflow task (workflows/chain-steps.ts), which lasts until they end or
+ * until the SDK heartbeats it at 80 % of its 30 s timeout (`LOCAL_WAITS_WORKFLOW_TASK_TIMEOUT`): at 5 s, core warned
+ * of nearly every payment. A task past 25 s is one whose heartbeat is late, close to losing its local steps.
+ */
+const WORKFLOW_TASK_DURATION_WARN_SECONDS = '25';
+
+/**
  * The SDK's runtime is process-wide and can be set up once, before the first connection. A process that hosts
  * other Temporal code (the test suite) may have set it up already; then its settings stay. With a bind address the
  * SDK serves its own worker metrics (task slots, poll and schedule-to-start latencies, …) for Prometheus there.
  */
 function installRuntime(config: AppConfig): void {
   const bindAddress = config.worker.temporalMetricsBindAddress;
+  // Core reads it at its first long task; an operator's own setting stays.
+  process.env.TEMPORAL_WORKFLOW_TASK_DURATION_WARN_SECONDS ??= WORKFLOW_TASK_DURATION_WARN_SECONDS;
   try {
     Runtime.install({
       logger: new DefaultLogger(SDK_LOG_LEVELS[config.logLevel]),
