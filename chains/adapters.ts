@@ -60,6 +60,8 @@ export function readChainKeys(registry: ChainRegistry, env: NodeJS.ProcessEnv, r
 /** One configured chain in a process: its adapter, its head as every caller shares it, and its waits' head watch. */
 interface ChainEntry {
   adapter: ChainAdapter;
+  /** The chain's reads shared by every caller of the process (its head among them). */
+  reads: RecentReads;
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS. */
   head: () => Promise<number>;
   headWatch: HeadWatch;
@@ -71,7 +73,7 @@ function createEntry(config: ChainConfig, keys: ChainKeys): ChainEntry {
   const adapter = chainFamily(config.family).createAdapter(config, keys[config.family] ?? {}, reads);
   const head = () => reads.read(RecentReads.HEAD, () => adapter.head());
   // Each new block seen within a shared read's age (or the chain's poll interval, when shorter).
-  return { adapter, head, headWatch: new HeadWatch(head, Math.min(config.pollIntervalMs, SHARED_READ_MAX_AGE_MS)) };
+  return { adapter, reads, head, headWatch: new HeadWatch(head, Math.min(config.pollIntervalMs, SHARED_READ_MAX_AGE_MS)) };
 }
 
 /** Every configured chain's adapter, created once per process and shared by every service and activity. */
@@ -109,6 +111,11 @@ export class ChainAdapters implements BridgeEndpoints {
   /** The chain's head, read once for every caller within SHARED_READ_MAX_AGE_MS (hundreds of waits poll it). */
   sharedHead(chainId: number): Promise<number> {
     return this.entry(chainId).head();
+  }
+
+  /** A read of the chain's state under `key`, shared by every caller of the process within SHARED_READ_MAX_AGE_MS. */
+  sharedRead<T>(chainId: number, key: string, load: () => Promise<T>): Promise<T> {
+    return this.entry(chainId).reads.read(key, load);
   }
 
   /** The chain's head once it is past `seen`, or null after `withinMs` (every waiter of the process shares one watch). */

@@ -20,7 +20,6 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { TxRefused, TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
 import type { TxRequest } from '../chains/bridges/tx';
-import { RecentReads } from '../chains/recent-reads';
 import { intentKeys, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 import {
@@ -87,9 +86,6 @@ const RECENT_SEND_MS = 3_000;
 /** Per process (its chain adapters): when this process sent each transaction (by chain and hash), oldest first. */
 const sentAtByProcess = new WeakMap<ChainAdapters, Map<string, number>>();
 
-/** Per process (its chain adapters): the checks of send queues' transactions in flight, by intent and head (`takeTurn`). */
-const inFlightChecksByProcess = new WeakMap<ChainAdapters, RecentReads>();
-
 function recentSends(chains: ChainAdapters) {
   let sentAt = sentAtByProcess.get(chains);
   if (!sentAt) sentAtByProcess.set(chains, (sentAt = new Map<string, number>()));
@@ -138,8 +134,6 @@ const sentOf = (row: ChainTxRow) => ({ action: row.action, rawTx: row.raw_tx, no
 export function createChainTxService(deps: ChainTxServiceDeps) {
   const { knex, chains, log } = deps;
   const sends = recentSends(chains);
-  const inFlightChecks = inFlightChecksByProcess.get(chains) ?? new RecentReads();
-  inFlightChecksByProcess.set(chains, inFlightChecks);
 
   /**
    * Signs the intent's transaction, or queues it for its turn, once; then sends it. `txHash` is null while the intent
@@ -307,7 +301,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    */
   async function checkInFlight(row: ChainTxRow): Promise<IntentCheck> {
     const head = await chains.sharedHead(row.chain_id);
-    return inFlightChecks.read(`${row.chain_id}:${row.intent_key}@${head}`, () => checkIntent(row.intent_key, 'confirmations'));
+    return chains.sharedRead(row.chain_id, `in-flight:${row.intent_key}@${head}`, () => checkIntent(row.intent_key, 'confirmations'));
   }
 
   /**
