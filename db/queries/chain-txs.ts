@@ -34,11 +34,18 @@ export async function allocateNonce(options: { trx: Knex.Transaction; chainId: n
   return nonce;
 }
 
-export async function insertChainTx(options: {
-  trx: Knex.Transaction;
-  tx: Omit<ChainTxRow, 'status' | 'block_number' | 'sent_at_block' | 'replaced_tx_hashes' | 'created_at' | 'updated_at'>;
-}): Promise<void> {
-  await options.trx<ChainTxRow>('chain_txs').insert(options.tx);
+/** A signed transaction as it is first stored. */
+export type NewChainTx = Omit<ChainTxRow, 'status' | 'block_number' | 'sent_at_block' | 'replaced_tx_hashes' | 'created_at' | 'updated_at'>;
+
+/** Stores signed transactions, in one statement. */
+export async function insertChainTxs(options: { trx: Knex.Transaction; txs: NewChainTx[] }): Promise<void> {
+  if (options.txs.length > 0) await options.trx<ChainTxRow>('chain_txs').insert(options.txs);
+}
+
+/** Which of these intents have a transaction stored. */
+export async function findStoredIntents(options: { trx: Knex.Transaction; intentKeys: string[] }): Promise<Set<string>> {
+  const rows = await options.trx<ChainTxRow>('chain_txs').whereIn('intent_key', options.intentKeys).select('intent_key');
+  return new Set(rows.map((row) => row.intent_key));
 }
 
 /** The intent's row, locked until the transaction ends: one replacement at a time. */

@@ -72,6 +72,17 @@ describe('the signing queue: one signer’s transactions signed in batches at co
     assert.deepEqual(stored.map((r) => [r.intent_key.split(':').pop(), r.nonce]), [['a', '0'], ['b', '1'], ['c', '2']]);
   });
 
+  it('an intent stored by an earlier batch is refused in a later one, after its batch commits, and takes no nonce', async () => {
+    const signer = `signer-${randomUUID()}`;
+    const first = await signInTurn(knex, draft(`test:${signer}:a`), prepared(signer));
+    const [again, next] = await Promise.allSettled([signInTurn(knex, draft(`test:${signer}:a`), prepared(signer)), signInTurn(knex, draft(`test:${signer}:b`), prepared(signer))]);
+    assert.equal(again.status, 'rejected');
+    assert.match(String(again.reason), /stored meanwhile/);
+    assert.equal(next.status, 'fulfilled');
+    const stored = await knex<ChainTxRow>('chain_txs').where({ chain_id: CHAIN_ID, signer }).orderBy('nonce');
+    assert.deepEqual(stored.map((r) => [r.intent_key.split(':').pop(), r.nonce, r.tx_hash]), [['a', '0', first.tx_hash], ['b', '1', next.value.tx_hash]]);
+  });
+
   it('two signers do not wait for each other, and keep their own nonces', async () => {
     const [first, second] = [`signer-${randomUUID()}`, `signer-${randomUUID()}`];
     const rows = await Promise.all([0, 1, 2].flatMap((i) => [first, second].map((s) => signInTurn(knex, draft(`test:${s}:${i}`), prepared(s)))));
