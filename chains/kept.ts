@@ -37,6 +37,15 @@ export class Kept<K, V> {
     return value;
   }
 
+  /** The kept value of `key`, or `load`'s once it resolves, kept (a failed load is not). */
+  async getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
+    const kept = this.get(key);
+    if (kept !== undefined) return kept;
+    const value = await load();
+    this.set(key, value);
+    return value;
+  }
+
   delete(key: K): void {
     this.entries.delete(key);
   }

@@ -141,12 +141,10 @@ export class SolanaAdapter implements ChainAdapter {
 
   /** The owner's associated token account for the mint (derived once while kept). */
   async ata(owner: string, mint: string): Promise<Address> {
-    const key = `${owner}:${mint}`;
-    const kept = this.atas.get(key);
-    if (kept) return kept;
-    const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: this.token(mint).tokenProgram });
-    this.atas.set(key, ata);
-    return ata;
+    return this.atas.getOrLoad(`${owner}:${mint}`, async () => {
+      const [ata] = await findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: this.token(mint).tokenProgram });
+      return ata;
+    });
   }
 
   async head(): Promise<number> {

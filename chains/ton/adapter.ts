@@ -363,12 +363,7 @@ export class TonAdapter implements ChainAdapter {
 
   /** The jetton wallet `owner` has (or would have) for the master, read once per pair while this process keeps it. */
   private async jettonWallet(master: string, owner: Address): Promise<Address> {
-    const key = `${master}/${rawAddress(owner)}`;
-    const kept = this.jettonWallets.get(key);
-    if (kept) return kept;
-    const wallet = await this.jettonWalletOf(master, owner);
-    this.jettonWallets.set(key, wallet);
-    return wallet;
+    return this.jettonWallets.getOrLoad(`${master}/${rawAddress(owner)}`, () => this.jettonWalletOf(master, owner));
   }
 
   /** The master's `get_wallet_address` for `owner`: a pure function of the two. */

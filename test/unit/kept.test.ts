@@ -27,4 +27,21 @@ describe('Kept: what an adapter keeps, bounded', () => {
     assert.equal(kept.get(9_999), 9_999);
     assert.equal(kept.get(9_899), undefined);
   });
+
+  it('keeps what a load resolved to, and loads again after a load failed', async () => {
+    const kept = new Kept<string, string>(10);
+    let loads = 0;
+    const failing = () => {
+      loads++;
+      return Promise.reject(new Error('node unavailable'));
+    };
+    const loading = () => {
+      loads++;
+      return Promise.resolve('wallet');
+    };
+    await assert.rejects(kept.getOrLoad('a', failing), /node unavailable/);
+    assert.equal(await kept.getOrLoad('a', loading), 'wallet');
+    assert.equal(await kept.getOrLoad('a', loading), 'wallet');
+    assert.equal(loads, 2);
+  });
 });
