@@ -53,6 +53,8 @@ for (const family of PAYIN_FAMILIES) {
       const decoy = await create('2');
       await family.pay(info, decoy.source.receiverAddress, '2');
       await waitForStatus(api, decoy.id, 'payment_completed', 180_000);
+      // Its run ends after its sweep (and, on Tron, the fees sent along going back): its transactions are all stored.
+      await services.client.workflow.getHandle(paymentWorkflowId(decoy.id)).result();
       const [row] = await listPayins({ knex: services.knex, paymentId: decoy.id });
       assert.ok(row, 'the decoy’s payin is recorded');
       const realPayin: DetectedPayin = {
