@@ -1,4 +1,5 @@
 import { heartbeat, sleep } from '@temporalio/activity';
+import type { ChainCursor } from '../db/queries/chain-cursors';
 import { keepScanning, scanChain, type ScanResult } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
@@ -13,9 +14,12 @@ export function createWatcherActivities(deps: ActivityDeps) {
     scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
       // The head at which this activity's last scan had read everything: a poll before the next block reads nothing else.
       let caughtUpAt: number | undefined;
+      // The cursor this activity's last scan left: the next scan starts from it without reading it again.
+      let cursor: ChainCursor | undefined;
       const scan = async () => {
-        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), caughtUpAt });
+        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), caughtUpAt, cursor });
         caughtUpAt = result.caughtUp ? result.head : undefined;
+        cursor = result.cursor;
         return result;
       };
       if (input.keepScanningMs === undefined || input.pollIntervalMs === undefined) return scan();
