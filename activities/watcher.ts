@@ -12,13 +12,11 @@ export function createWatcherActivities(deps: ActivityDeps) {
      * `pollIntervalMs` when caught up; without (a scan an older watcher run scheduled before a deploy), scans once.
      */
     scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
-      // The head at which this activity's last scan had read everything: a poll before the next block reads nothing else.
-      let caughtUpAt: number | undefined;
-      // The cursor this activity's last scan left: the next scan starts from it without reading it again.
+      // The cursor this activity's last scan left: the next scan starts from it without reading it again, and a poll
+      // before the next block reads nothing else.
       let cursor: ChainCursor | undefined;
       const scan = async () => {
-        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), caughtUpAt, cursor });
-        caughtUpAt = result.caughtUp ? result.head : undefined;
+        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), cursor });
         cursor = result.cursor;
         return result;
       };

@@ -85,15 +85,14 @@ function takesPayin(deps: PayinServiceDeps, adapter: ChainAdapter, payment: Paym
  */
 export async function scanChain(
   deps: PayinServiceDeps,
-  input: { chainId: number; maxBlocks: number; heartbeat: () => void; caughtUpAt?: number; cursor?: ChainCursor },
+  input: { chainId: number; maxBlocks: number; heartbeat: () => void; cursor?: ChainCursor },
 ): Promise<ScanResult> {
   const { knex, chains } = deps;
   const adapter = chains.adapter(input.chainId);
-  // The head the chain's waits share. Not past the head at which this watch's last scan had read everything: nothing
-  // new to read, not even the cursor (a reorg at that height is seen by the next block's scan, which checks the
-  // cursor's hash).
+  // The head the chain's waits share. Not past the cursor this watch's last scan left: nothing new to read (a reorg
+  // at that height is seen by the next block's scan, which checks the cursor's hash).
   const head = await chains.sharedHead(input.chainId);
-  if (input.caughtUpAt !== undefined && head <= input.caughtUpAt) return { range: null, caughtUp: true, payins: 0, head, cursor: input.cursor };
+  if (input.cursor && head <= input.cursor.blockNumber) return { range: null, caughtUp: true, payins: 0, head, cursor: input.cursor };
   // The cursor the last scan of this watch left, not read again: a stale one (another scan moved the stored cursor
   // since) rescans a range, whose payins hand over again harmlessly, and fails to advance below.
   const cursor = input.cursor ?? (await findChainCursor({ knex, chainId: input.chainId }));
