@@ -1,5 +1,4 @@
 import { heartbeat, sleep } from '@temporalio/activity';
-import type { ChainCursor } from '../db/queries/chain-cursors';
 import { keepScanning, scanChain, type ScanResult } from '../services/payins';
 import type { ActivityDeps } from './deps';
 
@@ -12,12 +11,11 @@ export function createWatcherActivities(deps: ActivityDeps) {
      * `pollIntervalMs` when caught up; without (a scan an older watcher run scheduled before a deploy), scans once.
      */
     scanChain: (input: { chainId: number; maxBlocks: number; pollIntervalMs?: number; keepScanningMs?: number }): Promise<ScanResult> => {
-      // The cursor this activity's last scan left: the next scan starts from it without reading it again, and a poll
-      // before the next block reads nothing else.
-      let cursor: ChainCursor | undefined;
+      // The head at which this activity's last scan had read everything: a poll before the next block reads nothing else.
+      let caughtUpAt: number | undefined;
       const scan = async () => {
-        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), cursor });
-        cursor = result.cursor;
+        const result = await scanChain(deps, { chainId: input.chainId, maxBlocks: input.maxBlocks, heartbeat: () => heartbeat(), caughtUpAt });
+        caughtUpAt = result.caughtUp ? result.head : undefined;
         return result;
       };
       if (input.keepScanningMs === undefined || input.pollIntervalMs === undefined) return scan();

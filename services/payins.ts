@@ -12,7 +12,7 @@ import { isNativeToken } from '../domain/payment';
 import type { DetectedPayin } from '../domain/payins';
 import { advanceChainCursor, findChainCursor, type ChainCursor } from '../db/queries/chain-cursors';
 import { findDepositAccounts, listUnrecordedDeposits, recordDepositAccounts } from '../db/queries/deposit-accounts';
-import { findWatchedDepositPayments } from '../db/queries/payments';
+import { findPaymentsByIds, findWatchedDepositAddresses } from '../db/queries/payments';
 import type { PaymentRow } from '../db/tables';
 import type { WorkerMetrics } from '../lib/metrics';
 import { quarantinePayins, recordQuarantinedEntries } from './ledger';
@@ -40,8 +40,6 @@ export interface ScanResult {
   payins: number;
   /** The chain's head as the scan read it. */
   head: number;
-  /** The cursor as this scan left it; unset when another scan moved it meanwhile (the next scan reads it again). */
-  cursor?: ChainCursor;
 }
 
 /** Where the next scan starts: after the cursor, or below it when its block was reorged away. */
@@ -74,38 +72,38 @@ function takesPayin(deps: PayinServiceDeps, adapter: ChainAdapter, payment: Paym
 }
 
 /**
- * Scans the next range (at most `maxBlocks`) after the chain's cursor, as this watch's last scan left it or else as
- * stored: the family's adapter reads every transfer of the range's blocks (chains/family.ts `scanPayins`), this keeps
- * those into watched deposits, hands the payins to the run that owns each address (all at once), records every other
- * asset into a deposit as quarantined for its payment, and quarantines whatever reached the shared receiving account
- * naming no deposit; then it moves the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs deduplicate payins (and
+ * Scans the next range (at most `maxBlocks`) after the chain's stored cursor: the family's adapter reads every
+ * transfer of the range's blocks (chains/family.ts `scanPayins`), this keeps those into watched deposits, hands the
+ * payins to the run that owns each address (all at once), records every other asset into a deposit as quarantined
+ * for its payment, and quarantines whatever reached the shared receiving account naming no deposit; then it moves
+ * the cursor. Idempotent: a scan that fails before moving the cursor is repeated, and runs deduplicate payins (and
  * the ledger quarantined transfers) on their identity. Only after every transfer of the range was handed over or
  * recorded does the cursor move, so none is ever dropped. Its cost grows with the blocks' transfers, not with the
  * number of open payments.
  */
 export async function scanChain(
   deps: PayinServiceDeps,
-  input: { chainId: number; maxBlocks: number; heartbeat: () => void; cursor?: ChainCursor },
+  input: { chainId: number; maxBlocks: number; heartbeat: () => void; caughtUpAt?: number },
 ): Promise<ScanResult> {
   const { knex, chains } = deps;
   const adapter = chains.adapter(input.chainId);
-  // The head the chain's waits share. Not past the cursor this watch's last scan left: nothing new to read (a reorg
-  // at that height is seen by the next block's scan, which checks the cursor's hash).
+  // The head the chain's waits share. Not past the head at which this watch's last scan had read everything: nothing
+  // new to read, not even the cursor (a reorg at that height is seen by the next block's scan, which checks the
+  // cursor's hash).
   const head = await chains.sharedHead(input.chainId);
-  if (input.cursor && head <= input.cursor.blockNumber) return { range: null, caughtUp: true, payins: 0, head, cursor: input.cursor };
-  // The cursor the last scan of this watch left, not read again: a stale one (another scan moved the stored cursor
-  // since) rescans a range, whose payins hand over again harmlessly, and fails to advance below.
-  const cursor = input.cursor ?? (await findChainCursor({ knex, chainId: input.chainId }));
+  if (input.caughtUpAt !== undefined && head <= input.caughtUpAt) return { range: null, caughtUp: true, payins: 0, head };
+  const cursor = await findChainCursor({ knex, chainId: input.chainId });
   const fromBlock = await nextBlock(deps, input.chainId, cursor, head);
-  if (fromBlock > head) return { range: null, caughtUp: true, payins: 0, head, cursor: cursor ?? undefined };
+  if (fromBlock > head) return { range: null, caughtUp: true, payins: 0, head };
   const toBlock = Math.min(head, fromBlock + input.maxBlocks - 1);
 
   // A transfer of nothing (a zero-amount token transfer, as spam sends) moves nothing: it is no payin and no quarantine.
   const transfers = (await adapter.scanPayins({ fromBlock, toBlock, accounts: depositAccounts(knex, input.chainId), heartbeat: input.heartbeat })).filter((t) => BigInt(t.amountUnits) > 0n);
 
-  const watched = await findWatchedDepositPayments({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
-  const paymentByAddress = new Map<string, PaymentRow>(watched.map(({ watched_address, ...payment }) => [watched_address, payment]));
-  const paymentOf = (t: DetectedPayin): PaymentRow | undefined => paymentByAddress.get(t.to.toLowerCase());
+  const matched = await findWatchedDepositAddresses({ knex, chainId: input.chainId, addresses: [...new Set(transfers.map((t) => t.to.toLowerCase()))] });
+  const paymentByAddress = new Map(matched.map((w) => [w.address, w.payment_id]));
+  const payments = new Map((await findPaymentsByIds({ knex, ids: [...new Set(paymentByAddress.values())] })).map((p) => [p.id, p]));
+  const paymentOf = (t: DetectedPayin): PaymentRow | undefined => payments.get(paymentByAddress.get(t.to.toLowerCase()) ?? '');
   const received = transfers.filter((t) => paymentOf(t) !== undefined);
   const payins = received.filter((t) => takesPayin(deps, adapter, paymentOf(t)!, t));
   // What a deposit does not take decides nothing: recorded for the operator on its payment, never handed to a run.
@@ -128,9 +126,8 @@ export async function scanChain(
   const blockHash = await adapter.blockHash(toBlock);
   if (!blockHash) throw new Error(`block ${toBlock} on chain ${input.chainId} is not available`);
   // Another scan moving the cursor meanwhile (a zombie attempt) is fine: the payins above were handed over anyway.
-  const to = { blockNumber: toBlock, blockHash };
-  const advanced = await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to });
-  return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length, head, cursor: advanced ? to : undefined };
+  await advanceChainCursor({ knex, chainId: input.chainId, from: cursor, to: { blockNumber: toBlock, blockHash } });
+  return { range: { fromBlock, toBlock }, caughtUp: toBlock >= head, payins: payins.length, head };
 }
 
 /**

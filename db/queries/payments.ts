@@ -145,19 +145,24 @@ export async function extendDepositWatch(options: { knex: Knex; paymentId: strin
     .update({ watch_until: knex.raw('greatest(watch_until, now() + make_interval(secs => ?))', [windowMs / 1000]) });
 }
 
-/**
- * Of `addresses` (lower-case) on `chainId`, those still watched, each with the payment it belongs to: one indexed
- * query, on the path from a payin's block to its hand-over.
- */
-export async function findWatchedDepositPayments(options: { knex: Knex; chainId: number; addresses: string[] }): Promise<Array<PaymentRow & { watched_address: string }>> {
+/** Of `addresses` (lower-case) on `chainId`, those still watched, with the payment each belongs to. One indexed query. */
+export async function findWatchedDepositAddresses(options: {
+  knex: Knex;
+  chainId: number;
+  addresses: string[];
+}): Promise<Array<Pick<DepositAddressRow, 'address' | 'payment_id'>>> {
   if (options.addresses.length === 0) return [];
   return options
-    .knex<DepositAddressRow>('deposit_addresses as d')
-    .join('payments as p', 'p.id', 'd.payment_id')
-    .select('p.*', 'd.address as watched_address')
-    .where('d.chain_id', options.chainId)
-    .whereRaw('d.address = any(?)', [options.addresses])
-    .where('d.watch_until', '>', options.knex.fn.now());
+    .knex<DepositAddressRow>('deposit_addresses')
+    .select('address', 'payment_id')
+    .where({ chain_id: options.chainId })
+    .whereRaw('address = any(?)', [options.addresses])
+    .where('watch_until', '>', options.knex.fn.now());
+}
+
+export async function findPaymentsByIds(options: { knex: Knex; ids: string[] }): Promise<PaymentRow[]> {
+  if (options.ids.length === 0) return [];
+  return options.knex<PaymentRow>('payments').whereIn('id', options.ids);
 }
 
 /** A filter of one app's payments, as the dashboard's list asks for it. */

@@ -28,7 +28,6 @@ import { getStack } from '../support/stack';
 import { findPaymentById } from '../../db/queries/payments';
 import { findChainTx } from '../../db/queries/chain-txs';
 import { createChainTxService, type IntentCheck } from '../../services/chain-txs';
-import { scanChain } from '../../services/payins';
 
 /** A check's result without its block time. */
 const pick = (check: IntentCheck) => ('txHash' in check ? { intentKey: check.intentKey, txHash: check.txHash, blockNumber: check.blockNumber, succeeded: check.succeeded } : check);
@@ -213,24 +212,6 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     assert.ok(heartbeats >= 2, `heartbeats: ${heartbeats}`);
     assert.ok(result.range);
     assert.equal((await findChainCursor({ knex: services.knex, chainId: 42161 }))!.blockNumber >= result.range.toBlock, true);
-  });
-
-  it('scanChain starts from the cursor its last scan left, and reads the stored one again once another scan moved it', async () => {
-    const provider = providerFor(stack.info, 42161);
-    // A cursor behind the head that is not the stored one (the stack's watcher keeps that at the head): another scan
-    // moved the stored cursor since this one was left.
-    const behind = (await provider.getBlock(Math.max(0, (await provider.getBlockNumber()) - 30)))!;
-    const stale = { blockNumber: behind.number, blockHash: behind.hash! };
-    const rescan = await scanChain(deps, { chainId: 42161, maxBlocks: 50, heartbeat: () => undefined, cursor: stale });
-    assert.equal(rescan.range?.fromBlock, stale.blockNumber + 1, 'it scans on from the cursor it was given, without reading the stored one');
-    assert.equal(rescan.cursor, undefined, 'it could not advance a cursor that is not the stored one: the next scan reads it');
-
-    const scan = await eventually('a scan that moved the stored cursor', 30_000, async () => {
-      const found = await scanChain(deps, { chainId: 42161, maxBlocks: 50, heartbeat: () => undefined });
-      return found.cursor && found.range ? found : undefined;
-    });
-    assert.equal(scan.cursor!.blockNumber, scan.range!.toBlock, 'the cursor it left is the end of its range');
-    assert.equal(scan.cursor!.blockHash, (await provider.getBlock(scan.range!.toBlock))!.hash, 'with that block’s hash');
   });
 
   it('scanChain with keepScanningMs goes on scanning (catching up, then pausing) until its time is up, and ends at once when cancelled', async () => {
