@@ -10,31 +10,38 @@ export async function lockTreasuryReservations(options: { trx: Knex.Transaction;
 }
 
 /**
- * Under the treasury's lock (`lockTreasuryReservations`): sets `amountUnits` of the treasury's `balanceUnits` aside for
- * the payment's payout, unless other open reservations leave too little. One reservation per payment (a retry finds
- * its own). True when the payment holds a reservation.
+ * Under the treasury's lock (`lockTreasuryReservations`): what the treasury's open reservations set aside, and which
+ * of `paymentIds` hold a reservation already (a retry's, open or released). One statement, its snapshot taken after
+ * the lock, so it sees every reservation made before.
  */
-export async function reserveTreasury(options: {
+export async function readTreasuryReservations(options: {
   trx: Knex.Transaction;
-  paymentId: string;
   chainId: number;
   tokenAddress: string;
-  amountUnits: string;
-  balanceUnits: bigint;
-}): Promise<boolean> {
-  const { trx, paymentId, chainId, amountUnits } = options;
+  paymentIds: string[];
+}): Promise<{ openUnits: bigint; heldBy: Set<string> }> {
+  const { trx, chainId, paymentIds } = options;
   const tokenAddress = options.tokenAddress.toLowerCase();
-  // One statement: its snapshot is taken after the lock, so it sees every reservation made before.
-  const inserted = await trx.raw<{ rows: unknown[] }>(
-    `insert into treasury_reservations (payment_id, chain_id, token_address, amount_units)
-     select ?::uuid, ?::integer, ?::text, ?::numeric
-     where ?::numeric - (select coalesce(sum(amount_units), 0) from treasury_reservations where chain_id = ? and token_address = ? and released_at is null) >= ?::numeric
-     on conflict (payment_id) do nothing
-     returning payment_id`,
-    [paymentId, chainId, tokenAddress, amountUnits, options.balanceUnits.toString(), chainId, tokenAddress, amountUnits],
+  const { rows } = await trx.raw<{ rows: Array<{ open_units: string; held_by: string[] }> }>(
+    `select (select coalesce(sum(amount_units), 0) from treasury_reservations where chain_id = ? and token_address = ? and released_at is null)::text as open_units,
+            array(select payment_id::text from treasury_reservations where payment_id = any(?::uuid[])) as held_by`,
+    [chainId, tokenAddress, paymentIds],
   );
-  // Not inserted: short, unless the payment holds its reservation already (a retry).
-  return inserted.rows.length > 0 || (await trx<TreasuryReservationRow>('treasury_reservations').where({ payment_id: paymentId }).first()) !== undefined;
+  const [row] = rows as [{ open_units: string; held_by: string[] }];
+  return { openUnits: BigInt(row.open_units), heldBy: new Set(row.held_by) };
+}
+
+/** Under the treasury's lock: sets each payout's amount aside, one reservation per payment. */
+export async function insertTreasuryReservations(options: {
+  trx: Knex.Transaction;
+  reservations: Array<{ paymentId: string; chainId: number; tokenAddress: string; amountUnits: string }>;
+}): Promise<void> {
+  if (options.reservations.length === 0) return;
+  await options
+    .trx<TreasuryReservationRow>('treasury_reservations')
+    .insert(options.reservations.map((r) => ({ payment_id: r.paymentId, chain_id: r.chainId, token_address: r.tokenAddress.toLowerCase(), amount_units: r.amountUnits })))
+    .onConflict('payment_id')
+    .ignore();
 }
 
 /** The payout is mined: the chain's balance shows it now, so the reservation no longer counts. Idempotent. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { sumOpenReservations } from '../../db/queries/treasury-reservations';
+import { releaseTreasuryReservation, sumOpenReservations } from '../../db/queries/treasury-reservations';
 import { reserveInTurn } from '../../services/treasury-reservations';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
@@ -27,7 +27,7 @@ describe('payout reservations: one treasury’s reservations in batches, each se
     knex = services.knex;
     const merchant = await newMerchant(stack, knex);
     // Reservations belong to payments: any forty will do.
-    paymentIds = await Promise.all(Array.from({ length: 40 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
+    paymentIds = await Promise.all(Array.from({ length: 43 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
   });
   after(async () => {
     await knex?.('treasury_reservations').where({ chain_id: CHAIN_ID }).delete();
@@ -54,9 +54,24 @@ describe('payout reservations: one treasury’s reservations in batches, each se
 
   it('another treasury’s reservations are counted on their own', async () => {
     const [first, second] = TOKENS as [string, string];
-    const answers = await Promise.all(paymentIds.slice(30).map((id) => reserve(id, second, 5n * AMOUNT)));
+    const answers = await Promise.all(paymentIds.slice(30, 40).map((id) => reserve(id, second, 5n * AMOUNT)));
     assert.equal(answers.filter(Boolean).length, 5);
     assert.equal(await openUnits(second), 5n * AMOUNT);
     assert.equal(await openUnits(first), 25n * AMOUNT);
+  });
+
+  it('a payment asking twice at once holds one reservation; one whose payout was mined keeps its own and takes no more', async () => {
+    const token = '0x00000000000000000000000000000000000000cc';
+    const [twice, released, next] = paymentIds.slice(40) as [string, string, string];
+    assert.deepEqual(await Promise.all([reserve(twice, token, 2n * AMOUNT), reserve(twice, token, 2n * AMOUNT), reserve(released, token, 2n * AMOUNT)]), [true, true, true]);
+    assert.equal(await openUnits(token), 2n * AMOUNT);
+    assert.equal(await knex('treasury_reservations').where({ payment_id: twice }).count<Array<{ count: string }>>('* as count').then(([row]) => Number(row!.count)), 1);
+
+    // Released, the reservation no longer counts against the balance, and asking again does not reserve anew.
+    await releaseTreasuryReservation({ knex, paymentId: released });
+    assert.equal(await reserve(released, token, 2n * AMOUNT), true);
+    assert.equal(await openUnits(token), AMOUNT);
+    assert.equal(await reserve(next, token, 2n * AMOUNT), true);
+    assert.equal(await openUnits(token), 2n * AMOUNT);
   });
 });
