@@ -174,16 +174,16 @@ export function createChainWaitActivities(deps: ActivityDeps) {
      */
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
-      let mined: IntentPending['mined'];
+      let last: IntentPending | undefined;
       let refusals = 0;
       for (;;) {
         heartbeatWhenDue();
         // A queued transfer is prepared here, and one that can no longer land signed again: refused as a write is.
-        const check = await signing(() => txs.checkIntent(input.intentKey, input.depth, mined));
+        const check = await signing(() => txs.checkIntent(input.intentKey, input.depth, last));
         if ('txHash' in check) return check;
         refusals = check.refused ? refusals + 1 : 0;
         if (refusals >= REFUSALS_BEFORE_OPERATOR) throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: ${check.refused}`, 'ChainTxRefused');
-        mined = check.mined;
+        last = check;
         await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }
     },

@@ -114,13 +114,22 @@ function recentSends(chains: ChainAdapters) {
   };
 }
 
-/** Not there yet: look again once the head is past `head`, passing `mined` back (`checkIntent`). */
+/** Not there yet: look again once the head is past `head`, passing `mined` and `queued` back (`checkIntent`). */
 export interface IntentPending {
   chainId: number;
   head: number;
   mined?: ChainTxRow;
+  /** Waiting on its send queue behind the transaction in flight of intent `ahead`. */
+  queued?: QueuedBehind;
   /** The node refused the transaction when this check sent it again (its refusal). */
   refused?: string;
+}
+
+/** Where a queued intent waits: its send queue, and the intent whose transaction is in flight ahead of it. */
+export interface QueuedBehind {
+  chainId: number;
+  queueKey: string;
+  ahead: string;
 }
 
 /** A check's answer: the intent's result, or when to look again. */
@@ -153,8 +162,9 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         const { intentKey, chainId, paymentId, purpose } = request;
         await enqueueChainTx({ knex, row: { intent_key: intentKey, chain_id: chainId, queue_key: queueKey, payment_id: paymentId, purpose, priority: priorityOf(intentKey), request: termsOf(request), action } });
       }
-      row = await takeTurn(request.chainId, queueKey, request.intentKey);
-      if (!row) return { intentKey: request.intentKey, txHash: null };
+      const turn = await takeTurn(request.chainId, queueKey, request.intentKey);
+      if ('ahead' in turn) return { intentKey: request.intentKey, txHash: null };
+      row = turn;
     }
     return send(row, request.purpose);
   }
@@ -248,11 +258,9 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * one particular worker. One that cannot be prepared is marked refused and skipped; its own wait tries it again and
    * reports why (`EstimateReverted`, `TransferRefused`).
    */
-  async function takeTurn(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | null> {
-    for (const inFlight of await listInFlight({ knex, chainId, queueKey })) {
-      if (inFlight.intent_key === own) return inFlight;
-      if (!('txHash' in (await checkInFlight(inFlight)))) return null;
-    }
+  async function takeTurn(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | { ahead: string | null }> {
+    const inFlight = await inFlightOf(chainId, queueKey, own);
+    if (inFlight) return inFlight;
     const adapter = chains.adapter(chainId);
     // Marked once the turn's transaction has ended (committed, or rolled back by the caller's own refusal).
     const refused: Array<{ intentKey: string; reason: string }> = [];
@@ -288,20 +296,26 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       .finally(async () => {
         for (const { intentKey, reason } of refused) await markQueuedRefused({ knex, intentKey, reason });
       });
-    if (!signed) return null;
+    if (!signed) return { ahead: null };
     if (signed.intent_key === own) return signed;
     // Another's turn came: it goes out now, its own wait follows it.
     await broadcast(signed).catch((err: unknown) => log.warn({ intentKey: signed.intent_key, error: String(err) }, 'a transfer signed in its turn could not be sent yet'));
-    return null;
+    return { ahead: signed.intent_key };
   }
 
   /**
-   * A check of a queue's transaction in flight, shared by the waits of this process behind it that look at one head:
-   * twenty sweeps queued on one TON or Stellar account each checked the same transaction at every block.
+   * The queue's transaction in flight as the waits of this process behind it share it at one head (twenty sweeps
+   * queued on one TON or Stellar account each read and checked the same transaction at every block): `own`'s row
+   * when it is the one, `ahead` naming it while it is not mined deep enough, null when nothing is in flight.
    */
-  async function checkInFlight(row: ChainTxRow): Promise<IntentCheck> {
-    const head = await chains.sharedHead(row.chain_id);
-    return chains.sharedRead(row.chain_id, `in-flight:${row.intent_key}@${head}`, () => checkIntent(row.intent_key, 'confirmations'));
+  async function inFlightOf(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | { ahead: string } | null> {
+    const head = await chains.sharedHead(chainId);
+    for (const inFlight of await chains.sharedRead(chainId, `in-flight-of:${queueKey}@${head}`, () => listInFlight({ knex, chainId, queueKey }))) {
+      if (inFlight.intent_key === own) return inFlight;
+      const check = await chains.sharedRead(chainId, `in-flight:${inFlight.intent_key}@${head}`, () => checkIntent(inFlight.intent_key, 'confirmations'));
+      if (!('txHash' in check)) return { ahead: inFlight.intent_key };
+    }
+    return null;
   }
 
   /**
@@ -411,19 +425,32 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * mined: re-broadcast, replaced with higher fees after `replaceAfterBlocks`, or re-planned at a new nonce when
    * another transaction used its nonce (never taken for ours without our hash's receipt).
    *
-   * `mined`: the row a check before this one read and answered back, its transaction mined short of depth. Nothing
-   * replaces a mined transaction, so the row still says what to look for while the transaction stays mined; once
-   * it is not (a reorg), the row is read again before anything is re-sent.
+   * What the check before this one answered back (`last`):
+   * - `mined`: the row it read, its transaction mined short of depth. Nothing replaces a mined transaction, so the row
+   *   still says what to look for while the transaction stays mined; once it is not (a reorg), the row is read again
+   *   before anything is re-sent.
+   * - `queued`: the intent waited on its send queue behind another's transaction in flight. While that same
+   *   transaction is in flight, no turn is taken on the queue, so nothing of this intent changed: nothing of it is read.
    */
-  async function checkIntent(intentKey: string, depth: ChainDepth, mined?: ChainTxRow): Promise<IntentCheck> {
+  async function checkIntent(intentKey: string, depth: ChainDepth, last: Pick<IntentPending, 'mined' | 'queued'> = {}): Promise<IntentCheck> {
+    const { mined, queued: behind } = last;
+    if (behind) {
+      const head = await chains.sharedHead(behind.chainId);
+      const inFlight = await inFlightOf(behind.chainId, behind.queueKey, intentKey);
+      if (inFlight && 'ahead' in inFlight && inFlight.ahead === behind.ahead) return { chainId: behind.chainId, head, queued: behind };
+    }
     let row: ChainTxRow | null | undefined = mined ?? (await findChainTx({ knex, intentKey }));
     if (!row) {
       // Waiting on its send queue: this wait moves the queue along.
       const queued = await findQueuedChainTx({ knex, intentKey });
       if (queued) {
         const head = await chains.sharedHead(queued.chain_id);
-        row = await takeTurn(queued.chain_id, queued.queue_key, intentKey);
-        if (!row) return { chainId: queued.chain_id, head };
+        const turn = await takeTurn(queued.chain_id, queued.queue_key, intentKey);
+        if ('ahead' in turn) {
+          const { ahead } = turn;
+          return { chainId: queued.chain_id, head, ...(ahead ? { queued: { chainId: queued.chain_id, queueKey: queued.queue_key, ahead } } : {}) };
+        }
+        row = turn;
       } else {
         // Another wait on its queue signed it (and took it off the queue) between the two reads.
         row = await findChainTx({ knex, intentKey });
