@@ -125,9 +125,11 @@ export interface IntentPending {
   refused?: string;
 }
 
-/** Where a queued intent waits: its send queue, and the intent whose transaction is in flight ahead of it. */
+/**
+ * Where a queued intent waits on the chain of the answer that carries this: its send queue, and the intent whose
+ * transaction is in flight ahead of it.
+ */
 export interface QueuedBehind {
-  chainId: number;
   queueKey: string;
   ahead: string;
 }
@@ -162,7 +164,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
         const { intentKey, chainId, paymentId, purpose } = request;
         await enqueueChainTx({ knex, row: { intent_key: intentKey, chain_id: chainId, queue_key: queueKey, payment_id: paymentId, purpose, priority: priorityOf(intentKey), request: termsOf(request), action } });
       }
-      const turn = await takeTurn(request.chainId, queueKey, request.intentKey);
+      const turn = await takeTurn(request.chainId, queueKey, request.intentKey, await chains.sharedHead(request.chainId));
       if ('ahead' in turn) return { intentKey: request.intentKey, txHash: null };
       row = turn;
     }
@@ -258,8 +260,8 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * one particular worker. One that cannot be prepared is marked refused and skipped; its own wait tries it again and
    * reports why (`EstimateReverted`, `TransferRefused`).
    */
-  async function takeTurn(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | { ahead: string | null }> {
-    const inFlight = await inFlightOf(chainId, queueKey, own);
+  async function takeTurn(chainId: number, queueKey: string, own: string, head: number): Promise<ChainTxRow | { ahead: string | null }> {
+    const inFlight = await inFlightOf(chainId, queueKey, own, head);
     if (inFlight) return inFlight;
     const adapter = chains.adapter(chainId);
     // Marked once the turn's transaction has ended (committed, or rolled back by the caller's own refusal).
@@ -304,12 +306,11 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
   }
 
   /**
-   * The queue's transaction in flight as the waits of this process behind it share it at one head (twenty sweeps
+   * The queue's transaction in flight as the waits of this process behind it share it at `head` (twenty sweeps
    * queued on one TON or Stellar account each read and checked the same transaction at every block): `own`'s row
    * when it is the one, `ahead` naming it while it is not mined deep enough, null when nothing is in flight.
    */
-  async function inFlightOf(chainId: number, queueKey: string, own: string): Promise<ChainTxRow | { ahead: string } | null> {
-    const head = await chains.sharedHead(chainId);
+  async function inFlightOf(chainId: number, queueKey: string, own: string, head: number): Promise<ChainTxRow | { ahead: string } | null> {
     for (const inFlight of await chains.sharedRead(chainId, `in-flight-of:${queueKey}@${head}`, () => listInFlight({ knex, chainId, queueKey }))) {
       if (inFlight.intent_key === own) return inFlight;
       const check = await chains.sharedRead(chainId, `in-flight:${inFlight.intent_key}@${head}`, () => checkIntent(inFlight.intent_key, 'confirmations'));
@@ -432,12 +433,12 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
    * - `queued`: the intent waited on its send queue behind another's transaction in flight. While that same
    *   transaction is in flight, no turn is taken on the queue, so nothing of this intent changed: nothing of it is read.
    */
-  async function checkIntent(intentKey: string, depth: ChainDepth, last: Pick<IntentPending, 'mined' | 'queued'> = {}): Promise<IntentCheck> {
-    const { mined, queued: behind } = last;
-    if (behind) {
-      const head = await chains.sharedHead(behind.chainId);
-      const inFlight = await inFlightOf(behind.chainId, behind.queueKey, intentKey);
-      if (inFlight && 'ahead' in inFlight && inFlight.ahead === behind.ahead) return { chainId: behind.chainId, head, queued: behind };
+  async function checkIntent(intentKey: string, depth: ChainDepth, last?: Pick<IntentPending, 'chainId' | 'mined' | 'queued'>): Promise<IntentCheck> {
+    const { mined, queued: behind } = last ?? {};
+    if (last && behind) {
+      const head = await chains.sharedHead(last.chainId);
+      const inFlight = await inFlightOf(last.chainId, behind.queueKey, intentKey, head);
+      if (inFlight && 'ahead' in inFlight && inFlight.ahead === behind.ahead) return { chainId: last.chainId, head, queued: behind };
     }
     let row: ChainTxRow | null | undefined = mined ?? (await findChainTx({ knex, intentKey }));
     if (!row) {
@@ -445,10 +446,10 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
       const queued = await findQueuedChainTx({ knex, intentKey });
       if (queued) {
         const head = await chains.sharedHead(queued.chain_id);
-        const turn = await takeTurn(queued.chain_id, queued.queue_key, intentKey);
+        const turn = await takeTurn(queued.chain_id, queued.queue_key, intentKey, head);
         if ('ahead' in turn) {
           const { ahead } = turn;
-          return { chainId: queued.chain_id, head, ...(ahead ? { queued: { chainId: queued.chain_id, queueKey: queued.queue_key, ahead } } : {}) };
+          return { chainId: queued.chain_id, head, ...(ahead ? { queued: { queueKey: queued.queue_key, ahead } } : {}) };
         }
         row = turn;
       } else {

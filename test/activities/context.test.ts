@@ -150,9 +150,9 @@ describe('activities in their context (MockActivityEnvironment, real devnet and 
     const txs = createChainTxService(deps);
     const stored = (await findChainTx({ knex: deps.knex, intentKey: tx.intentKey }))!;
     const mined = { intentKey: tx.intentKey, txHash, blockNumber: receipt.blockNumber, succeeded: true };
-    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', { mined: stored })), mined);
+    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', { chainId: 8453, mined: stored })), mined);
     const gone = { ...stored, tx_hash: '0x' + 'ab'.repeat(32), replaced_tx_hashes: [] };
-    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', { mined: gone })), mined);
+    assert.deepEqual(pick(await txs.checkIntent(tx.intentKey, 'confirmations', { chainId: 8453, mined: gone })), mined);
   });
 
   it('a CCTP transfer step by step: awaitBridgeArrival heartbeats while Iris is away, returns the attestation once it is back, and the mint lands', async () => {

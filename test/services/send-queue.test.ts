@@ -55,7 +55,7 @@ describe('a send queue: the waits behind its transaction in flight', function ()
 
     const first = await txs.checkIntent(queued, 'confirmations');
     assert.ok(!('txHash' in first));
-    assert.deepEqual(first.queued, { chainId: CHAIN_ID, queueKey, ahead: inFlight });
+    assert.deepEqual({ chainId: first.chainId, ...first.queued }, { chainId: CHAIN_ID, queueKey, ahead: inFlight });
 
     // The same transaction still in flight: the check reads neither the intent's row nor its place on the queue.
     const statements: unknown[][] = [];
