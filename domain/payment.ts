@@ -270,13 +270,14 @@ export async function applyPaymentProgress(paymentId: string, steps: PaymentProg
 }
 
 /**
- * Where the sequences of each kind of run start. A payment run counts from 1; a late-payin run only ever follows
- * the closed payment run, so its writes must win over all of the payment run's.
+ * Where the sequences of each kind of run start (the columns are 32-bit integers). A payment run numbers its writes
+ * by the tenths of a second it has run (workflows/payment-record.ts), which reach this after three years; a late-payin
+ * run only ever follows the closed payment run, so its writes must win over all of the payment run's.
  */
-export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000;
+export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000_000;
 
 /** A merchant refund's one write to its payment (`payment_refunded` once refunds return it all): after every other run's. */
-export const MERCHANT_REFUND_SEQUENCE = 2_000_000;
+export const MERCHANT_REFUND_SEQUENCE = 2_000_000_000;
 
 /** What a create request fixes about a payment; a re-send of its `orderId` must ask for exactly this again. */
 export interface PaymentRequestTerms {

@@ -44,12 +44,26 @@ export class PaymentRecord {
   enter(status: PaymentStatus, fields: StatusFields = {}): Extract<PaymentProgress, { kind: 'status' }> {
     this.current = status;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: status }]);
-    return { kind: 'status', status, sequence: ++this.sequence, ...fields };
+    return { kind: 'status', status, sequence: this.nextSequence(), ...fields };
   }
 
   /** A payin's write, to be written with others. */
   payinStep(payin: DetectedPayin, status: PayinWrite, disposition?: 'payment' | 'refund'): PaymentProgress {
-    return { kind: 'payin', payin, status, disposition, sequence: ++this.sequence };
+    return { kind: 'payin', payin, status, disposition, sequence: this.nextSequence() };
+  }
+
+  /**
+   * The next write's sequence: after the run's last one, and at least the tenths of a second from the workflow's start
+   * (its history's first event) to the start of the workflow task that decides it (the sandbox's clock). A workflow task lost after its local
+   * activities wrote (its worker killed) is retried seconds later on a later clock, and may decide otherwise (the
+   * expiry passed, a timer fired meanwhile): the retry's writes then carry higher sequences than the lost try's, and
+   * win over them.
+   */
+  private nextSequence(): number {
+    // eslint-disable-next-line no-restricted-syntax
+    const elapsed = Math.floor((Date.now() - workflowInfo().startTime.getTime()) / 100);
+    this.sequence = Math.max(this.sequence + 1, elapsed);
+    return this.sequence;
   }
 
   /** Records consecutive writes in one step, then tells the run's order (if one started it) of the statuses. */

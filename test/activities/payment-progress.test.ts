@@ -29,7 +29,7 @@ describe('recordPaymentProgress (real database)', function () {
   after(async () => services?.close());
 
   it('applies a payin and the status it brings in order, once however often the step is retried, and keeps the deposit watched', async () => {
-    // Never paid: its run sleeps until its expiry, and these writes' sequences are above any it would make first.
+    // Never paid: its run sleeps until its expiry and writes nothing while this test runs.
     const payment = await createPayment(stack.info.paymentApiUrl, shop.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '3' }));
     const payin = {
       chainId: 8453,

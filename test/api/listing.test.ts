@@ -43,8 +43,11 @@ describe('listing by key: payments, events, statements', function () {
 
   const get = <T>(url: string, key: string) => request<T>(url, { headers: { 'x-api-key': key } });
   const create = (m: TestMerchant, orderId = randomUUID()) => createPayment(api, m.ordersKey, paymentBody({ orderId, chainId: '8453', amount: '3' }));
-  /** A status change as the payment's run writes it (the one writer of statuses), with a sequence above any run's. */
-  let sequence = 1_000;
+  /**
+   * A status change as the payment's run writes it (the one writer of statuses), with a sequence above any its run
+   * writes in the test's time (the tenths of a second it has run).
+   */
+  let sequence = 100_000_000;
   const changeStatus = (paymentId: string, status: PaymentRow['status'], knex = services.knex) =>
     applyPaymentTransition({ knex, transition: { paymentId, status, sequence: (sequence += 1) } });
 

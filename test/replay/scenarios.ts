@@ -58,6 +58,8 @@ function paymentRecording(opts: {
   name: string;
   terms?: Omit<TermsOptions, 'paymentId' | 'now'>;
   prepare?: (fakes: FakeActivities, paymentId: string) => void;
+  /** Runs before the run's workers poll (runWorkflow's `whileWorkersDown`), with the run's expiry. */
+  whileWorkersDown?: (signal: (payin: DetectedPayin) => Promise<void>, env: TestWorkflowEnvironment, expiresAt: string) => Promise<void>;
   drive: (signal: (payin: DetectedPayin) => Promise<void>, fakes: FakeActivities, run: WorkflowHandle) => Promise<void>;
   result: string;
   activities: string[];
@@ -79,6 +81,7 @@ function paymentRecording(opts: {
         workflowId: paymentWorkflowId(paymentId),
         args: [{ paymentId, expiresAt: terms.expiresAt }],
         startDelayMs: Date.parse(terms.expiresAt) - now,
+        whileWorkersDown: opts.whileWorkersDown && ((signalWithStart) => opts.whileWorkersDown!((payin) => signalWithStart(payinDetectedSignal, payin), env, terms.expiresAt)),
         body: async (handle, signalWithStart) => {
           await opts.drive((payin) => signalWithStart(payinDetectedSignal, payin), fakes, handle);
           const result = await handle.result();
@@ -169,6 +172,19 @@ export const RECORDINGS: Recording[] = [
     drive: () => Promise.resolve(),
     result: 'payment_expired',
     activities: ['loadPaymentTerms', 'recordPaymentProgress'],
+  }),
+  paymentRecording({
+    name: 'payment-first-task-after-expiry-refunded',
+    terms: { expiresInMs: 60_000 },
+    // Its payin is signalled just before the expiry; its first task runs just after it (its workers down meanwhile).
+    whileWorkersDown: async (signal, env, expiresAt) => {
+      await env.sleep(59_500);
+      await signal(detectedPayin({ tx: 'first-task-late' }));
+      while ((await env.currentTimeMs()) <= Date.parse(expiresAt)) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+    drive: () => Promise.resolve(),
+    result: 'payment_expired',
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-underpaid-bounced',

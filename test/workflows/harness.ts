@@ -527,8 +527,13 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
   searchAttributes?: boolean;
   /** Starts the run with this start delay (payments start delayed until their expiry, as the API starts them). */
   startDelayMs?: number;
+  /**
+   * Runs once the run is started and before any worker polls its queues (its workers down): what it sends waits
+   * for the run's first task, which the workers take only after it.
+   */
+  whileWorkersDown?: (signalWithStart: SignalWithStart) => Promise<void>;
   /** `signalWithStart` sends a signal as the chain watcher does: with the run's own start options. */
-  body: (handle: WorkflowHandle<W>, signalWithStart: <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => Promise<void>) => Promise<T>;
+  body: (handle: WorkflowHandle<W>, signalWithStart: SignalWithStart) => Promise<T>;
 }): Promise<T> {
   const taskQueue = `test-${process.pid}-${++taskQueueSeq}`;
   const base = { connection: opts.env.nativeConnection, workflowBundle: opts.workflowBundle, activities: opts.fakes.activities };
@@ -542,15 +547,20 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
     args: opts.args,
     typedSearchAttributes: opts.searchAttributes === false ? [] : [{ key: PaymentStatusKey, value: 'payment_unpaid' }],
   };
-  const signalWithStart = async <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => {
-    await opts.env.client.workflow.signalWithStart<W, A>(opts.workflowType, { ...startOptions, signal, signalArgs: args } as never);
+  const signalWithStart: SignalWithStart = async (signal, ...args) => {
+    await opts.env.client.workflow.signalWithStart(opts.workflowType, { ...startOptions, signal, signalArgs: args } as never);
   };
+  const handle = await opts.env.client.workflow.start<W>(opts.workflowType, {
+    ...startOptions,
+    ...(opts.startDelayMs ? { startDelay: opts.startDelayMs } : {}),
+  } as never);
+  const down = await (opts.whileWorkersDown?.(signalWithStart) ?? Promise.resolve()).then(
+    () => ({ failed: false as const }),
+    (error: unknown) => ({ failed: true as const, error }),
+  );
   const run = async (): Promise<T> => {
-    const handle = await opts.env.client.workflow.start<W>(opts.workflowType, {
-      ...startOptions,
-      ...(opts.startDelayMs ? { startDelay: opts.startDelayMs } : {}),
-    } as never);
     try {
+      if (down.failed) throw down.error;
       return await opts.body(handle as WorkflowHandle<W>, signalWithStart);
     } finally {
       await terminateIfRunning(opts.env, opts.workflowId);
@@ -558,6 +568,8 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
   };
   return waits.runUntil(main.runUntil(run()));
 }
+
+type SignalWithStart = <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => Promise<void>;
 
 /**
  * Stops the workflow's current run if it still runs, while its worker still runs: first by cancelling it (its

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { intentKeys } from '../../domain/chain-txs';
 import { payinId, type DetectedPayin } from '../../domain/payins';
-import type { PaymentStatus } from '../../domain/payment';
+import type { PaymentProgress, PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
@@ -60,13 +60,17 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   /**
    * Runs one payment with its own fakes; `drive` signals payins; returns the run's result and the fakes.
    * `startDelayed`: started as the API starts it, delayed until its expiry (`drive` wakes it with `signalWithStart`).
+   * `whileWorkersDown`: runs before any worker polls (runWorkflow's).
    */
   async function pay(
-    options: Omit<TermsOptions, 'paymentId' | 'now'> & { startDelayed?: true },
+    options: Omit<TermsOptions, 'paymentId' | 'now'> & {
+      startDelayed?: true;
+      whileWorkersDown?: (signalWithStart: (payin: DetectedPayin) => Promise<void>, fakes: FakeActivities, paymentId: string) => Promise<void>;
+    },
     drive: (handle: WorkflowHandle<typeof paymentWorkflow>, fakes: FakeActivities, signalWithStart: (payin: DetectedPayin) => Promise<void>) => Promise<void>,
     prepare?: (fakes: FakeActivities) => void,
   ) {
-    const { startDelayed, ...termsOptions } = options;
+    const { startDelayed, whileWorkersDown, ...termsOptions } = options;
     const paymentId = `pay_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
     const now = await env.currentTimeMs();
@@ -81,6 +85,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       workflowId: paymentWorkflowId(paymentId),
       args: [{ paymentId, expiresAt: terms.expiresAt }],
       startDelayMs: startDelayed ? Date.parse(terms.expiresAt) - now : undefined,
+      whileWorkersDown: whileWorkersDown && ((signalWithStart) => whileWorkersDown((payin) => signalWithStart(payinDetectedSignal, payin), fakes, paymentId)),
       body: async (handle, signalWithStart) => {
         await drive(handle, fakes, (payin) => signalWithStart(payinDetectedSignal, payin));
         const result = await handle.result();
@@ -90,8 +95,10 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     });
   }
 
+  /** The sequences of the read-model writes, in the order they were made. */
   const sequences = (fakes: FakeActivities) =>
-    [...fakes.callsOf('recordPaymentTransition'), ...fakes.callsOf('recordPayin')].map((c) => c.sequence).sort((a, b) => a - b);
+    fakes.calls.flatMap((c) => (c.name === 'recordPaymentTransition' || c.name === 'recordPayin' ? [c.input.sequence] : []));
+  const increasing = (numbers: number[]) => numbers.every((n, i) => i === 0 || n > numbers[i - 1]!);
 
   it('same chain: pays out from the treasury, sweeps exactly the amount, and the run ends Completed with the payment', async () => {
     const payin = detectedPayin({ tx: 'same-a' });
@@ -145,8 +152,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     // Watched again from the run's end: its webhook deliveries outlasted the workflow task of the final status.
     assert.deepEqual(fakes.callsOf('extendDepositWatch'), [{ paymentId }, { paymentId }]);
     assert.equal(fakes.calls[fakes.calls.length - 1]?.name, 'extendDepositWatch');
-    const seqs = sequences(fakes);
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every read-model write carries the next sequence number');
+    assert.ok(increasing(sequences(fakes)), `every read-model write carries a higher sequence than the one before: ${sequences(fakes).join(', ')}`);
   });
 
   it('loads its terms from the database once, when its first payin arrives: the input is only the payment id and its expiry', async () => {
@@ -366,6 +372,46 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   it('expires at once when started after its expiry (a payment whose workflow the reconciler starts late)', async () => {
     const { result } = await pay({ expiresInMs: -60_000 }, () => Promise.resolve());
     assert.equal(result, 'payment_expired');
+  });
+
+  it('a first task lost after its writes landed (its worker killed) and retried after the expiry: the retry refunds the payin, and its writes win', async () => {
+    const payin = detectedPayin({ tx: 'lost-first-task' });
+    let lostSequence = 0;
+    const { result, fakes } = await pay(
+      {
+        startDelayed: true,
+        expiresInMs: 60_000,
+        whileWorkersDown: async (signalWithStart, f, paymentId) => {
+          // The payin arrives half a second before the expiry; the first try counts it and writes (its sequences are
+          // the tenths of a second since the workflow's start) before its worker dies.
+          await env.sleep(59_500);
+          await signalWithStart(payin);
+          const { startTime } = await env.client.workflow.getHandle(paymentWorkflowId(paymentId)).describe();
+          const lostAt = await env.currentTimeMs();
+          lostSequence = Math.floor((lostAt - startTime.getTime()) / 100);
+          const steps: PaymentProgress[] = [
+            { kind: 'payin', payin, status: 'detected', sequence: lostSequence },
+            { kind: 'status', status: 'payment_started', sequence: lostSequence + 1 },
+          ];
+          await f.activities.recordPaymentProgress({ paymentId, steps });
+          // Its retry runs after the expiry, a second or more after it (a workflow task's timeout is 10 s), on its own
+          // clock: the payin is late. (The server keeps its clock to the wall's while a workflow task is outstanding:
+          // this waits that second.)
+          const retryAt = Math.max(Date.parse(f.terms.get(paymentId)!.expiresAt), lostAt + 1_000);
+          while ((await env.currentTimeMs()) <= retryAt) await new Promise((resolve) => setTimeout(resolve, 50));
+        },
+      },
+      () => Promise.resolve(),
+    );
+    assert.equal(result, 'payment_expired');
+    assert.deepEqual([...fakes.refunds().values()], [REQUIRED_UNITS], 'the late payin goes back whole');
+    const [lostPayin, lostStatus, ...retried] = fakes.calls.filter((c) => c.name === 'recordPaymentTransition' || c.name === 'recordPayin');
+    assert.deepEqual([lostPayin?.input.sequence, lostStatus?.input.sequence], [lostSequence, lostSequence + 1]);
+    const retriedSequences = retried.map((c) => c.input.sequence);
+    assert.ok(retriedSequences.every((n) => n > lostSequence + 1) && increasing(retriedSequences), `the retry's writes win over the lost try's: ${retriedSequences.join(', ')}`);
+    // As the database applies them: the write with the highest sequence stands.
+    const standing = fakes.transitions().reduce((a, b) => (b.sequence > a.sequence ? b : a));
+    assert.equal(standing.status, 'payment_expired');
   });
 
   it('a multisend of two equal transfers in one transaction is two payins: one pays, the other is refunded', async () => {
