@@ -53,11 +53,11 @@ export class PaymentRecord {
   }
 
   /**
-   * The next write's sequence: after the run's last one, and at least the tenths of a second from the workflow's start
-   * (its history's first event) to the start of the workflow task that decides it (the sandbox's clock). A workflow task lost after its local
-   * activities wrote (its worker killed) is retried seconds later on a later clock, and may decide otherwise (the
-   * expiry passed, a timer fired meanwhile): the retry's writes then carry higher sequences than the lost try's, and
-   * win over them.
+   * The next write's sequence: after the run's last one, and at least the tenths of a second from the workflow's
+   * start (its history's first event) to the start of the workflow task that decides it (the sandbox's clock). A
+   * workflow task lost after its local activities wrote (its worker killed) is retried seconds later on a later
+   * clock, and may decide otherwise (the expiry passed, a timer fired meanwhile): the retry's writes then carry higher
+   * sequences than the lost try's, and win over them.
    */
   private nextSequence(): number {
     // eslint-disable-next-line no-restricted-syntax

@@ -14,7 +14,7 @@ import type { chainWatcherWorkflow, depositAddressPoolWorkflow, latePayinWorkflo
 import { chainWatcherWorkflowId, depositAddressPoolWorkflowId, latePayinWorkflowId, orderWorkflowId, paymentWorkflowId, rebalanceWorkflowId, refundWorkflowId } from '../../workflows/ids';
 import { acceptAsPaidUpdate, checkFloatsSignal, payinDetectedSignal, paymentStateQuery, refundFundedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { eventually } from '../support/poll';
-import { DESTINATION_CHAIN_ID, FakeActivities, OTHER_SENDER_ADDRESS, SOURCE_CHAIN_ID, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, type TermsOptions } from '../workflows/harness';
+import { DESTINATION_CHAIN_ID, FakeActivities, OTHER_SENDER_ADDRESS, SOURCE_CHAIN_ID, awaitingOperator, OTHER_TOKEN, REQUIRED_UNITS, detectedPayin, paymentTerms, runWorkflow, untilServerTimePasses, type TermsOptions } from '../workflows/harness';
 import type { DetectedPayin } from '../../domain/payins';
 
 export type History = temporal.api.history.v1.IHistory;
@@ -180,7 +180,7 @@ export const RECORDINGS: Recording[] = [
     whileWorkersDown: async (signal, env, expiresAt) => {
       await env.sleep(59_500);
       await signal(detectedPayin({ tx: 'first-task-late' }));
-      while ((await env.currentTimeMs()) <= Date.parse(expiresAt)) await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilServerTimePasses(env, Date.parse(expiresAt));
     },
     drive: () => Promise.resolve(),
     result: 'payment_expired',

@@ -572,6 +572,14 @@ export async function runWorkflow<W extends Workflow, T>(opts: {
 type SignalWithStart = <A extends unknown[]>(signal: SignalDefinition<A>, ...args: A) => Promise<void>;
 
 /**
+ * Waits until the test server's clock is past `timeMs`. While a workflow task is outstanding (its workers down) the
+ * server does not skip time, and its clock keeps to the wall's: this waits in wall time, for the short steps only.
+ */
+export async function untilServerTimePasses(env: TestWorkflowEnvironment, timeMs: number): Promise<void> {
+  while ((await env.currentTimeMs()) <= timeMs) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+/**
  * Stops the workflow's current run if it still runs, while its worker still runs: first by cancelling it (its
  * last workflow task then completes normally), and by terminating it when that does not end it, again until no
  * run is left (a run that continues as new meanwhile hands over to a fresh one). The test server holds its time

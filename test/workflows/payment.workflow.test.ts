@@ -33,6 +33,7 @@ import {
   paymentTerms,
   runWorkflow,
   txHashOf,
+  untilServerTimePasses,
   type TermsOptions,
 } from './harness';
 
@@ -394,11 +395,9 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
             { kind: 'status', status: 'payment_started', sequence: lostSequence + 1 },
           ];
           await f.activities.recordPaymentProgress({ paymentId, steps });
-          // Its retry runs after the expiry, a second or more after it (a workflow task's timeout is 10 s), on its own
-          // clock: the payin is late. (The server keeps its clock to the wall's while a workflow task is outstanding:
-          // this waits that second.)
-          const retryAt = Math.max(Date.parse(f.terms.get(paymentId)!.expiresAt), lostAt + 1_000);
-          while ((await env.currentTimeMs()) <= retryAt) await new Promise((resolve) => setTimeout(resolve, 50));
+          // Its retry runs after the expiry and a second or more after it (a workflow task's timeout is 10 s), on its
+          // own clock: the payin is late.
+          await untilServerTimePasses(env, Math.max(Date.parse(f.terms.get(paymentId)!.expiresAt), lostAt + 1_000));
         },
       },
       () => Promise.resolve(),
