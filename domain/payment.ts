@@ -271,13 +271,24 @@ export async function applyPaymentProgress(paymentId: string, steps: PaymentProg
 
 /**
  * Where the sequences of each kind of run start (the columns are 32-bit integers). A payment run numbers its writes
- * by the tenths of a second it has run (workflows/payment-record.ts), which reach this after three years; a late-payin
+ * by the tenths of a second it has run (`nextPaymentWriteSequence`), which reach this after three years; a late-payin
  * run only ever follows the closed payment run, so its writes must win over all of the payment run's.
  */
 export const LATE_PAYIN_SEQUENCE_BASE = 1_000_000_000;
 
 /** A merchant refund's one write to its payment (`payment_refunded` once refunds return it all): after every other run's. */
 export const MERCHANT_REFUND_SEQUENCE = 2_000_000_000;
+
+/**
+ * A payment run's next write sequence: after its previous one, and at least the tenths of a second from the
+ * workflow's start to the start of the workflow task that decides the write (`elapsedMs`). A workflow task lost after
+ * its local activities wrote (its worker killed) is retried seconds later on a later clock, and may decide otherwise
+ * (the expiry passed, a timer fired meanwhile): the retry's writes then carry higher sequences than the lost try's,
+ * and win over them.
+ */
+export function nextPaymentWriteSequence(previous: number, elapsedMs: number): number {
+  return Math.max(previous + 1, Math.floor(elapsedMs / 100));
+}
 
 /** What a create request fixes about a payment; a re-send of its `orderId` must ask for exactly this again. */
 export interface PaymentRequestTerms {

@@ -1,7 +1,7 @@
 import { getExternalWorkflowHandle, log, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
 import type { DetectedPayin } from '../domain/payins';
-import type { PaymentProgress, PaymentStatus, PaymentTransition } from '../domain/payment';
+import { nextPaymentWriteSequence, type PaymentProgress, type PaymentStatus, type PaymentTransition } from '../domain/payment';
 import { readModelOptions } from './activity-options';
 import { paymentUpdatedSignal } from './messages';
 import { PaymentStatusKey } from './search-attributes';
@@ -52,17 +52,10 @@ export class PaymentRecord {
     return { kind: 'payin', payin, status, disposition, sequence: this.nextSequence() };
   }
 
-  /**
-   * The next write's sequence: after the run's last one, and at least the tenths of a second from the workflow's
-   * start (its history's first event) to the start of the workflow task that decides it (the sandbox's clock). A
-   * workflow task lost after its local activities wrote (its worker killed) is retried seconds later on a later
-   * clock, and may decide otherwise (the expiry passed, a timer fired meanwhile): the retry's writes then carry higher
-   * sequences than the lost try's, and win over them.
-   */
+  /** The next write's sequence, from the workflow's start (its history's first event) to this task's start (the sandbox's clock). */
   private nextSequence(): number {
     // eslint-disable-next-line no-restricted-syntax
-    const elapsed = Math.floor((Date.now() - workflowInfo().startTime.getTime()) / 100);
-    this.sequence = Math.max(this.sequence + 1, elapsed);
+    this.sequence = nextPaymentWriteSequence(this.sequence, Date.now() - workflowInfo().startTime.getTime());
     return this.sequence;
   }
 

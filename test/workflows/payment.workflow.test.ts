@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { intentKeys } from '../../domain/chain-txs';
 import { payinId, type DetectedPayin } from '../../domain/payins';
-import type { PaymentProgress, PaymentStatus } from '../../domain/payment';
+import { nextPaymentWriteSequence, type PaymentProgress, type PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
@@ -383,13 +383,12 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         startDelayed: true,
         expiresInMs: 60_000,
         whileWorkersDown: async (signalWithStart, f, paymentId) => {
-          // The payin arrives half a second before the expiry; the first try counts it and writes (its sequences are
-          // the tenths of a second since the workflow's start) before its worker dies.
+          // The payin arrives half a second before the expiry; the first try counts it and writes before its worker dies.
           await env.sleep(59_500);
           await signalWithStart(payin);
           const { startTime } = await env.client.workflow.getHandle(paymentWorkflowId(paymentId)).describe();
           const lostAt = await env.currentTimeMs();
-          lostSequence = Math.floor((lostAt - startTime.getTime()) / 100);
+          lostSequence = nextPaymentWriteSequence(0, lostAt - startTime.getTime());
           const steps: PaymentProgress[] = [
             { kind: 'payin', payin, status: 'detected', sequence: lostSequence },
             { kind: 'status', status: 'payment_started', sequence: lostSequence + 1 },
