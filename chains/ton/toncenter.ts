@@ -6,23 +6,29 @@
 import { TonClient } from '@ton/ton';
 
 /**
- * Spaces calls `1000 / perSecond` ms apart and a tenth more, in the order they asked: toncenter counts the requests
- * that reach it within a second, and the network's jitter must not bring two seconds' worth into one.
+ * Spaces calls in the order they asked, each `1000 / perSecond` ms and a quarter more after the previous one went:
+ * toncenter counts the requests that reach it within a second. Each turn is measured from when the one before it was
+ * actually let go, so a late timer or a stalled process never sends turns scheduled apart together; the quarter
+ * absorbs a request that reaches toncenter late while the ones after it do not.
  */
 export class RequestPacer {
   private readonly intervalMs: number;
-  private next = 0;
+  /** When the last turn given was let go. */
+  private lastGone: Promise<number> = Promise.resolve(-Infinity);
 
   constructor(perSecond: number) {
-    this.intervalMs = (1000 / perSecond) * 1.1;
+    this.intervalMs = (1000 / perSecond) * 1.25;
   }
 
   /** Resolves when the caller may send its request. */
   turn(): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.next);
-    this.next = at + this.intervalMs;
-    return at > now ? new Promise((resolve) => setTimeout(resolve, at - now)) : Promise.resolve();
+    const gone = this.lastGone.then(async (previous) => {
+      const waitMs = previous + this.intervalMs - Date.now();
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      return Date.now();
+    });
+    this.lastGone = gone;
+    return gone.then(() => undefined);
   }
 }
 
