@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mnemonicToPrivateKey } from '@ton/crypto';
 import { TonClient, WalletContractV5R1, toNano } from '@ton/ton';
 import { TonAdapter } from '../../chains/ton/adapter';
+import { RequestPacer } from '../../chains/ton/toncenter';
 import type { TonChainConfig } from '../../chains/ton/config';
 import type { DepositAccounts } from '../../chains/family';
 import { chainRegistrySchema } from '../../chains/registry';
@@ -48,6 +49,20 @@ describe('toncenter request limits: the TON devnet enforces them, the TON adapte
     const unknown = await call({ 'X-API-Key': 'not-a-key' });
     assert.equal(unknown.status, 401);
     assert.deepEqual(await unknown.json(), { ok: false, error: 'API key does not exist', code: 401 });
+  });
+
+  it('spaces each turn from when the one before it went: turns due while the process stalls still go out apart', async () => {
+    const pacer = new RequestPacer(PLAN_REQUESTS_PER_SECOND);
+    const intervalMs = 1000 / PLAN_REQUESTS_PER_SECOND;
+    const gone: number[] = [];
+    const turns = Array.from({ length: 4 }, () => pacer.turn().then(() => gone.push(Date.now())));
+    // The process stalls past the second, third and fourth turns' times (as a long garbage collection does).
+    const stallUntil = Date.now() + 4 * intervalMs;
+    while (Date.now() < stallUntil);
+    await Promise.all(turns);
+    const gaps = gone.slice(1).map((at, i) => at - gone[i]!);
+    // A timer may fire a millisecond early.
+    assert.ok(gaps.every((gap) => gap >= intervalMs - 1), `turns ${gaps.join(', ')} ms apart, each at least ${intervalMs} ms`);
   });
 
   it('paces a scan of many blocks, the new deposits’ account lookups and the reads around it to the key’s rate: no request is refused', async () => {
