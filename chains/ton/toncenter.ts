@@ -3,6 +3,7 @@
  * without one, an address) above its plan's requests per second (1 without a key; Free 10, Plus 25, Advanced 100).
  * One pacer per adapter spaces the adapter's requests, the `TonClient`'s and its own v2 and v3 reads alike.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { TonClient } from '@ton/ton';
 
 /**
@@ -13,8 +14,9 @@ import { TonClient } from '@ton/ton';
  */
 export class RequestPacer {
   private readonly intervalMs: number;
-  /** When the last turn given was let go. */
-  private lastGone: Promise<number> = Promise.resolve(-Infinity);
+  /** The turns given, in order: each settles once its caller may send. */
+  private turns: Promise<void> = Promise.resolve();
+  private lastGoneAt = -Infinity;
 
   constructor(perSecond: number) {
     this.intervalMs = (1000 / perSecond) * 1.25;
@@ -22,13 +24,12 @@ export class RequestPacer {
 
   /** Resolves when the caller may send its request. */
   turn(): Promise<void> {
-    const gone = this.lastGone.then(async (previous) => {
-      const waitMs = previous + this.intervalMs - Date.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      return Date.now();
+    this.turns = this.turns.then(async () => {
+      const waitMs = this.lastGoneAt + this.intervalMs - Date.now();
+      if (waitMs > 0) await delay(waitMs);
+      this.lastGoneAt = Date.now();
     });
-    this.lastGone = gone;
-    return gone.then(() => undefined);
+    return this.turns;
   }
 }
 
@@ -50,7 +51,7 @@ export async function pacedFetch(pacer: RequestPacer, url: string, init: Request
     await pacer.turn();
     const res = await fetch(url, init);
     if (res.status !== 429 || attempt === RATE_LIMITED_RETRIES) return res;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await delay(1_000);
   }
 }
 
