@@ -76,7 +76,8 @@ export default tseslint.config(
   { ignores: ['node_modules/**', 'var/**', 'web/**/*.js', 'web/dashboard/vite.config.mjs', 'web/pay/vite.config.mjs', 'dist/**', 'tools/devnets/evm/hardhat.config.js', 'eslint.config.mjs'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    // The JavaScript that Node loads before (or beside) tsx: the loader, and a worker thread's test fixture.
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['lib/tsx-main-thread.mjs', 'test/support/thread-source-maps.mjs'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',

@@ -16,7 +16,7 @@ const STOP_GRACE_MS = 20_000;
 
 export interface ServiceOptions {
   name: string;
-  /** Entry point relative to the repository, run with tsx (`api/server.ts`, `workers/main.ts`). */
+  /** Entry point relative to the repository, run with tsx in its main thread (`api/server.ts`, `workers/main.ts`; lib/tsx-main-thread.mjs). */
   entry: string;
   env: NodeJS.ProcessEnv;
   /** Where /livez and /readyz answer. */
@@ -58,7 +58,7 @@ export class Service {
       this.proc = await supervise({
         // The shell records its pid, then becomes the service: kill() reaches exactly the service.
         command: '/bin/sh',
-        args: ['-c', 'echo $$ > "$0" && exec "$@"', this.pidFile, process.execPath, '--import', 'tsx', path.join(root, this.options.entry)],
+        args: ['-c', 'echo $$ > "$0" && exec "$@"', this.pidFile, process.execPath, '--import', path.join(root, 'lib/tsx-main-thread.mjs'), path.join(root, this.options.entry)],
         env: this.options.env,
         cwd: root,
         stopSignal: 'SIGTERM',
