@@ -12,6 +12,7 @@ import Router from '@koa/router';
 import { Client, Connection } from '@temporalio/client';
 import Koa from 'koa';
 import { createKnex } from '../../db/connection';
+import { typeScriptEntryArgs } from '../prod/service';
 import type { Stack } from '../stack/stack';
 import { percentile, type Figure } from './report';
 
@@ -85,7 +86,7 @@ async function drive(url: string, headers: Record<string, string>, body: () => u
 
 /** The floor's worker process, once it polls `FLOOR_TASK_QUEUE`. */
 async function startFloorWorker(stack: Stack): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'floor/worker.ts'), stack.info.temporalAddress, FLOOR_TASK_QUEUE], {
+  const child = spawn(process.execPath, [...typeScriptEntryArgs(path.join(__dirname, 'floor/worker.ts')), stack.info.temporalAddress, FLOOR_TASK_QUEUE], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(readline.createInterface({ input: child.stdout }), 'line')) as [string];

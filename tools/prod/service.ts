@@ -14,6 +14,14 @@ const READY_TIMEOUT_MS = 180_000;
 /** SIGTERM first: the API drains in-flight requests, a worker its activities (WORKER_SHUTDOWN_GRACE_SECONDS). */
 const STOP_GRACE_MS = 20_000;
 
+/**
+ * The node arguments that run a TypeScript entry point (an absolute path) of the checkout at `root` as Payrail's
+ * processes run: tsx in the main thread only (lib/tsx-main-thread.mjs says why).
+ */
+export function typeScriptEntryArgs(entryPath: string, root = REPO_ROOT): string[] {
+  return ['--import', path.join(root, 'lib/tsx-main-thread.mjs'), entryPath];
+}
+
 export interface ServiceOptions {
   name: string;
   /** Entry point relative to the repository, run with tsx in its main thread (`api/server.ts`, `workers/main.ts`; lib/tsx-main-thread.mjs). */
@@ -58,7 +66,7 @@ export class Service {
       this.proc = await supervise({
         // The shell records its pid, then becomes the service: kill() reaches exactly the service.
         command: '/bin/sh',
-        args: ['-c', 'echo $$ > "$0" && exec "$@"', this.pidFile, process.execPath, '--import', path.join(root, 'lib/tsx-main-thread.mjs'), path.join(root, this.options.entry)],
+        args: ['-c', 'echo $$ > "$0" && exec "$@"', this.pidFile, process.execPath, ...typeScriptEntryArgs(path.join(root, this.options.entry), root)],
         env: this.options.env,
         cwd: root,
         stopSignal: 'SIGTERM',

@@ -2,7 +2,7 @@ import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/wo
 
 /**
  * The floor's worker, in its own process as Payrail's worker is, running the floor's workflows:
- * `tsx tools/bench/floor/worker.ts <temporal address> <task queue>`. Prints `polling` once it polls.
+ * `node --import ./lib/tsx-main-thread.mjs tools/bench/floor/worker.ts <temporal address> <task queue>`. Prints `polling` once it polls.
  */
 async function main(): Promise<void> {
   const [address, taskQueue] = process.argv.slice(2);
