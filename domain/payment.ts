@@ -232,14 +232,16 @@ export function paidOutUnits(record: Parameters<typeof storedPayoutUnits>[0] & P
 /**
  * One lifecycle write to the read model; fields left out keep their stored values. `sequence` orders the writes of
  * the runs that own the payment: a write whose sequence is not newer than the stored one changes nothing, so a
- * zombie activity attempt cannot set a payment back. (Writes without a sequence come from runs recorded before
- * sequences existed; they apply as they always did.)
+ * zombie activity attempt cannot set a payment back. A newer write does not take the payment back either, unless
+ * its run leaves the very status stored (`from`, see `replaceableStatuses`).
  */
 export interface PaymentTransition {
   paymentId: string;
   status: PaymentStatus;
   /** The run's write order: a write not newer than the stored one changes nothing. */
   sequence: number;
+  /** The status the run leaves with this write; only from it may the write take the payment back. */
+  from?: PaymentStatus;
   payin?: { senderAddress: string; txHash: string; amountReceivedUnits: string; confirmedAt: string };
   payout?: { txHash: string; confirmedAt: string };
 }
@@ -253,6 +255,35 @@ export type PaymentProgress =
   | ({ kind: 'status' } & Omit<PaymentTransition, 'paymentId'>)
   | { kind: 'watch' };
 
+/**
+ * How far along its lifecycle each status is. Bridging and payout started alternate while a bridge carries a
+ * payment's funds (payout started, bridging, payout started again); a payment expires or completes, never both.
+ */
+const PAYMENT_STATUS_PROGRESS: Readonly<Record<PaymentStatus, number>> = {
+  payment_unpaid: 0,
+  payment_started: 1,
+  payment_payin_completed: 2,
+  payment_bridging: 3,
+  payment_payout_started: 3,
+  payment_payout_completed: 4,
+  payment_completed: 5,
+  payment_expired: 5,
+  payment_bounced: 6,
+  payment_refunded: 7,
+};
+
+/**
+ * The stored statuses a newer write may replace: those not further along than the status it writes, and the status
+ * its run leaves (a reorg that removes a payin before finality takes the payment back). A workflow task lost after
+ * its local activities wrote is retried from the run's last recorded state, on a later clock: its writes are newer
+ * but may only repeat the lost ones (a payment shown paid out then showed `payment_started` again); they do not take
+ * the payment back, and where the retry decides otherwise (a payin dropped, the expiry passed) its writes win.
+ */
+export function replaceableStatuses(transition: Pick<PaymentTransition, 'status' | 'from'>): PaymentStatus[] {
+  const reached = PAYMENT_STATUS_PROGRESS[transition.status];
+  return PAYMENT_STATUSES.filter((status) => PAYMENT_STATUS_PROGRESS[status] <= reached || status === transition.from);
+}
+
 /** The writes a payment's progress is made of, as their own activities take them. */
 export interface PaymentProgressWrites {
   recordPayin(input: { paymentId: string; payin: DetectedPayin; status: PayinStatus; disposition?: PayinDisposition; sequence: number }): Promise<void>;
@@ -264,7 +295,7 @@ export interface PaymentProgressWrites {
 export async function applyPaymentProgress(paymentId: string, steps: PaymentProgress[], writes: PaymentProgressWrites): Promise<void> {
   for (const step of steps) {
     if (step.kind === 'payin') await writes.recordPayin({ paymentId, payin: step.payin, status: step.status, disposition: step.disposition, sequence: step.sequence });
-    else if (step.kind === 'status') await writes.recordPaymentTransition({ paymentId, status: step.status, sequence: step.sequence, payin: step.payin, payout: step.payout });
+    else if (step.kind === 'status') await writes.recordPaymentTransition({ paymentId, status: step.status, from: step.from, sequence: step.sequence, payin: step.payin, payout: step.payout });
     else await writes.extendDepositWatch({ paymentId });
   }
 }

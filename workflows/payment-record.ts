@@ -42,9 +42,10 @@ export class PaymentRecord {
 
   /** The run enters `status` (its state, its search attribute); the returned step, written with others, records it. */
   enter(status: PaymentStatus, fields: StatusFields = {}): Extract<PaymentProgress, { kind: 'status' }> {
+    const from = this.current;
     this.current = status;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: status }]);
-    return { kind: 'status', status, sequence: this.nextSequence(), ...fields };
+    return { kind: 'status', status, from, sequence: this.nextSequence(), ...fields };
   }
 
   /** A payin's write, to be written with others. */

@@ -18,7 +18,9 @@ function payinRow(paymentId: string, payin: DetectedPayin) {
 /**
  * Records what a run made of one transfer into a deposit address; retries converge on the same row. A write not
  * newer than the stored sequence changes nothing. A disposition, once set, is never taken back, nor is its payin
- * then recorded as dropped; and a run never writes over another payment's payin (a forged signal naming it).
+ * then recorded as dropped; a confirmed payin is never recorded as only detected again (a run sees a payin again
+ * only after it dropped; a lost workflow task's retry repeats the detection); and a run never writes over another
+ * payment's payin (a forged signal naming it).
  */
 export async function upsertPayin(options: {
   knex: Knex;
@@ -41,7 +43,9 @@ export async function upsertPayin(options: {
       updated_at: knex.fn.now() as unknown as Date,
     });
   const guarded = merge.where('payins.sequence', '<', sequence).where('payins.payment_id', paymentId);
-  await (status === 'dropped' ? guarded.whereNull('payins.disposition') : guarded);
+  if (status === 'dropped') await guarded.whereNull('payins.disposition');
+  else if (status === 'detected') await guarded.whereNot('payins.status', 'confirmed');
+  else await guarded;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { RELAXED_COMMIT } from '../connection';
-import type { PaymentTransition } from '../../domain/payment';
+import { replaceableStatuses, type PaymentTransition } from '../../domain/payment';
 import type { DepositAddressRow, PaymentRow } from '../tables';
 
 export type NewPayment = Omit<
@@ -97,7 +97,8 @@ export async function listPaymentsWithoutWorkflow(options: {
 
 /**
  * Applies one lifecycle step, unless a write with the same or a newer sequence already landed (a zombie attempt
- * of an older step then changes nothing). Absolute values only, so a retried write lands the same state. One
+ * of an older step then changes nothing) or the step would take the payment back from where it stands
+ * (`replaceableStatuses`). Absolute values only, so a retried write lands the same state. One
  * statement: it locks the row, reads the status it replaces, updates it and adds the timeline's event (a payment
  * makes five of these; as a transaction each was five round trips).
  */
@@ -115,12 +116,13 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
     patch.payout_confirmed_at = new Date(transition.payout.confirmedAt);
   }
   const sets = Object.entries(patch);
+  const replaceable = replaceableStatuses(transition);
   // The timeline (the dashboard's): every status the payment entered, when it entered it.
   await knex.raw(
     `with applied as (
        update payments set ${sets.map(() => '?? = ?').join(', ')}, updated_at = now()
        from (select status from payments where id = ? for update) as replaced
-       where payments.id = ? and payments.status_sequence < ?
+       where payments.id = ? and payments.status_sequence < ? and payments.status in (${replaceable.map(() => '?').join(', ')})
        returning replaced.status as replaced_status
      )
      insert into payment_status_events (payment_id, status)
@@ -130,6 +132,7 @@ export async function applyPaymentTransition(options: { knex: Knex; transition: 
       transition.paymentId,
       transition.paymentId,
       transition.sequence,
+      ...replaceable,
       transition.paymentId,
       transition.status,
       transition.status,

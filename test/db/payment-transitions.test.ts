@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createKnex } from '../../db/connection';
+import { listPayins, upsertPayin } from '../../db/queries/payins';
 import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
 import type { PaymentStatus } from '../../domain/payment';
+import type { DetectedPayin, PayinStatus } from '../../domain/payins';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
 import { connectServices, type StackServices } from '../support/services';
@@ -81,6 +83,69 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
     assert.equal(new Set(entered).size, entered.length, `no status entered twice: ${entered.join(', ')}`);
     // Only a step newer than the row's applies, so the timeline follows the steps' order.
     assert.deepEqual(entered, [...new Set(statuses)].filter((s) => entered.includes(s)));
+  });
+
+  it('a lost workflow task’s retry repeats its writes on a later clock: they never take the payment back', async () => {
+    const paymentId = await newPayment();
+    const payout = { txHash: '0x' + 'cc'.repeat(32), confirmedAt: '2026-11-27T06:00:00.000Z' };
+    const path: Array<[PaymentStatus, PaymentStatus]> = [
+      ['payment_unpaid', 'payment_started'],
+      ['payment_started', 'payment_payin_completed'],
+      ['payment_payin_completed', 'payment_payout_started'],
+      ['payment_payout_started', 'payment_payout_completed'],
+    ];
+    const write = (from: PaymentStatus, status: PaymentStatus, sequence: number) =>
+      applyPaymentTransition({ knex: services.knex, transition: { paymentId, from, status, sequence, ...(status === 'payment_payout_completed' ? { payout } : {}) } });
+    // The lost task's writes landed; its retry, seconds later, writes the same steps with newer sequences.
+    for (const [i, [from, status]] of path.entries()) await write(from, status, 10 + i);
+    for (const [i, [from, status]] of path.entries()) {
+      await write(from, status, 150 + i);
+      assert.equal((await findPaymentById({ knex: services.knex, id: paymentId }))!.status, 'payment_payout_completed', `after the retry's ${status}`);
+    }
+    await write('payment_payout_completed', 'payment_completed', 154);
+    const row = (await findPaymentById({ knex: services.knex, id: paymentId }))!;
+    assert.deepEqual([row.status, Number(row.status_sequence), row.payout_tx_hash], ['payment_completed', 154, payout.txHash]);
+    assert.deepEqual(await timeline(paymentId), [...path.map(([, status]) => status), 'payment_completed']);
+  });
+
+  it('a step back applies only from the status stored: a reorg before finality, or a retry that decides otherwise', async () => {
+    const reorged = await newPayment();
+    const write = (paymentId: string, from: PaymentStatus, status: PaymentStatus, sequence: number) =>
+      applyPaymentTransition({ knex: services.knex, transition: { paymentId, from, status, sequence } });
+    await write(reorged, 'payment_unpaid', 'payment_started', 1);
+    await write(reorged, 'payment_started', 'payment_payin_completed', 2);
+    // A step back from another status than the stored one (a retry repeating an earlier step) changes nothing.
+    await write(reorged, 'payment_unpaid', 'payment_started', 3);
+    // The run leaves payment_payin_completed: a payin vanished before finality.
+    await write(reorged, 'payment_payin_completed', 'payment_unpaid', 4);
+    assert.deepEqual(await timeline(reorged), ['payment_started', 'payment_payin_completed', 'payment_unpaid']);
+
+    // A lost first task counted a payin; its retry, after the expiry, refunds it and expires the payment.
+    const expired = await newPayment();
+    await write(expired, 'payment_unpaid', 'payment_started', 595);
+    await write(expired, 'payment_unpaid', 'payment_expired', 610);
+    assert.equal((await findPaymentById({ knex: services.knex, id: expired }))!.status, 'payment_expired');
+    // Nothing takes a settled payment back to an earlier status, whatever its sequence.
+    await write(expired, 'payment_unpaid', 'payment_started', 700);
+    assert.deepEqual(await timeline(expired), ['payment_started', 'payment_expired']);
+  });
+
+  it('a payin confirmed is not recorded as only detected again; a dropped one is', async () => {
+    const payment = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453', amount: '1' }));
+    const payin: DetectedPayin = {
+      chainId: 8453, txHash: '0x' + randomUUID().replaceAll('-', '').padEnd(64, '0'), logIndex: 0, blockNumber: 1, from: '0x' + '22'.repeat(20),
+      to: payment.source.receiverAddress, tokenAddress: payment.source.tokenAddress, amountUnits: '1000000',
+    };
+    const record = (status: PayinStatus, sequence: number) => upsertPayin({ knex: services.knex, paymentId: payment.id, payin, status, sequence });
+    const stored = async () => (await listPayins({ knex: services.knex, paymentId: payment.id })).find((p) => p.tx_hash === payin.txHash)?.status;
+    await record('detected', 1);
+    await record('confirmed', 2);
+    // A lost task's retry repeats the detection on a later clock.
+    await record('detected', 3);
+    assert.equal(await stored(), 'confirmed');
+    await record('dropped', 4);
+    await record('detected', 5);
+    assert.equal(await stored(), 'detected');
   });
 
   it('a step that waited for the one before it reads the status that one wrote (no second event for a status kept)', async () => {

@@ -568,6 +568,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     );
     assert.equal(result, 'payment_completed');
     assert.deepEqual(fakes.statuses(), ['payment_started', 'payment_payin_completed', 'payment_unpaid', 'payment_started', 'payment_payin_completed', 'payment_payout_started', 'payment_payout_completed', 'payment_completed']);
+    // Each write names the status its run leaves: only from there may the database take the payment back.
+    assert.deepEqual(fakes.transitions().map((t) => t.from), ['payment_unpaid', ...fakes.statuses().slice(0, -1)]);
     assert.equal(fakes.callsOf('payOutFromTreasury').length, 1, 'one payout, for the payin that stayed');
   });
 
