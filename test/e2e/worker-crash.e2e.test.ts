@@ -12,6 +12,7 @@ import { connectServices, startExtraApi, type StackServices } from '../support/s
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
+import { listPaymentStatusEvents } from '../../db/queries/payments';
 import { intentKeys } from '../../domain/chain-txs';
 import type { refundWorkflow } from '../../workflows';
 import { refundWorkflowId } from '../../workflows/ids';
@@ -53,6 +54,10 @@ describe('a worker killed while a payout or a refund is in flight', function () 
 
       children.push(spawnWorker(stack, taskQueue));
       const { payment } = await waitForStatus(api.paymentApiUrl, created.id, 'payment_completed', 120_000);
+
+      // The restarted worker repeats the lost workflow task's writes on a later clock: the payment enters no status twice.
+      const timeline = (await listPaymentStatusEvents({ knex: services.knex, paymentId: created.id })).map((event) => event.status);
+      assert.deepEqual(timeline, ['payment_started', 'payment_payin_completed', 'payment_payout_started', 'payment_payout_completed', 'payment_completed']);
 
       const payouts = await services.knex<ChainTxRow>('chain_txs').where({ payment_id: created.id, purpose: 'payout to merchant' });
       assert.equal(payouts.length, 1);
