@@ -276,7 +276,7 @@ const PAYMENT_STATUS_PROGRESS: Readonly<Record<PaymentStatus, number>> = {
  * The stored statuses a newer write may replace: those not further along than the status it writes, and the status
  * its run leaves (a reorg that removes a payin before finality takes the payment back). A workflow task lost after
  * its local activities wrote is retried from the run's last recorded state, on a later clock: its writes are newer
- * but may only repeat the lost ones (a payment shown paid out then showed `payment_started` again); they do not take
+ * but mostly repeat the lost ones (which would show a paid-out payment as `payment_started` again); they do not take
  * the payment back, and where the retry decides otherwise (a payin dropped, the expiry passed) its writes win.
  */
 export function replaceableStatuses(transition: Pick<PaymentTransition, 'status' | 'from'>): PaymentStatus[] {
