@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createKnex } from '../../db/connection';
 import { listPayins, upsertPayin } from '../../db/queries/payins';
 import { applyPaymentTransition, findPaymentById, listPaymentStatusEvents } from '../../db/queries/payments';
-import type { PaymentStatus } from '../../domain/payment';
+import type { PaymentStatus, PaymentTransition } from '../../domain/payment';
 import type { DetectedPayin, PayinStatus } from '../../domain/payins';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
@@ -45,6 +45,9 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
     );
     return rows[0]!.count;
   };
+  /** A payment run's write: it enters `status`, leaving `from`. */
+  const step = (paymentId: string, from: PaymentStatus, status: PaymentStatus, sequence: number, fields: Pick<PaymentTransition, 'payout'> = {}) =>
+    applyPaymentTransition({ knex: services.knex, transition: { paymentId, from, status, sequence, ...fields } });
   const timeline = async (paymentId: string) => (await listPaymentStatusEvents({ knex: services.knex, paymentId })).map((event) => event.status);
 
   it('writes the status with its payin and payout fields, ignores an older step, and adds an event only when the status changes', async () => {
@@ -94,8 +97,7 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
       ['payment_payin_completed', 'payment_payout_started'],
       ['payment_payout_started', 'payment_payout_completed'],
     ];
-    const write = (from: PaymentStatus, status: PaymentStatus, sequence: number) =>
-      applyPaymentTransition({ knex: services.knex, transition: { paymentId, from, status, sequence, ...(status === 'payment_payout_completed' ? { payout } : {}) } });
+    const write = (from: PaymentStatus, status: PaymentStatus, sequence: number) => step(paymentId, from, status, sequence, status === 'payment_payout_completed' ? { payout } : {});
     // The lost task's writes landed; its retry, seconds later, writes the same steps with newer sequences.
     for (const [i, [from, status]] of path.entries()) await write(from, status, 10 + i);
     for (const [i, [from, status]] of path.entries()) {
@@ -110,23 +112,21 @@ describe('applyPaymentTransition (one statement per lifecycle step)', function (
 
   it('a step back applies only from the status stored: a reorg before finality, or a retry that decides otherwise', async () => {
     const reorged = await newPayment();
-    const write = (paymentId: string, from: PaymentStatus, status: PaymentStatus, sequence: number) =>
-      applyPaymentTransition({ knex: services.knex, transition: { paymentId, from, status, sequence } });
-    await write(reorged, 'payment_unpaid', 'payment_started', 1);
-    await write(reorged, 'payment_started', 'payment_payin_completed', 2);
+    await step(reorged, 'payment_unpaid', 'payment_started', 1);
+    await step(reorged, 'payment_started', 'payment_payin_completed', 2);
     // A step back from another status than the stored one (a retry repeating an earlier step) changes nothing.
-    await write(reorged, 'payment_unpaid', 'payment_started', 3);
+    await step(reorged, 'payment_unpaid', 'payment_started', 3);
     // The run leaves payment_payin_completed: a payin vanished before finality.
-    await write(reorged, 'payment_payin_completed', 'payment_unpaid', 4);
+    await step(reorged, 'payment_payin_completed', 'payment_unpaid', 4);
     assert.deepEqual(await timeline(reorged), ['payment_started', 'payment_payin_completed', 'payment_unpaid']);
 
     // A lost first task counted a payin; its retry, after the expiry, refunds it and expires the payment.
     const expired = await newPayment();
-    await write(expired, 'payment_unpaid', 'payment_started', 595);
-    await write(expired, 'payment_unpaid', 'payment_expired', 610);
+    await step(expired, 'payment_unpaid', 'payment_started', 595);
+    await step(expired, 'payment_unpaid', 'payment_expired', 610);
     assert.equal((await findPaymentById({ knex: services.knex, id: expired }))!.status, 'payment_expired');
     // Nothing takes a settled payment back to an earlier status, whatever its sequence.
-    await write(expired, 'payment_unpaid', 'payment_started', 700);
+    await step(expired, 'payment_unpaid', 'payment_started', 700);
     assert.deepEqual(await timeline(expired), ['payment_started', 'payment_expired']);
   });
 
