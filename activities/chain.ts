@@ -1,6 +1,6 @@
 import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChainDepth, ChainTxIntent, ChainTxResult } from '../domain/chain-txs';
+import { lastingRefusals, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
 import { payinId, type DetectedPayin, type PayinConfirmation } from '../domain/payins';
 import type { BridgeArrival, BridgeOwner, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
@@ -39,7 +39,8 @@ const MISSING_CHECKS_BEFORE_DROPPED = 3;
 
 /**
  * Checks (each at a newer head) in a row at which the node refused the intent's transaction before the wait hands it
- * to an operator: one refusal may be a node behind the chain, ten in a row are not.
+ * to an operator: one refusal may be a node behind the chain, ten in a row are not. A transaction that expires is
+ * first signed again once it can no longer land (`lastingRefusals`).
  */
 const REFUSALS_BEFORE_OPERATOR = 10;
 
@@ -175,14 +176,13 @@ export function createChainWaitActivities(deps: ActivityDeps) {
     async awaitChainTx(input: { intentKey: string; depth: ChainDepth }): Promise<ChainTxResult> {
       const heartbeatWhenDue = heartbeatEvery(HEARTBEAT_EVERY_MS);
       let last: IntentPending | undefined;
-      let refusals = 0;
+      const refusalsLast = lastingRefusals(REFUSALS_BEFORE_OPERATOR);
       for (;;) {
         heartbeatWhenDue();
         // A queued transfer is prepared here, and one that can no longer land signed again: refused as a write is.
         const check = await signing(() => txs.checkIntent(input.intentKey, input.depth, last));
         if ('txHash' in check) return check;
-        refusals = check.refused ? refusals + 1 : 0;
-        if (refusals >= REFUSALS_BEFORE_OPERATOR) throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: ${check.refused}`, 'ChainTxRefused');
+        if (refusalsLast(check.refused)) throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: ${check.refused!.reason}`, 'ChainTxRefused');
         last = check;
         await nextHead(check.chainId, check.head, heartbeatWhenDue);
       }

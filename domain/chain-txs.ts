@@ -70,3 +70,42 @@ export const intentKeys = {
   /** The native coin a transfer out of a deposit left there of what the treasury sent along, back to the treasury. */
   recover: (transferIntentKey: string) => `recover:${transferIntentKey}`,
 };
+
+/** The node's refusal of an intent's transaction when a check of its wait sent it again. */
+export interface TxRefusal {
+  reason: string;
+  txHash: string;
+  /**
+   * The transaction carries a bound past which it can no longer land (a Solana blockhash, a Tron or TON expiration):
+   * the outbox then prepares it against the chain as it is and signs it again.
+   */
+  expires: boolean;
+}
+
+/**
+ * A wait's judge of the node's refusals, fed every check's (undefined when the node took the transaction or was not
+ * asked): true once they last, that is `limit` checks in a row refused the same transaction and it is one that
+ * never expires, or one signed again after its predecessor was refused. A refused transaction that expires waits
+ * for that: what the node refuses may be the chain moving under it (a payin landing in a deposit whose sweep closes
+ * its token account), which the transaction prepared again takes into account.
+ */
+export function lastingRefusals(limit: number): (refusal: TxRefusal | undefined) => boolean {
+  let refusedHash: string | undefined;
+  let inARow = 0;
+  let signedAgain = false;
+  return (refusal) => {
+    if (!refusal) {
+      refusedHash = undefined;
+      inARow = 0;
+      signedAgain = false;
+      return false;
+    }
+    if (refusal.txHash !== refusedHash) {
+      signedAgain = refusedHash !== undefined;
+      refusedHash = refusal.txHash;
+      inARow = 0;
+    }
+    inARow += 1;
+    return inARow >= limit && (!refusal.expires || signedAgain);
+  };
+}

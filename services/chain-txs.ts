@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';
 import { TxRefused, TxWouldRevert, type ChainAction, type PreparedChainTx } from '../chains/family';
 import type { TxRequest } from '../chains/bridges/tx';
-import { intentKeys, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
+import { intentKeys, type ChainDepth, type ChainTxIntent, type ChainTxResult, type TxRefusal } from '../domain/chain-txs';
 import { NATIVE_TOKEN_ADDRESS } from '../domain/payment';
 import {
   allocateNonce,
@@ -121,8 +121,8 @@ export interface IntentPending {
   mined?: ChainTxRow;
   /** Waiting on its send queue behind the transaction in flight of intent `ahead`. */
   queued?: QueuedBehind;
-  /** The node refused the transaction when this check sent it again (its refusal). */
-  refused?: string;
+  /** The node refused the transaction when this check sent it again. */
+  refused?: TxRefusal;
 }
 
 /**
@@ -494,7 +494,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
             throw err;
           },
         );
-        if (refused) return { chainId: row.chain_id, head: headBefore, refused };
+        if (refused) return { chainId: row.chain_id, head: headBefore, refused: { reason: refused, txHash: current.tx_hash, expires: Boolean(adapter.expiry) && current.valid_until !== null } };
       }
     }
     // Mined, only short of depth: nothing to look at before the head can make it deep enough (a reorg meanwhile is seen then).
