@@ -2,8 +2,9 @@
  * The Solana adapter's transactions on the Solana devnet (litesvm behind the JSON-RPC): a priority fee from what
  * recent slots paid on the same accounts (`getRecentPrioritizationFees`) and a compute-unit limit from a simulation;
  * the blockhash's last valid block height kept with the transaction, which the outbox reads to know when it can no
- * longer land; a payout mined only once the merchant's token balance shows it; and a refund never paying its
- * recipient's rent.
+ * longer land; a sweep closing its deposit's token account refused when a payin lands under it, and prepared again
+ * without the close once it expired; a payout mined only once the merchant's token balance shows it; and a refund
+ * never paying its recipient's rent.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -30,7 +31,7 @@ import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-p
 import { SolanaAdapter } from '../../chains/solana/adapter';
 import type { SolanaChainConfig } from '../../chains/solana/config';
 import { chainRegistrySchema } from '../../chains/registry';
-import type { ChainAction } from '../../chains/family';
+import { TxRefused, type ChainAction } from '../../chains/family';
 import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
 import { startSolanaDevnet, type SolanaDevnet } from '../../tools/devnets/solana';
 import { eventually } from '../support/poll';
@@ -121,13 +122,51 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     assert.equal(elsewhere.state === 'mined' && elsewhere.succeeded, false, 'not landed for a receiver it did not credit');
   });
 
+  /** Whether a signed wire transaction closes a token account (the token program's CloseAccount, instruction 9). */
+  function closesAccount(rawTx: string): boolean {
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(rawTx));
+    const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes));
+    return message.instructions.some((ix) => ix.programAddress === devnet.mints.USDC.tokenProgram && ix.data?.[0] === 9);
+  }
+
+  /** The treasury pays `units` of USDC into `deposit`, as a customer's payin would land there. */
+  async function payInto(deposit: string, units: bigint): Promise<void> {
+    const before = await adapter.balanceOf(deposit, usdc());
+    await adapter.broadcast(await (await adapter.prepare({ kind: 'transfer', tokenAddress: usdc(), to: deposit, amountUnits: units.toString() })).sign(0));
+    await eventually('the payin to the deposit', 30_000, async () => ((await adapter.balanceOf(deposit, usdc())) === before + units ? true : undefined));
+  }
+
+  it('a sweep that closes its deposit’s token account is refused once a payin lands before it, and can still land until its blockhash expires; prepared again then, it leaves the account and the payin', async () => {
+    const paymentId = randomUUID();
+    const deposit = adapter.depositAddress(paymentId);
+    await payInto(deposit, 2_000_000n);
+    const sweep: ChainAction = { kind: 'sweep', paymentId, tokenAddress: usdc(), to: adapter.treasuryAddress(), amountUnits: '2000000' };
+    const prepared = await adapter.prepare(sweep);
+    const closing = await prepared.sign(0);
+    assert.ok(closesAccount(closing.rawTx), 'the sweep empties the token account, so it closes it');
+
+    // The customer pays again between the sweep's preparation and its broadcast: the account cannot be closed.
+    await payInto(deposit, 1_000_000n);
+    await assert.rejects(adapter.broadcast(closing), TxRefused);
+    const stored = { rawTx: closing.rawTx, txHash: closing.txHash, signer: prepared.signer, nonce: 0, validUntil: closing.validUntil ?? null };
+    assert.equal(await adapter.expiry.canLand(stored), true, 'refused now, it could still land: it is not signed again yet');
+
+    await eventually('the refused sweep can no longer land', 150_000, async () => ((await adapter.expiry.canLand(stored)) ? undefined : true), 1_000);
+    const again = await (await adapter.prepare(sweep)).sign(0);
+    assert.equal(closesAccount(again.rawTx), false, 'prepared against the chain as it is now: the account keeps the payin');
+    await adapter.broadcast(again);
+    const mined = await eventually('the sweep signed again mined', 30_000, async () => {
+      const found = await adapter.checkTx([again.txHash, closing.txHash], 1, { action: sweep, rawTx: again.rawTx, nonce: 0 });
+      return found.state === 'mined' ? found : undefined;
+    });
+    assert.deepEqual([mined.state === 'mined' && mined.txHash, mined.state === 'mined' && mined.succeeded], [again.txHash, true]);
+    assert.equal(await adapter.balanceOf(deposit, usdc()), 1_000_000n, 'the second payin stays at the deposit, for its own refund');
+  });
+
   it('never pays a refund recipient’s rent: a refund to a wallet without a token account is refused, one with an account costs its fee', async () => {
     const paymentId = randomUUID();
     const deposit = adapter.depositAddress(paymentId);
-    const fund = await adapter.prepare({ kind: 'transfer', tokenAddress: usdc(), to: deposit, amountUnits: '3000000' });
-    const funded = await fund.sign(0);
-    await adapter.broadcast(funded);
-    await eventually('the deposit funded', 30_000, async () => ((await adapter.balanceOf(deposit, usdc())) === 3_000_000n ? true : undefined));
+    await payInto(deposit, 3_000_000n);
 
     const stranger = (await generateKeyPairSigner()).address;
     const refusal = await adapter.estimateCost({ kind: 'sweep', paymentId, tokenAddress: usdc(), to: stranger, amountUnits: '1000000' });
