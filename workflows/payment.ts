@@ -204,22 +204,27 @@ class PaymentRun {
   }
 
   /**
-   * Settles from float: the payin is swept into the treasury of its own chain while the destination treasury pays
-   * the merchant at once, whatever the source chain. Only a short float changes that (`payFromFloat`).
+   * Settles from float: the destination treasury pays the merchant at once, whatever the source chain, and the payin
+   * is swept into the treasury of its own chain once the payment completed. Only a short float changes that
+   * (`payFromFloat`: bridging the payin sweeps it first).
    */
   private async payOut(completing: ConfirmedPayin, received: bigint): Promise<void> {
     const { source } = this.terms;
     // Short of the amount when the payment completed within its tolerance or was accepted as paid.
     const required = settledUnits(BigInt(source.amountUnits), received);
-    const sweeping = this.chain.untilOperatorFixes(() =>
-      chainWrites.sweepDeposit({
-        intentKey: intentKeys.sweep(this.paymentId), paymentId: this.paymentId, chainId: source.chainId, tokenAddress: source.address,
-        recipient: { kind: 'treasury' }, amountUnits: required.toString(), purpose: 'payin to treasury',
-      }),
-    );
-    // Awaited by the payout only when it bridges the payin; else by the run's drain, once the payment is completed.
+    // The sweep only refills its own chain's treasury, so it waits for the payment: in a burst the chains' blocks and
+    // the worker's time go to payouts first. Awaited by the payout only when it bridges the payin; else by the run's
+    // drain.
     let swept: Promise<unknown> | undefined;
-    const sweepLanded = () => (swept ??= sweeping.then((tx) => this.chain.landed(tx)));
+    const sweepLanded = () =>
+      (swept ??= this.chain
+        .untilOperatorFixes(() =>
+          chainWrites.sweepDeposit({
+            intentKey: intentKeys.sweep(this.paymentId), paymentId: this.paymentId, chainId: source.chainId, tokenAddress: source.address,
+            recipient: { kind: 'treasury' }, amountUnits: required.toString(), purpose: 'payin to treasury',
+          }),
+        )
+        .then((tx) => this.chain.landed(tx)));
     // The excess of an overpayment goes back once, unless it is dust (then held, recorded on the payin).
     const excessUnits = (received - required).toString();
     const excess = received <= required ? null : this.heldAsDust(completing, excessUnits).then((held) => (held ? null : this.sendBack(completing, source.address, excessUnits, 'overpayment excess')));
@@ -236,10 +241,9 @@ class PaymentRun {
     }
     await this.chain.landed(payout, 'finality');
     await this.record.transition('payment_completed');
-    // The sweep only moves the payin into its own chain's treasury, behind the merchant's payment: the payment is
-    // completed without it, and the run's drain waits for it to land. A chain that takes one treasury transaction at
-    // a time (TON) lands a burst's sweeps one by one, and the payments waited for all of them (a TON payment of a
-    // burst of 100: 56 s from payout to completed, 3 s alone).
+    // The payment is completed without its sweep, and the run's drain waits for it to land. A chain that takes one
+    // treasury transaction at a time (TON) lands a burst's sweeps one by one, and payments that waited for them took
+    // 56 s from payout to completed in a burst of 100, 3 s alone.
     this.background.push(sweepLanded().then(() => undefined));
   }
 

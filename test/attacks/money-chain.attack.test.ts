@@ -11,6 +11,7 @@ import { Contract, Wallet, parseUnits } from 'ethers';
 import { devnetRpc } from '../../tools/devnets/evm/devnet';
 import { erc20Abi } from '../../chains/evm/contracts';
 import { findChainTx } from '../../db/queries/chain-txs';
+import { findPaymentById } from '../../db/queries/payments';
 import { listPayins } from '../../db/queries/payins';
 import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
@@ -77,7 +78,8 @@ describe('attacks on the money path', function () {
     return eventually('the payout to be signed', 120_000, async () => {
       const payout = await findChainTx({ knex: services.knex, intentKey: intentKeys.payout(paymentId) });
       if (payout?.sent_at_block) return payout;
-      if (!(await findChainTx({ knex: services.knex, intentKey: intentKeys.sweep(paymentId) }))) await mine();
+      // Final: the payout is being signed; a block more would mine it.
+      if ((await findPaymentById({ knex: services.knex, id: paymentId }))?.status !== 'payment_payout_started') await mine();
       return undefined;
     }, 300);
   }
@@ -138,6 +140,8 @@ describe('attacks on the money path', function () {
     // Held on record either way: the completing payin's excess when the dust counted first, else the dust itself
     // (both confirm at the same head when the second is mined right after the first; they count in the order they confirm).
     assert.deepEqual(payins.map((p) => p.held_units).sort(), ['0', '1'], 'the 1-unit excess is held, on record');
+    // The run ends once the sweep, which starts when the payment completed, landed.
+    await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result();
     assert.equal(await tokenBalance(stack.info, CHAIN, 'USDC', payment.source.receiverAddress), 1n, 'the held dust stays at the deposit address');
     assert.equal(await findChainTx({ knex: services.knex, intentKey: intentKeys.refund(`${CHAIN}:${payins[1]!.tx_hash}:${payins[1]!.log_index}`) }), undefined, 'no refund signed');
   });

@@ -20,6 +20,7 @@ import { TronWeb } from 'tronweb';
 import { intentKeys } from '../../domain/chain-txs';
 import { parseUnits } from '../../domain/money';
 import { findChainTx } from '../../db/queries/chain-txs';
+import { findPaymentById } from '../../db/queries/payments';
 import { stackChain, type Stack } from '../../tools/stack/stack';
 import { newMerchant } from '../support/merchant';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
@@ -86,7 +87,7 @@ class FlakyFront {
 }
 
 describe('short-lived transactions outlive an outage: signed again once they can no longer land, landing once', function () {
-  this.timeout(420_000);
+  this.timeout(600_000);
   let stack: Stack;
   let services: StackServices;
   let api: ExtraApi;
@@ -134,48 +135,71 @@ describe('short-lived transactions outlive an outage: signed again once they can
     const solanaPayment = await pay(solanaMerchant.ordersKey, solana.chainId, 'USDC');
     const tronPayment = await pay(tronMerchant.ordersKey, tron.chainId, 'USDT');
 
-    // The send path goes down before the payins: the sweeps and payouts are signed and stored, never sent.
+    const rpc = createSolanaRpc(solana.rpcUrl);
+    const tronWeb = new TronWeb({ fullHost: tron.rpcUrl });
+    /**
+     * With the send path down, waits until the intents are signed and stored (never sent); then takes the whole RPC
+     * away until the chains themselves (read directly) show none of them can land any more, and brings it back.
+     */
+    const outlive = async (intents: Array<{ chainId: number; key: string }>) => {
+      const signed = await eventually('the transfers signed and stored', 180_000, async () => {
+        const rows = await Promise.all(intents.map((intent) => findChainTx({ knex: services.knex, intentKey: intent.key })));
+        return rows.every((row) => row !== undefined) ? rows : undefined;
+      });
+      for (const row of signed) assert.equal(row.status, 'signed', `${row.intent_key} cannot have landed: its broadcasts were dropped`);
+      solanaGate!.outage = 'everything';
+      tronGate!.outage = 'everything';
+      const lastValid = (chainId: number) => signed.filter((row) => row.chain_id === chainId).map((row) => BigInt(row.valid_until!)).reduce((a, b) => (a > b ? a : b));
+      await eventually('the Solana blockhashes past their last valid block height (finalized)', 180_000, async () => ((await rpc.getBlockHeight({ commitment: 'finalized' }).send()) > lastValid(solana.chainId) ? true : undefined), 1_000);
+      await eventually('the Tron head block past the expirations', 180_000, async () => {
+        const head = (await tronWeb.trx.getCurrentBlock()) as { block_header: { raw_data: { timestamp: number } } };
+        return BigInt(head.block_header.raw_data.timestamp) >= lastValid(tron.chainId) ? true : undefined;
+      }, 1_000);
+      solanaGate!.outage = 'none';
+      tronGate!.outage = 'none';
+      return signed;
+    };
+
+    // The send path goes down before the payins: the payouts are signed and stored, never sent.
     solanaGate!.outage = 'broadcasts';
     tronGate!.outage = 'broadcasts';
     await solanaCustomerTransfer(stack.info, 'USDC', solanaPayment.source.receiverAddress, amount);
     await tronCustomerTransfer(stack.info, tronPayment.source.receiverAddress, amount);
-    const intents = [
+    const payouts = await outlive([
       { chainId: solana.chainId, key: intentKeys.payout(solanaPayment.id) },
-      { chainId: solana.chainId, key: intentKeys.sweep(solanaPayment.id) },
       { chainId: tron.chainId, key: intentKeys.payout(tronPayment.id) },
-      { chainId: tron.chainId, key: intentKeys.sweep(tronPayment.id) },
-    ];
-    const signed = await eventually('the four transfers signed and stored', 180_000, async () => {
-      const rows = await Promise.all(intents.map((intent) => findChainTx({ knex: services.knex, intentKey: intent.key })));
-      return rows.every((row) => row !== undefined) ? rows : undefined;
-    });
-    for (const row of signed) assert.equal(row.status, 'signed', `${row.intent_key} cannot have landed: its broadcasts were dropped`);
+    ]);
 
-    // Then the whole RPC goes away, until the chains themselves (read directly) show none of them can land any more.
-    solanaGate!.outage = 'everything';
-    tronGate!.outage = 'everything';
-    const rpc = createSolanaRpc(solana.rpcUrl);
-    const tronWeb = new TronWeb({ fullHost: tron.rpcUrl });
-    const lastValid = (chainId: number) => signed.filter((row) => row.chain_id === chainId).map((row) => BigInt(row.valid_until!)).reduce((a, b) => (a > b ? a : b));
-    await eventually('the Solana blockhashes past their last valid block height (finalized)', 180_000, async () => ((await rpc.getBlockHeight({ commitment: 'finalized' }).send()) > lastValid(solana.chainId) ? true : undefined), 1_000);
-    await eventually('the Tron head block past the expirations', 180_000, async () => {
-      const head = (await tronWeb.trx.getCurrentBlock()) as { block_header: { raw_data: { timestamp: number } } };
-      return BigInt(head.block_header.raw_data.timestamp) >= lastValid(tron.chainId) ? true : undefined;
-    }, 1_000);
-    solanaGate!.outage = 'none';
-    tronGate!.outage = 'none';
-
+    // The sweeps are signed once the payments completed, after their payouts' finality (a second or more on either
+    // devnet): each chain's send path goes down again as soon as its payout landed, so its sweep is signed and
+    // stored, never sent.
+    await Promise.all(
+      [
+        { payment: solanaPayment, gate: solanaGate! },
+        { payment: tronPayment, gate: tronGate! },
+      ].map(async ({ payment, gate }) => {
+        const landed = async () => ((await findPaymentById({ knex: services.knex, id: payment.id }))?.status === 'payment_payout_completed' ? true : undefined);
+        await eventually(`the payout of ${payment.id} to land`, 240_000, landed, 50);
+        gate.outage = 'broadcasts';
+      }),
+    );
     await waitForStatus(api.paymentApiUrl, solanaPayment.id, 'payment_completed', 240_000);
     await waitForStatus(api.paymentApiUrl, tronPayment.id, 'payment_completed', 240_000);
     const payout = afterFee(parseUnits(amount, 6));
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaWallet), payout, 'the Solana merchant was paid exactly once');
     assert.equal(await tronUsdtBalance(stack.info, tronWallet), payout, 'the Tron merchant was paid exactly once');
-    // Swept behind the payments, which do not wait for their sweeps: their runs end once the sweeps landed.
+    const sweeps = await outlive([
+      { chainId: solana.chainId, key: intentKeys.sweep(solanaPayment.id) },
+      { chainId: tron.chainId, key: intentKeys.sweep(tronPayment.id) },
+    ]);
+    // The runs end once the sweeps landed.
     await Promise.all([solanaPayment, tronPayment].map((p) => services.client.workflow.getHandle(paymentWorkflowId(p.id)).result()));
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaPayment.source.receiverAddress), 0n, 'the Solana deposit was swept');
     assert.equal(await tronUsdtBalance(stack.info, tronPayment.source.receiverAddress), 0n, 'the Tron deposit was swept');
+    assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaWallet), payout, 'the Solana merchant was still paid exactly once');
+    assert.equal(await tronUsdtBalance(stack.info, tronWallet), payout, 'the Tron merchant was still paid exactly once');
 
-    for (const before of signed) {
+    for (const before of [...payouts, ...sweeps]) {
       const after = (await findChainTx({ knex: services.knex, intentKey: before.intent_key }))!;
       assert.equal(after.status, 'confirmed');
       assert.notEqual(after.tx_hash, before.tx_hash, `${before.intent_key} landed as a transaction signed again`);

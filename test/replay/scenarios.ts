@@ -96,10 +96,10 @@ function paymentRecording(opts: {
 
 /**
  * A payment that settles on the same chain, in the order of first calls. Its final status keeps the deposit address
- * watched in the same write; the run's drain then waits for its sweep to land, and `extendDepositWatch` keeps the
- * address watched again from the run's end.
+ * watched in the same write; the run then sweeps the payin, its drain waits for the sweep to land, and
+ * `extendDepositWatch` keeps the address watched again from the run's end.
  */
-const PAID_STEPS = ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx'];
+const PAID_STEPS = ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'payOutFromTreasury', 'awaitChainTx', 'sweepDeposit'];
 const PAID_SAME_CHAIN = [...PAID_STEPS, 'extendDepositWatch'];
 
 /** Pays, holding the webhook deliveries until the payment is completed: the run's drain waits for them. */
@@ -144,7 +144,7 @@ export const RECORDINGS: Recording[] = [
     drive: (signal) => signal(detectedPayin({ tx: 'cross-bridged' })),
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'payOutFromTreasury', 'sweepDeposit',
       'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
@@ -163,7 +163,7 @@ export const RECORDINGS: Recording[] = [
     },
     result: 'payment_completed',
     activities: [
-      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury',
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'deliverWebhook', 'payOutFromTreasury', 'sweepDeposit',
       'awaitChainTx', 'quoteBridge', 'approveBridge', 'startBridge', 'awaitBridgeArrival', 'finishBridge', 'extendDepositWatch',
     ],
   }),
@@ -199,7 +199,10 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'multisend', logIndex: 2 }));
     },
     result: 'payment_completed',
-    activities: [...PAID_STEPS, 'holdDust', 'extendDepositWatch'],
+    activities: [
+      'loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'awaitChainTx',
+      'payOutFromTreasury', 'extendDepositWatch',
+    ],
   }),
   paymentRecording({
     name: 'payment-wrong-token-refunded-then-paid',
@@ -208,7 +211,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'right', amountUnits: (BigInt(REQUIRED_UNITS) + 1000n).toString(), from: OTHER_SENDER_ADDRESS }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'awaitChainTx', 'deliverWebhook', 'payOutFromTreasury', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'sweepDeposit', 'deliverWebhook', 'awaitChainTx', 'payOutFromTreasury', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-reorg-before-finality-then-paid',
@@ -230,7 +233,7 @@ export const RECORDINGS: Recording[] = [
       await signal(detectedPayin({ tx: 'dust-paid', amountUnits: (BigInt(REQUIRED_UNITS) + 1n).toString() }));
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'holdDust', 'deliverWebhook', 'payOutFromTreasury', 'awaitChainTx', 'sweepDeposit', 'extendDepositWatch'],
   }),
   paymentRecording({
     name: 'payment-payout-reverts-until-operator-retries',
@@ -302,7 +305,7 @@ export const RECORDINGS: Recording[] = [
       await run.executeUpdate(acceptAsPaidUpdate);
     },
     result: 'payment_completed',
-    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'recordAcceptedAsPaid', 'deliverWebhook', 'sweepDeposit', 'payOutFromTreasury', 'awaitChainTx', 'extendDepositWatch'],
+    activities: ['loadPaymentTerms', 'recordPaymentProgress', 'awaitPayinConfirmation', 'recordAcceptedAsPaid', 'deliverWebhook', 'payOutFromTreasury', 'awaitChainTx', 'sweepDeposit', 'extendDepositWatch'],
   }),
   {
     scenarios: [

@@ -22,6 +22,7 @@ import {
   DESTINATION_CHAIN_ID,
   DESTINATION_TOKEN,
   FakeActivities,
+  type ActivityCall,
   MERCHANT_ADDRESS,
   OTHER_SENDER_ADDRESS,
   OTHER_TOKEN,
@@ -100,6 +101,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   const sequences = (fakes: FakeActivities) =>
     fakes.calls.flatMap((c) => (c.name === 'recordPaymentTransition' || c.name === 'recordPayin' ? [c.input.sequence] : []));
   const increasing = (numbers: number[]) => numbers.every((n, i) => i === 0 || n > numbers[i - 1]!);
+  const callIndex = (fakes: FakeActivities, name: ActivityCall['name']) => fakes.calls.findIndex((c) => c.name === name);
+  const completedIndex = (fakes: FakeActivities) => fakes.calls.findIndex((c) => c.name === 'recordPaymentTransition' && c.input.status === 'payment_completed');
 
   it('same chain: pays out from the treasury, sweeps exactly the amount, and the run ends Completed with the payment', async () => {
     const payin = detectedPayin({ tx: 'same-a' });
@@ -116,11 +119,12 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(
       fakes.chainWrites().map((w) => [w.name, w.input.intentKey, w.input.amountUnits]),
       [
-        ['sweepDeposit', intentKeys.sweep(paymentId), REQUIRED_UNITS],
         // The payout's amount is the database's (the payout less what it keeps back for refunds), never the run's.
         ['payOutFromTreasury', intentKeys.payout(paymentId), undefined],
+        ['sweepDeposit', intentKeys.sweep(paymentId), REQUIRED_UNITS],
       ],
     );
+    assert.ok(callIndex(fakes, 'sweepDeposit') > completedIndex(fakes), 'the sweep is signed once the payment completed');
     const payout = fakes.callsOf('payOutFromTreasury')[0]!;
     assert.deepEqual([payout.chainId, payout.tokenAddress, payout.to], [SOURCE_CHAIN_ID, SOURCE_TOKEN, MERCHANT_ADDRESS]);
     const completed = fakes.transitions().find((t) => t.status === 'payment_payin_completed')!;
@@ -252,15 +256,13 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual(
       fakes.chainWrites().map((w) => [w.name, w.input.chainId, w.input.intentKey]),
       [
-        ['sweepDeposit', SOURCE_CHAIN_ID, intentKeys.sweep(paymentId)],
         ['payOutFromTreasury', DESTINATION_CHAIN_ID, intentKeys.payout(paymentId)],
+        ['sweepDeposit', SOURCE_CHAIN_ID, intentKeys.sweep(paymentId)],
       ],
     );
     assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.tokenAddress, DESTINATION_TOKEN);
     assert.equal(fakes.callsOf('quoteBridge').length, 0);
-    const payout = fakes.calls.findIndex((c) => c.name === 'payOutFromTreasury');
-    const sweepLanded = fakes.calls.findIndex((c) => c.name === 'awaitChainTx' && c.input.intentKey === intentKeys.sweep(paymentId));
-    assert.ok(payout < sweepLanded, 'the payout does not wait for the sweep');
+    assert.ok(callIndex(fakes, 'sweepDeposit') > completedIndex(fakes), 'the payout does not wait for the sweep: it is signed once the payment completed');
   });
 
   it('cross family, no bridge route, float short: waits in payment_payout_started (AwaitingOperator=treasury_short), pays once the float is topped up', async () => {
@@ -300,7 +302,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     ]);
     assert.deepEqual(
       fakes.chainWrites().map((w) => w.name),
-      ['sweepDeposit', 'payOutFromTreasury', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
+      ['payOutFromTreasury', 'sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
     );
     // Each bridge step waits for the one before it: approval mined, burn mined, attestation, mint mined.
     // The last call of each: the payout that pays is the one after the bridge (the first found the float short).
@@ -348,7 +350,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     assert.deepEqual([onTime, closedWith], [undefined, undefined], 'on time at first; the flag ends with the wait');
     assert.deepEqual(
       fakes.chainWrites().map((w) => w.name),
-      ['sweepDeposit', 'payOutFromTreasury', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
+      ['payOutFromTreasury', 'sweepDeposit', 'approveBridge', 'startBridge', 'finishBridge', 'payOutFromTreasury'],
       'the late transfer is finished once, as any other',
     );
   });
@@ -357,7 +359,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
     const native = detectedPayin({ tx: 'native-a', tokenAddress: '0x0000000000000000000000000000000000000000', amountUnits: '10000000000000000', logIndex: -1 });
     const { result, fakes } = await pay({ native: true }, (h) => h.signal(payinDetectedSignal, native));
     assert.equal(result, 'payment_completed');
-    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['sweepDeposit', 'payOutFromTreasury']);
+    assert.deepEqual(fakes.chainWrites().map((w) => w.name), ['payOutFromTreasury', 'sweepDeposit']);
     assert.equal(fakes.callsOf('payOutFromTreasury')[0]!.chainId, DESTINATION_CHAIN_ID);
   });
 
