@@ -183,6 +183,8 @@ describe('attacks on the money path', function () {
     const payinTx = await customerTransfer(stack.info, CHAIN, 'USDC', payment.source.receiverAddress, '4');
     const { payment: done } = await waitForStatus(api, payment.id, 'payment_completed', 120_000);
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
+    // Its run ends after its sweep, which starts when the payment completed: its transactions are all stored.
+    await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result();
     const [real] = (await listPayins({ knex: services.knex, paymentId: payment.id })).filter((p) => p.tx_hash === payinTx);
     const realPayin = forgedPayin({ txHash: payinTx, logIndex: real!.log_index, blockNumber: Number(real!.block_number), from: stack.info.customer.evm.address });
     const txsBefore = await services.knex('chain_txs').where({ payment_id: payment.id }).count<{ count: string }[]>('* as count');

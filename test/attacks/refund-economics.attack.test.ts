@@ -31,6 +31,7 @@ import { solanaCustomerTransfer } from '../support/solana';
 import { getStack } from '../support/stack';
 import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination } from '../support/stellar';
 import { payTon, payTonOutputs, tonPayer } from '../support/ton';
+import { paymentWorkflowId } from '../../workflows/ids';
 import { newTronAddress, tronCustomerTransfer } from '../support/tron';
 
 /** Payins of one base unit each, per family (TON: outputs of one wallet message). */
@@ -136,7 +137,11 @@ describe('refund economics: a burst of 1-unit payins costs the treasury nothing 
   });
   after(async () => services?.close());
 
-  /** A payment of `amount` into a fresh merchant of the family, paid and completed; its deposit then takes late payins. */
+  /**
+   * A payment of `amount` into a fresh merchant of the family, paid and completed, and its run ended: its sweep, which
+   * starts when the payment completed, landed. Its deposit then takes late payins, and what our accounts spend from
+   * then on is theirs.
+   */
   async function completedPayment(family: Family, amount: string) {
     const chainId = family.chainId(stack.info);
     const merchant = await newMerchant(stack, services.knex, { payout: { address: await family.newWallet(stack.info), chainId: chainId, tokenSymbol: family.symbol } });
@@ -144,7 +149,9 @@ describe('refund economics: a burst of 1-unit payins costs the treasury nothing 
     const started = performance.now();
     await family.pay(stack.info, created.source.receiverAddress, amount);
     await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 180_000);
-    return { created, merchant, seconds: (performance.now() - started) / 1000 };
+    const seconds = (performance.now() - started) / 1000;
+    await services.client.workflow.getHandle(paymentWorkflowId(created.id)).result();
+    return { created, merchant, seconds };
   }
 
   for (const family of FAMILIES) {
