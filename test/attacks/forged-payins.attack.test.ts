@@ -16,7 +16,7 @@ import { payinDetectedSignal, paymentStateQuery } from '../../workflows/messages
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { PAYIN_FAMILIES, newFamilyApp, type FamilyApp } from '../support/payin-families';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 
 /** FEE_BPS=50 in the test stack. */
@@ -54,7 +54,7 @@ for (const family of PAYIN_FAMILIES) {
       await family.pay(info, decoy.source.receiverAddress, '2');
       await waitForStatus(api, decoy.id, 'payment_completed', 180_000);
       // Its run ends after its sweep (and, on Tron, the fees sent along going back): its transactions are all stored.
-      await services.client.workflow.getHandle(paymentWorkflowId(decoy.id)).result();
+      await paymentRunEnded(services, decoy.id);
       const [row] = await listPayins({ knex: services.knex, paymentId: decoy.id });
       assert.ok(row, 'the decoy’s payin is recorded');
       const realPayin: DetectedPayin = {

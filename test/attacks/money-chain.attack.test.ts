@@ -25,7 +25,7 @@ import { createPayment, getPayment, paymentBody, waitForStatus } from '../suppor
 import { request } from '../support/http';
 import { customerTransfer, deployFakeStablecoin, providerFor, signCustomerTransfer, tokenAddress, tokenBalance } from '../support/chain';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 
@@ -140,8 +140,7 @@ describe('attacks on the money path', function () {
     // Held on record either way: the completing payin's excess when the dust counted first, else the dust itself
     // (both confirm at the same head when the second is mined right after the first; they count in the order they confirm).
     assert.deepEqual(payins.map((p) => p.held_units).sort(), ['0', '1'], 'the 1-unit excess is held, on record');
-    // The run ends once the sweep, which starts when the payment completed, landed.
-    await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result();
+    await paymentRunEnded(services, payment.id);
     assert.equal(await tokenBalance(stack.info, CHAIN, 'USDC', payment.source.receiverAddress), 1n, 'the held dust stays at the deposit address');
     assert.equal(await findChainTx({ knex: services.knex, intentKey: intentKeys.refund(`${CHAIN}:${payins[1]!.tx_hash}:${payins[1]!.log_index}`) }), undefined, 'no refund signed');
   });
@@ -183,8 +182,7 @@ describe('attacks on the money path', function () {
     const payinTx = await customerTransfer(stack.info, CHAIN, 'USDC', payment.source.receiverAddress, '4');
     const { payment: done } = await waitForStatus(api, payment.id, 'payment_completed', 120_000);
     assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
-    // Its run ends after its sweep, which starts when the payment completed: its transactions are all stored.
-    await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result();
+    await paymentRunEnded(services, payment.id);
     const [real] = (await listPayins({ knex: services.knex, paymentId: payment.id })).filter((p) => p.tx_hash === payinTx);
     const realPayin = forgedPayin({ txHash: payinTx, logIndex: real!.log_index, blockNumber: Number(real!.block_number), from: stack.info.customer.evm.address });
     const txsBefore = await services.knex('chain_txs').where({ payment_id: payment.id }).count<{ count: string }[]>('* as count');

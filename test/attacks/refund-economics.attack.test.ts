@@ -26,12 +26,11 @@ import { newMerchant } from '../support/merchant';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, providerFor } from '../support/chain';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { solanaCustomerTransfer } from '../support/solana';
 import { getStack } from '../support/stack';
 import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination } from '../support/stellar';
 import { payTon, payTonOutputs, tonPayer } from '../support/ton';
-import { paymentWorkflowId } from '../../workflows/ids';
 import { newTronAddress, tronCustomerTransfer } from '../support/tron';
 
 /** Payins of one base unit each, per family (TON: outputs of one wallet message). */
@@ -150,7 +149,7 @@ describe('refund economics: a burst of 1-unit payins costs the treasury nothing 
     await family.pay(stack.info, created.source.receiverAddress, amount);
     await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 180_000);
     const seconds = (performance.now() - started) / 1000;
-    await services.client.workflow.getHandle(paymentWorkflowId(created.id)).result();
+    await paymentRunEnded(services, created.id);
     return { created, merchant, seconds };
   }
 

@@ -25,8 +25,7 @@ import { stackChain, type Stack } from '../../tools/stack/stack';
 import { newMerchant } from '../support/merchant';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
-import { paymentWorkflowId } from '../../workflows/ids';
-import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
 import { getStack } from '../support/stack';
 import { newTronAddress, tronCustomerTransfer, tronUsdtBalance } from '../support/tron';
@@ -192,8 +191,7 @@ describe('short-lived transactions outlive an outage: signed again once they can
       { chainId: solana.chainId, key: intentKeys.sweep(solanaPayment.id) },
       { chainId: tron.chainId, key: intentKeys.sweep(tronPayment.id) },
     ]);
-    // The runs end once the sweeps landed.
-    await Promise.all([solanaPayment, tronPayment].map((p) => services.client.workflow.getHandle(paymentWorkflowId(p.id)).result()));
+    await Promise.all([solanaPayment, tronPayment].map((p) => paymentRunEnded(services, p.id)));
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaPayment.source.receiverAddress), 0n, 'the Solana deposit was swept');
     assert.equal(await tronUsdtBalance(stack.info, tronPayment.source.receiverAddress), 0n, 'the Tron deposit was swept');
     assert.equal(await solanaTokenBalance(stack.info, 'USDC', solanaWallet), payout, 'the Solana merchant was still paid exactly once');

@@ -16,10 +16,9 @@ import { stackChain, type Stack, type StackChain } from '../../tools/stack/stack
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { payTon, payTonOutputs, tonPayer, type TonPayer } from '../support/ton';
-import { paymentWorkflowId } from '../../workflows/ids';
 
 describe('one transfer at a time per sending account: TON deposits and the treasury', function () {
   this.timeout(300_000);
@@ -62,8 +61,7 @@ describe('one transfer at a time per sending account: TON deposits and the treas
     await payTon(customer, created.source.receiverAddress, toNano('2.5'));
     const { payment } = await waitForStatus(stack.info.paymentApiUrl, created.id, 'payment_completed', 180_000);
     assert.equal(payment.source.amountReceived, '2.5');
-    // The run ends once the sweep, which starts when the payment completed, landed.
-    await services.client.workflow.getHandle(paymentWorkflowId(created.id)).result();
+    await paymentRunEnded(services, created.id);
 
     const rows = await transactionsOf(created.id);
     assert.deepEqual(rows.map((r) => r.intent_key.split(':')[0]).sort(), ['payout', 'refund', 'sweep']);

@@ -18,9 +18,8 @@ import { assertAppReconciled } from '../support/ledger';
 import { sinkMessages } from '../support/mail';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
-import { paymentWorkflowId } from '../../workflows/ids';
 
 /** The dialogs and pages of the merchant's money operations, as screenshots (var/ is git-ignored; docs/screenshots keeps the good ones). */
 const SCREENSHOT_DIR = path.resolve(process.env.PAYRAIL_SCREENSHOT_DIR ?? 'var/screenshots/money');
@@ -226,7 +225,7 @@ describe('dashboard refunds, accept as paid, and the hosted page of a short paym
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, '4');
     await waitForStatus(api, created.id, 'payment_completed', 120_000);
     // Its run ended (its sweep landed): a transfer into the deposit address is now a late payin, which funds a refund.
-    await services.client.workflow.getHandle(paymentWorkflowId(created.id)).result();
+    await paymentRunEnded(services, created.id);
     await updateRefundCredit({ knex: services.knex, appId: shop.appId, refundCredit: '0' });
     const customer = Wallet.createRandom().address;
 

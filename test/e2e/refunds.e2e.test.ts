@@ -17,7 +17,7 @@ import { startOrphanedWorkflows } from '../../services/reconcile';
 import { createRefund } from '../../services/refunds';
 import { stackChain, type Stack } from '../../tools/stack/stack';
 import type { refundWorkflow } from '../../workflows';
-import { paymentWorkflowId, refundWorkflowId } from '../../workflows/ids';
+import { refundWorkflowId } from '../../workflows/ids';
 import { refundFundedSignal } from '../../workflows/messages';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer, evmChain, tokenBalance } from '../support/chain';
@@ -26,7 +26,7 @@ import { assertAppReconciled } from '../support/ledger';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
 import { newStellarUsdcAccount, stellarCustomerPayment, stellarDestination, stellarUsdcBalance } from '../support/stellar';
 import { newMerchant, type TestMerchant } from '../support/merchant';
-import { connectServices, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { eventually } from '../support/poll';
 
@@ -58,11 +58,9 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-${randomUUID()}`, chainId: '8453', amount }));
     await customerTransfer(stack.info, 8453, 'USDC', created.source.receiverAddress, amount);
     const { payment } = await waitForStatus(api, created.id, 'payment_completed', 90_000);
-    await runEnded(payment.id);
+    await paymentRunEnded(services, payment.id);
     return payment;
   }
-
-  const runEnded = (paymentId: string) => services.client.workflow.getHandle(paymentWorkflowId(paymentId)).result();
 
   type RefundAnswer = RefundResource & { error?: string; message?: string; details?: Array<{ path: string; message: string }> };
   const refund = (paymentId: string, body: unknown, options: { key?: string; idempotencyKey?: string | null } = {}) =>
@@ -325,7 +323,7 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
     const created = await createPayment(api, merchant.ordersKey, paymentBody({ orderId: `refund-xlm-funded-${randomUUID()}`, chainId, tokenSymbol: 'USDC', amount: '3' }));
     await stellarCustomerPayment(stack.info, stellarDestination(created.source.receiverAddress), '3');
     await waitForStatus(api, created.id, 'payment_completed', 90_000);
-    await runEnded(created.id);
+    await paymentRunEnded(services, created.id);
     const customer = await newStellarUsdcAccount(stack.info);
 
     const made = await refund(created.id, { amount: '1', address: customer }, { key: merchant.adminKey });

@@ -12,6 +12,8 @@ import { temporalTlsOptions } from '../../lib/temporal-connection';
 import type { Stack } from '../../tools/stack/stack';
 import type { ActivityDeps } from '../../activities';
 import { createRegistry, createWorkerMetrics } from '../../lib/metrics';
+import type { PaymentStatus } from '../../domain/payment';
+import { paymentWorkflowId } from '../../workflows/ids';
 
 /** Direct handles on the stack's PostgreSQL, Temporal and chains, for assertions and for extra API instances. */
 export interface StackServices {
@@ -35,6 +37,14 @@ export async function connectServices(stack: Stack): Promise<StackServices> {
       await Promise.all([knex.destroy(), connection.close()]);
     },
   };
+}
+
+/**
+ * The payment's run's result, once it ended: after its sweep landed, which starts when the payment completed. What
+ * is read from then on (the deposit, the payment's transactions, the ledger) holds the sweep.
+ */
+export function paymentRunEnded(services: StackServices, paymentId: string): Promise<PaymentStatus> {
+  return services.client.workflow.getHandle(paymentWorkflowId(paymentId)).result();
 }
 
 /** Settings an extra API may change from the stack's; rate limits not named keep the stack's. */

@@ -16,7 +16,7 @@ import { paymentWorkflowId } from '../../workflows/ids';
 import { createPayment, getPayment, paymentBody, waitForStatus } from '../support/api';
 import { customerTransfer } from '../support/chain';
 import { eventually } from '../support/poll';
-import { connectServices, startExtraApi, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, startExtraApi, type StackServices } from '../support/services';
 import { newMerchant, rotateWebhookSecret, type TestMerchant } from '../support/merchant';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
@@ -199,7 +199,7 @@ describe('webhook delivery end to end', function () {
       assert.ok(row.delivered_at, 'the POST was made');
     }
     // A payment's run ends only after its deliveries: once it is closed, nothing can retry them.
-    for (const payment of [failing, hanging]) assert.equal(await services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result(), 'payment_completed');
+    for (const payment of [failing, hanging]) assert.equal(await paymentRunEnded(services, payment.id), 'payment_completed');
     assert.equal(receiver.received(failUrl).length, 2);
     assert.equal(receiver.received(hangUrl).length, 2);
     for (const payment of [failing, hanging]) assert.deepEqual(await deliveryAttempts(services, payment.id), [1, 1]);

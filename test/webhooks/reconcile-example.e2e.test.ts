@@ -19,10 +19,9 @@ import { customerTransfer } from '../support/chain';
 import { request } from '../support/http';
 import { newMerchant, type TestMerchant } from '../support/merchant';
 import { eventually } from '../support/poll';
-import { connectServices, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
+import { connectServices, paymentRunEnded, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { getStack } from '../support/stack';
 import { exited, spawnWorker } from '../support/worker';
-import { paymentWorkflowId } from '../../workflows/ids';
 import { setWebhookUrl, startTestReceiver, type TestReceiver } from './support';
 
 /** RFC 4180 rows: quoted fields may hold commas, doubled quotes and line breaks. */
@@ -85,8 +84,7 @@ describe('reconciling by key: the example job and the statement', function () {
     }
     for (const payment of payments) await customerTransfer(stack.info, 8453, 'USDC', payment.source.receiverAddress, '5');
     await Promise.all(payments.map((payment) => waitForStatus(api.paymentApiUrl, payment.id, 'payment_completed', 600_000)));
-    // The runs end once their sweeps, which start when a payment completed, landed: the ledger then holds them.
-    await Promise.all(payments.map((payment) => services.client.workflow.getHandle(paymentWorkflowId(payment.id)).result()));
+    await Promise.all(payments.map((payment) => paymentRunEnded(services, payment.id)));
     await eventually('every delivery finished', 60_000, async () => {
       const rows = await services.knex<WebhookDeliveryRow>('webhook_deliveries').where({ app_id: merchant.appId });
       return rows.length === 8 && rows.every((r) => r.status !== 'pending') ? rows : undefined;
