@@ -106,6 +106,8 @@ interface SeenPayment {
   id: string;
   family: Family;
   createSentAt: number;
+  /** The create's answer arrived: the customer has the deposit to pay. */
+  createAnsweredAt: number;
   /** The wallet saw its transfer in a block. */
   paidAt: number;
   seenCompletedAt: number;
@@ -127,6 +129,7 @@ async function createPayAndPoll(stack: Stack, source: Source, wallets: DevStackC
   const res = await fetch(info.paymentApiUrl, { method: 'POST', headers, body: JSON.stringify(createBody(source.chainId, PAYMENT_AMOUNT, source.symbol)) });
   const created = (await res.json()) as PaymentApiPayment;
   if (res.status !== 201) throw new Error(`create: HTTP ${res.status} ${JSON.stringify(created)}`);
+  const createAnsweredAt = Date.now();
 
   const paying = payFromWallet(
     info,
@@ -150,7 +153,7 @@ async function createPayAndPoll(stack: Stack, source: Source, wallets: DevStackC
       break;
     }
   }
-  return { id: created.id, family: source.family, createSentAt, paidAt: await paying, seenCompletedAt, readMs };
+  return { id: created.id, family: source.family, createSentAt, createAnsweredAt, paidAt: await paying, seenCompletedAt, readMs };
 }
 
 /** What the database recorded of a payment's way (its clock: the same machine's). */
@@ -195,7 +198,8 @@ async function recorded(knex: Knex, seen: SeenPayment[]): Promise<Recorded[]> {
  * created_at (the signing transaction's start, just before the send).
  */
 const STEPS: Array<[string, (r: Recorded) => number, (r: Recorded) => number]> = [
-  ['created → wallet saw its payin in a block', (r) => r.createdAt, (r) => r.paidAt],
+  ['create sent → answered', (r) => r.createSentAt, (r) => r.createAnsweredAt],
+  ['answered → wallet saw its payin in a block', (r) => r.createAnsweredAt, (r) => r.paidAt],
   ['created → payin seen (payment_started)', (r) => r.createdAt, (r) => r.reached.payment_started ?? Number.NaN],
   ['payin seen → confirmed (payin_completed)', (r) => r.reached.payment_started ?? Number.NaN, (r) => r.reached.payment_payin_completed ?? Number.NaN],
   ['confirmed → final (payout_started)', (r) => r.reached.payment_payin_completed ?? Number.NaN, (r) => r.reached.payment_payout_started ?? Number.NaN],
