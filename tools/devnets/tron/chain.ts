@@ -17,7 +17,8 @@ import {
   type TronHex,
   type TronTransaction,
 } from './codec';
-import { RpcError, type EvmRpc } from './hardhat';
+import { RpcError } from '../evm/devnet';
+import type { EvmRpc } from './hardhat';
 import { Trc20Index } from './trc20';
 
 /** TRX is the EVM chain's native coin: 1 sun (10^-6 TRX) = 10^12 wei, so 1 TRX = 10^18 wei = 1 "ether". */
