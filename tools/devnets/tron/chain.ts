@@ -17,6 +17,7 @@ import {
   type TronHex,
   type TronTransaction,
 } from './codec';
+import { Kept } from '../../../chains/kept';
 import { RpcError } from '../evm/devnet';
 import type { EvmRpc } from './hardhat';
 import { Trc20Index } from './trc20';
@@ -204,6 +205,13 @@ export class TronChain {
   private readonly blockTxs = new Map<number, string[]>();
   private readonly timestamps = new Map<number, number>();
   private readonly impersonated = new Set<TronHex>();
+  /** This process mines every block and never reverts one, so a mined block is read from the node once. */
+  private readonly minedBlocks = new Kept<number, EvmBlock>(1_000);
+  /**
+   * Code an address had at a block, which it keeps at every later block: nothing here sets code, and a self-destruct
+   * removes code only in the transaction that created it (EIP-6780, in hardhat's hardfork).
+   */
+  private readonly deployedCode = new Kept<TronHex, { code: string; since: number }>(1_000);
   /** TRC-10 tokens by id, and who holds how much of each (the devnet's own ledger: TRC-10 lives outside the TVM). */
   private readonly assets = new Map<string, Trc10Asset>();
   private readonly assetBalances = new Map<TronHex, Map<string, bigint>>();
@@ -369,8 +377,12 @@ export class TronChain {
   /** A block at or below the head, with the Tron transactions it carries. */
   async block(number: number): Promise<BlockView | undefined> {
     if (!Number.isSafeInteger(number) || number < 0 || number > this.head) return undefined;
-    const evm = await this.rpc.call<EvmBlock | null>('eth_getBlockByNumber', [hex(number), false]);
-    if (!evm) return undefined;
+    let evm = this.minedBlocks.get(number);
+    if (!evm) {
+      const read = await this.rpc.call<EvmBlock | null>('eth_getBlockByNumber', [hex(number), false]);
+      if (!read) return undefined;
+      this.minedBlocks.set(number, (evm = read));
+    }
     return {
       number,
       blockID: blockIdOf(number, evm.hash),
@@ -395,8 +407,12 @@ export class TronChain {
   }
 
   async code(address: TronHex, blockTag: number | 'pending'): Promise<string> {
+    const deployed = this.deployedCode.get(address);
+    if (deployed && (blockTag === 'pending' || blockTag >= deployed.since)) return deployed.code;
     const tag = blockTag === 'pending' ? blockTag : hex(blockTag);
-    return strip0x(await this.rpc.call<string>('eth_getCode', [toEvmAddress(address), tag]));
+    const code = strip0x(await this.rpc.call<string>('eth_getCode', [toEvmAddress(address), tag]));
+    if (code !== '' && blockTag !== 'pending') this.deployedCode.set(address, { code, since: blockTag });
+    return code;
   }
 
   /** Tron creates an account when it first receives TRX; here: any balance, any sent transaction, or code. */
