@@ -205,7 +205,7 @@ export class TronChain {
   private readonly blockTxs = new Map<number, string[]>();
   private readonly timestamps = new Map<number, number>();
   private readonly impersonated = new Set<TronHex>();
-  /** This process mines every block and never reverts one, so a mined block is read from the node once. */
+  /** Nothing reverts a block of this chain (this process mines each one once it has taken over), so a block is read once. */
   private readonly minedBlocks = new Kept<number, EvmBlock>(1_000);
   /**
    * Code an address had at a block, which it keeps at every later block: nothing here sets code, and a self-destruct
