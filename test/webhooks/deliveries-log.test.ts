@@ -28,14 +28,16 @@ describe('webhook delivery log', function () {
   /** The merchant service of the test stack, with a dashboard session per developer. */
   let api: string;
   const bearer = async (developerId: string) => `Bearer ${await developerToken(stack, developerId)}`;
+  /** The instant every row's age counts from: creating the payments takes real time, which must not reorder them. */
+  let now: number;
 
-  /** A finished delivery of each event for a new payment of `m`, created `ageSeconds` ago (payin 1 s older). */
+  /** A finished delivery of each event for a new payment of `m`, created `ageSeconds` before `now` (payin 1 s older). */
   async function deliveries(m: TestMerchant, ageSeconds: number, status: 'delivered' | 'exhausted' = 'delivered'): Promise<string[]> {
     const payment = await createPayment(stack.info.paymentApiUrl, m.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
     const ids: string[] = [];
     for (const [i, eventType] of EVENTS.entries()) {
       const deliveryId = randomUUID();
-      const createdAt = new Date(Date.now() - (ageSeconds + 1 - i) * 1000);
+      const createdAt = new Date(now - (ageSeconds + 1 - i) * 1000);
       await claimWebhookDelivery({ knex: services.knex, delivery: { delivery_id: deliveryId, app_id: m.appId, payment_id: payment.id, event_type: eventType, url: 'https://merchant.example/hook' } });
       await recordWebhookDeliveryOutcome({
         knex: services.knex,
@@ -54,6 +56,7 @@ describe('webhook delivery log', function () {
     services = await connectServices(stack);
     merchant = await newMerchant(stack, services.knex, { webhookUrl: 'https://merchant.example/hook' });
     other = await newMerchant(stack, services.knex, { webhookUrl: 'https://other.example/hook' });
+    now = Date.now();
     // 11 payments → 22 finished deliveries, so the default limit (20) cuts the list.
     for (let age = 0; age < 11; age++) newestFirst.push(...(await deliveries(merchant, age * 10, age % 2 ? 'exhausted' : 'delivered')));
     await deliveries(other, 0);
