@@ -1,4 +1,4 @@
-import { Contract, JsonRpcProvider, Wallet, isError, type TransactionReceipt } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet, getAddress, isError, type TransactionReceipt } from 'ethers';
 import { isNativeToken } from '../../domain/payment';
 import type { DetectedPayin } from '../../domain/payins';
 import type { BridgeEndpoint } from '../bridges/endpoint';
@@ -17,6 +17,15 @@ export function eip681Uri(p: { tokenAddress: string | null; chainId: number; add
   return p.tokenAddress
     ? `ethereum:${p.tokenAddress}@${p.chainId}/transfer?address=${p.address}&uint256=${p.units}`
     : `ethereum:${p.address}@${p.chainId}?value=${p.units}`;
+}
+
+/** A receipt's fields as JSON-RPC sends them (quantities in hex); `l1Fee` on an OP Stack chain. */
+interface RawReceipt {
+  status: string;
+  from: string;
+  gasUsed: string;
+  effectiveGasPrice?: string;
+  l1Fee?: string;
 }
 
 /** An EVM chain: JSON-RPC through ethers, CREATE2 forwarder deposit addresses, ERC-20 `Transfer` logs. */
@@ -186,21 +195,22 @@ export class EvmAdapter implements ChainAdapter {
    * factory's forwarder sends exactly it, or the call reverts: an internal call no receipt lists).
    */
   async nativeEffects(tx: { txHash: string; action: ChainAction | null }): Promise<NativeEffects> {
-    const [receipt, sent, raw] = await Promise.all([
-      this.provider.getTransactionReceipt(tx.txHash),
+    // The receipt as the node sends it: ethers' parsed receipt drops the `l1Fee` an OP Stack chain adds.
+    const [receipt, sent] = await Promise.all([
+      this.provider.send('eth_getTransactionReceipt', [tx.txHash]) as Promise<RawReceipt | null>,
       this.provider.getTransaction(tx.txHash),
-      this.provider.send('eth_getTransactionReceipt', [tx.txHash]) as Promise<{ l1Fee?: string } | null>,
     ]);
     if (!receipt || !sent) throw new Error(`chain ${this.config.chainId}: transaction ${tx.txHash} is not mined`);
-    const fee = receipt.gasUsed * receipt.gasPrice + (raw?.l1Fee ? BigInt(raw.l1Fee) : 0n);
+    const fee = BigInt(receipt.gasUsed) * (receipt.effectiveGasPrice ? BigInt(receipt.effectiveGasPrice) : sent.gasPrice) + (receipt.l1Fee ? BigInt(receipt.l1Fee) : 0n);
+    const succeeded = BigInt(receipt.status) === 1n;
     const changes: NativeEffects['changes'] = [];
-    if (receipt.status === 1 && sent.value > 0n && sent.to) changes.push({ address: sent.from, deltaUnits: -sent.value }, { address: sent.to, deltaUnits: sent.value });
+    if (succeeded && sent.value > 0n && sent.to) changes.push({ address: sent.from, deltaUnits: -sent.value }, { address: sent.to, deltaUnits: sent.value });
     const action = tx.action;
-    if (receipt.status === 1 && action?.kind === 'sweep' && isNativeToken(action.tokenAddress)) {
+    if (succeeded && action?.kind === 'sweep' && isNativeToken(action.tokenAddress)) {
       const amount = BigInt(action.amountUnits);
       changes.push({ address: this.depositAddress(action.paymentId), deltaUnits: -amount }, { address: action.to, deltaUnits: amount });
     }
-    return { fees: [{ address: receipt.from, units: fee }], changes };
+    return { fees: [{ address: getAddress(receipt.from), units: fee }], changes };
   }
 
   async balanceOf(owner: string, tokenAddress: string): Promise<bigint> {
