@@ -74,6 +74,12 @@ const AMOUNT_OFFSET = 64;
 const COMPUTE_UNIT_MARGIN = 1.1;
 /** Data length of an associated token account (classic SPL Token; Token-2022's grows with extensions). */
 const TOKEN_ACCOUNT_SIZE = 165n;
+/**
+ * Builds of a deposit transfer that closes its token account: a payin landing between the balance read and the
+ * simulation fails the close, and the transfer is built again on the balance as it is then. More payins in a row
+ * than this are refused as a failed simulation is.
+ */
+const CLOSING_BUILDS = 3;
 
 const readAmount = (base64: string): bigint => Buffer.from(base64, 'base64').readBigUInt64LE(0);
 
@@ -235,7 +241,10 @@ export class SolanaAdapter implements ChainAdapter {
    * a refund goes only to a token account its recipient already has: the treasury never pays a refund recipient's
    * rent, which the recipient could take back by closing the account (`estimateCost` holds such a refund).
    */
-  private async instructions(action: ChainAction, treasury: KeyPairSigner): Promise<{ to: string; writable: Address[]; instructions: Instruction[]; creates: Address | null }> {
+  private async instructions(
+    action: ChainAction,
+    treasury: KeyPairSigner,
+  ): Promise<{ to: string; writable: Address[]; instructions: Instruction[]; creates: Address | null; closes: Address | null }> {
     const token = this.token(action.tokenAddress);
     const mint = token.address as Address;
     const programAddress = token.tokenProgram;
@@ -249,6 +258,7 @@ export class SolanaAdapter implements ChainAdapter {
         writable: [treasury.address, source, destination],
         instructions: [create, getTransferCheckedInstruction({ source, mint, destination, authority: treasury, amount, decimals: token.decimals }, { programAddress })],
         creates: destination,
+        closes: null,
       };
     }
     const deposit = await createKeyPairSignerFromPrivateKeyBytes(this.depositPrivateKey(action.paymentId));
@@ -265,6 +275,7 @@ export class SolanaAdapter implements ChainAdapter {
         ...(empties ? [getCloseAccountInstruction({ account: source, destination: treasury.address, owner: deposit }, { programAddress })] : []),
       ],
       creates: intoTreasury ? destination : null,
+      closes: empties ? source : null,
     };
   }
 
@@ -286,24 +297,32 @@ export class SolanaAdapter implements ChainAdapter {
 
   /**
    * The action's transaction message, paid by the treasury, with the priority fee recent slots paid and a compute
-   * unit limit from a simulation (a call that would fail throws TxWouldRevert), under a recent blockhash.
+   * unit limit from a simulation (a call that would fail throws TxWouldRevert; a deposit transfer whose close a payin
+   * foiled is built again), under a recent blockhash.
    */
   private async message(action: ChainAction) {
     const treasury = await this.treasury();
-    const { to, writable, instructions, creates } = await this.instructions(action, treasury);
-    const [price, { value: lifetime }] = await Promise.all([this.computeUnitPrice(writable), this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()]);
-    const budget = price > 0n ? [getSetComputeUnitPriceInstruction({ microLamports: price })] : [];
-    const draft = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(treasury, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions([...budget, ...instructions], m),
-    );
-    const units = await this.estimateComputeUnits(draft).catch((err: unknown) => {
-      throw new TxWouldRevert(`the transaction to ${to} would fail in simulation`, { cause: err });
-    });
-    const message = appendTransactionMessageInstructions([getSetComputeUnitLimitInstruction({ units: Math.ceil(units * COMPUTE_UNIT_MARGIN) })], draft);
-    return { to, message, lifetime, creates };
+    for (let build = 1; ; build++) {
+      const { to, writable, instructions, creates, closes } = await this.instructions(action, treasury);
+      const [price, { value: lifetime }] = await Promise.all([this.computeUnitPrice(writable), this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()]);
+      const budget = price > 0n ? [getSetComputeUnitPriceInstruction({ microLamports: price })] : [];
+      const draft = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(treasury, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+        (m) => appendTransactionMessageInstructions([...budget, ...instructions], m),
+      );
+      let units: number;
+      try {
+        units = await this.estimateComputeUnits(draft);
+      } catch (err) {
+        // A payin landed at the deposit after its balance was read: the account no longer empties, so the close fails.
+        if (closes && build < CLOSING_BUILDS && (await this.tokenAmount(closes)) !== BigInt(action.amountUnits)) continue;
+        throw new TxWouldRevert(`the transaction to ${to} would fail in simulation`, { cause: err });
+      }
+      const message = appendTransactionMessageInstructions([getSetComputeUnitLimitInstruction({ units: Math.ceil(units * COMPUTE_UNIT_MARGIN) })], draft);
+      return { to, message, lifetime, creates };
+    }
   }
 
   /**

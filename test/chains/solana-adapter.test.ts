@@ -2,12 +2,15 @@
  * The Solana adapter's transactions on the Solana devnet (litesvm behind the JSON-RPC): a priority fee from what
  * recent slots paid on the same accounts (`getRecentPrioritizationFees`) and a compute-unit limit from a simulation;
  * the blockhash's last valid block height kept with the transaction, which the outbox reads to know when it can no
- * longer land; a sweep closing its deposit's token account refused when a payin lands under it, and prepared again
- * without the close once it expired; a payout mined only once the merchant's token balance shows it; and a refund
- * never paying its recipient's rent.
+ * longer land; a sweep closing its deposit's token account built again without the close when a payin lands before
+ * its simulation, or refused when one lands after it and prepared again without the close once it expired; a payout
+ * mined only once the merchant's token balance shows it; and a refund never paying its recipient's rent.
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -43,16 +46,51 @@ describe('Solana adapter transactions on the Solana devnet', function () {
   this.timeout(180_000);
   let devnet: SolanaDevnet;
   let adapter: SolanaAdapter;
+  const depositSeed = randomBytes(32);
+
+  /** An adapter with the test's keys, reading and sending through `rpcUrl`. */
+  function adapterThrough(rpcUrl: string): SolanaAdapter {
+    const registry = chainRegistrySchema.parse({
+      chains: [{ family: 'solana', chainId: 501, name: 'Solana (devnet)', rpcUrl, confirmations: 1, finalityDepth: 4, tokens: { USDC: { ...devnet.mints.USDC } }, feeCoinUsd: '150' }],
+    });
+    return new SolanaAdapter(registry.chains[0] as SolanaChainConfig, { treasurySecretKey: Uint8Array.from(devnet.treasury.secretKey), depositSeed });
+  }
 
   before(async function () {
     this.timeout(180_000);
     devnet = await startSolanaDevnet({ port: 0 });
-    const registry = chainRegistrySchema.parse({
-      chains: [{ family: 'solana', chainId: 501, name: 'Solana (devnet)', rpcUrl: devnet.rpcUrl, confirmations: 1, finalityDepth: 4, tokens: { USDC: { ...devnet.mints.USDC } }, feeCoinUsd: '150' }],
-    });
-    adapter = new SolanaAdapter(registry.chains[0] as SolanaChainConfig, { treasurySecretKey: Uint8Array.from(devnet.treasury.secretKey), depositSeed: randomBytes(32) });
+    adapter = adapterThrough(devnet.rpcUrl);
   });
   after(async () => devnet?.stop());
+
+  /**
+   * The devnet's JSON-RPC behind a proxy that counts `method`'s calls and runs `before` ahead of the first, so the
+   * chain changes between what a caller read and what it asks next.
+   */
+  async function rpcProxy(method: string, before: () => Promise<void>): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
+    let calls = 0;
+    const forward = async (req: IncomingMessage): Promise<{ status: number; answer: Buffer }> => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      if ((JSON.parse(body.toString()) as { method: string }).method === method && ++calls === 1) await before();
+      const answer = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: answer.status, answer: Buffer.from(await answer.arrayBuffer()) };
+    };
+    const server = createServer((req, res) => {
+      forward(req).then(
+        ({ status, answer }) => res.writeHead(status, { 'content-type': 'application/json' }).end(answer),
+        (err: unknown) => res.writeHead(502, { 'content-type': 'text/plain' }).end(String(err)),
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      calls: () => calls,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
 
   const usdc = () => devnet.mints.USDC.address;
   const ataOf = async (owner: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(usdc()), tokenProgram: address(devnet.mints.USDC.tokenProgram) }))[0];
@@ -136,7 +174,7 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     await eventually('the payin to the deposit', 30_000, async () => ((await adapter.balanceOf(deposit, usdc())) === before + units ? true : undefined));
   }
 
-  it('a sweep that closes its deposit’s token account is refused once a payin lands before it, and can still land until its blockhash expires; prepared again then, it leaves the account and the payin', async () => {
+  it('a sweep that closes its deposit’s token account is refused once a payin lands after it is signed, and can still land until its blockhash expires; prepared again then, it leaves the account and the payin', async () => {
     const paymentId = randomUUID();
     const deposit = adapter.depositAddress(paymentId);
     await payInto(deposit, 2_000_000n);
@@ -161,6 +199,29 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     });
     assert.deepEqual([mined.state === 'mined' && mined.txHash, mined.state === 'mined' && mined.succeeded], [again.txHash, true]);
     assert.equal(await adapter.balanceOf(deposit, usdc()), 1_000_000n, 'the second payin stays at the deposit, for its own refund');
+  });
+
+  it('a sweep built to close its deposit’s token account as a payin lands under it is built again on the new balance: it leaves the account and the payin', async () => {
+    const paymentId = randomUUID();
+    const deposit = adapter.depositAddress(paymentId);
+    await payInto(deposit, 2_000_000n);
+    const sweep: ChainAction = { kind: 'sweep', paymentId, tokenAddress: usdc(), to: adapter.treasuryAddress(), amountUnits: '2000000' };
+    // The customer pays again after the sweep read the deposit's balance, as the node is asked to simulate it.
+    const proxy = await rpcProxy('simulateTransaction', () => payInto(deposit, 1_000_000n));
+    try {
+      const signed = await (await adapterThrough(proxy.url).prepare(sweep)).sign(0);
+      assert.equal(proxy.calls(), 2, 'the closing build failed its simulation, the one built again passed');
+      assert.equal(closesAccount(signed.rawTx), false, 'built on the balance as it is now: the account keeps the payin');
+      await adapter.broadcast(signed);
+      const mined = await eventually('the sweep mined', 30_000, async () => {
+        const found = await adapter.checkTx([signed.txHash], 1, { action: sweep, rawTx: signed.rawTx, nonce: 0 });
+        return found.state === 'mined' ? found : undefined;
+      });
+      assert.equal(mined.state === 'mined' && mined.succeeded, true);
+      assert.equal(await adapter.balanceOf(deposit, usdc()), 1_000_000n, 'the second payin stays at the deposit, for its own refund');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('never pays a refund recipient’s rent: a refund to a wallet without a token account is refused, one with an account costs its fee', async () => {

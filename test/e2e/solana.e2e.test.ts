@@ -96,8 +96,9 @@ describe('Solana end to end on the devnet (litesvm behind the Solana JSON-RPC, @
   });
 
   it('a payin after completion is refunded on chain by a late-payin workflow', async function () {
-    // A payin landing as the sweep that closes the deposit's token account is signed gets that sweep refused; it is
-    // signed again without the close once its blockhash expired (150 slots), and the refund waits behind it.
+    // A payin landing as the sweep that closes the deposit's token account is built has it built again without the
+    // close; one landing once it is signed gets it refused, signed again without the close once its blockhash
+    // expired (150 slots), and the refund waits behind it.
     this.timeout(300_000);
     const payment = await payAndComplete('USDC', solanaMerchant.ordersKey, '2');
     const before = await solanaTokenBalance(stack.info, 'USDC', customer);
