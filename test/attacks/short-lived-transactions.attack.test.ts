@@ -11,8 +11,6 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSolanaRpc, generateKeyPairSigner, type Signature } from '@solana/kit';
@@ -27,6 +25,7 @@ import { createPayment, paymentBody, waitForStatus } from '../support/api';
 import { eventually } from '../support/poll';
 import { connectServices, paymentRunEnded, startExtraApi, type ExtraApi, type StackServices } from '../support/services';
 import { solanaCustomerTransfer, solanaTokenBalance } from '../support/solana';
+import { RpcFront } from '../support/rpc-front';
 import { getStack } from '../support/stack';
 import { newTronAddress, tronCustomerTransfer, tronUsdtBalance } from '../support/tron';
 import { spawnWorker } from '../support/worker';
@@ -42,46 +41,20 @@ type Outage = 'none' | 'broadcasts' | 'everything';
  */
 class FlakyFront {
   outage: Outage = 'none';
-  private server?: Server;
+  private readonly front: RpcFront;
 
-  constructor(
-    private readonly target: string,
-    private readonly isBroadcast: (path: string, body: string) => boolean,
-  ) {}
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      void this.relay(req).then(
-        ({ status, body }) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
-          res.end(body);
-        },
-        (err: unknown) => {
-          res.writeHead(502);
-          res.end(String(err));
-        },
-      );
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    const target = new URL(this.target);
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${target.pathname === '/' ? '' : target.pathname}`;
+  constructor(target: string, isBroadcast: (path: string, body: string) => boolean) {
+    this.front = new RpcFront(target, ({ path, body }) =>
+      this.outage === 'everything' || (this.outage === 'broadcasts' && isBroadcast(path, body)) ? { status: 503, body: '{"error":"service unavailable"}' } : undefined,
+    );
   }
 
-  private async relay(req: IncomingMessage): Promise<{ status: number; body: string }> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
-    const url = new URL(req.url ?? '/', 'http://front');
-    if (this.outage === 'everything' || (this.outage === 'broadcasts' && this.isBroadcast(url.pathname, body))) return { status: 503, body: '{"error":"service unavailable"}' };
-    const target = new URL(this.target);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)).map(([name, value]) => [name, String(value)]));
-    const res = await fetch(`${target.origin}${url.pathname}${url.search}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body });
-    return { status: res.status, body: await res.text() };
+  start(): Promise<string> {
+    return this.front.start();
   }
 
   stop(): void {
-    this.server?.closeAllConnections();
-    this.server?.close();
+    this.front.stop();
   }
 }
 

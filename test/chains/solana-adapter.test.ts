@@ -8,9 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -38,6 +35,7 @@ import { TxRefused, type ChainAction } from '../../chains/family';
 import { NATIVE_TOKEN_ADDRESS } from '../../domain/payment';
 import { startSolanaDevnet, type SolanaDevnet } from '../../tools/devnets/solana';
 import { eventually } from '../support/poll';
+import { RpcFront } from '../support/rpc-front';
 
 /** The priority the competing transaction pays per compute unit (micro-lamports). */
 const COMPETING_PRICE = 7_500n;
@@ -62,35 +60,6 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     adapter = adapterThrough(devnet.rpcUrl);
   });
   after(async () => devnet?.stop());
-
-  /**
-   * The devnet's JSON-RPC behind a proxy that counts `method`'s calls and runs `before` ahead of the first, so the
-   * chain changes between what a caller read and what it asks next.
-   */
-  async function rpcProxy(method: string, before: () => Promise<void>): Promise<{ url: string; calls: () => number; close: () => Promise<void> }> {
-    let calls = 0;
-    const forward = async (req: IncomingMessage): Promise<{ status: number; answer: Buffer }> => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks);
-      if ((JSON.parse(body.toString()) as { method: string }).method === method && ++calls === 1) await before();
-      const answer = await fetch(devnet.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      return { status: answer.status, answer: Buffer.from(await answer.arrayBuffer()) };
-    };
-    const server = createServer((req, res) => {
-      forward(req).then(
-        ({ status, answer }) => res.writeHead(status, { 'content-type': 'application/json' }).end(answer),
-        (err: unknown) => res.writeHead(502, { 'content-type': 'text/plain' }).end(String(err)),
-      );
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      calls: () => calls,
-      close: () => new Promise((resolve) => server.close(() => resolve())),
-    };
-  }
 
   const usdc = () => devnet.mints.USDC.address;
   const ataOf = async (owner: string) => (await findAssociatedTokenPda({ owner: address(owner), mint: address(usdc()), tokenProgram: address(devnet.mints.USDC.tokenProgram) }))[0];
@@ -207,10 +176,14 @@ describe('Solana adapter transactions on the Solana devnet', function () {
     await payInto(deposit, 2_000_000n);
     const sweep: ChainAction = { kind: 'sweep', paymentId, tokenAddress: usdc(), to: adapter.treasuryAddress(), amountUnits: '2000000' };
     // The customer pays again after the sweep read the deposit's balance, as the node is asked to simulate it.
-    const proxy = await rpcProxy('simulateTransaction', () => payInto(deposit, 1_000_000n));
+    let simulations = 0;
+    const front = new RpcFront(devnet.rpcUrl, async ({ body }) => {
+      if (body.includes('"simulateTransaction"') && ++simulations === 1) await payInto(deposit, 1_000_000n);
+      return undefined;
+    });
     try {
-      const signed = await (await adapterThrough(proxy.url).prepare(sweep)).sign(0);
-      assert.equal(proxy.calls(), 2, 'the closing build failed its simulation, the one built again passed');
+      const signed = await (await adapterThrough(await front.start()).prepare(sweep)).sign(0);
+      assert.equal(simulations, 2, 'the closing build failed its simulation, the one built again passed');
       assert.equal(closesAccount(signed.rawTx), false, 'built on the balance as it is now: the account keeps the payin');
       await adapter.broadcast(signed);
       const mined = await eventually('the sweep mined', 30_000, async () => {
@@ -220,7 +193,7 @@ describe('Solana adapter transactions on the Solana devnet', function () {
       assert.equal(mined.state === 'mined' && mined.succeeded, true);
       assert.equal(await adapter.balanceOf(deposit, usdc()), 1_000_000n, 'the second payin stays at the deposit, for its own refund');
     } finally {
-      await proxy.close();
+      front.stop();
     }
   });
 
