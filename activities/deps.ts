@@ -16,6 +16,8 @@ export interface ActivityDeps {
   temporal: { client: Client; taskQueue: string };
   /** How long after a payment's run ends its deposit address is still watched (late payins are refunded). */
   latePayinWindowMs: number;
+  /** How long a completed payment's payin waits at its deposit before its sweep (`SWEEP_AFTER_SECONDS`). */
+  sweepAfterMs: number;
   /** How long a refund awaits its customer's claim, or its merchant's funding (`REFUND_CLAIM_WINDOW_DAYS`). */
   refundClaimWindowDays: number;
   /** How many ready deposit addresses each pooled chain keeps (services/deposit-addresses.ts). */

@@ -40,7 +40,7 @@ export function createPaymentRecordActivities(deps: ActivityDeps) {
         if (!row) throw new DomainError('not_found', `payment ${input.paymentId} does not exist`);
         const route = paymentRoute(row);
         const source = { chainId: row.source_chain_id, symbol: row.source_token_symbol, decimals: row.source_decimals };
-        return paymentTerms(row, route === 'bridge' && bridgeRouteFor(deps.chains, source, row.destination_chain_id));
+        return paymentTerms(row, { bridgeRoute: route === 'bridge' && bridgeRouteFor(deps.chains, source, row.destination_chain_id), sweepAfterMs: deps.sweepAfterMs });
       });
     },
 

@@ -146,6 +146,12 @@ export interface PaymentTerms {
    * one no event of the payment can be delivered, so its run schedules no deliveries.
    */
   webhooks: boolean;
+  /**
+   * How long the completed payment's payin waits at its deposit address before it is swept into the source chain's
+   * treasury (the worker's `SWEEP_AFTER_SECONDS`). A sweep only refills that treasury, so a burst's payouts take the
+   * chains and the worker first.
+   */
+  sweepAfterMs: number;
 }
 
 export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' | 'source_chain_id' | 'destination_chain_id'>): PaymentRoute {
@@ -153,7 +159,7 @@ export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' 
   return record.source_chain_id === record.destination_chain_id ? 'same_chain' : 'bridge';
 }
 
-export function paymentTerms(record: PaymentRecord, bridgeRoute: boolean): PaymentTerms {
+export function paymentTerms(record: PaymentRecord, run: Pick<PaymentTerms, 'bridgeRoute' | 'sweepAfterMs'>): PaymentTerms {
   return {
     paymentId: record.id,
     appId: record.app_id,
@@ -178,9 +184,10 @@ export function paymentTerms(record: PaymentRecord, bridgeRoute: boolean): Payme
       amountUnits: record.destination_amount_units,
     },
     route: paymentRoute(record),
-    bridgeRoute,
+    bridgeRoute: run.bridgeRoute,
     expiresAt: record.expires_at.toISOString(),
     webhooks: record.webhook_url !== null,
+    sweepAfterMs: run.sweepAfterMs,
   };
 }
 

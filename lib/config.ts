@@ -126,6 +126,11 @@ const envSchema = z.object({
   /** How often the rebalancer looks at the treasuries' floats (workflows/rebalancer.ts; at once on its `checkFloats` signal). */
   REBALANCE_INTERVAL_MS: int(60_000).pipe(z.number().min(1_000)),
   /**
+   * How long a completed payment's payin waits at its deposit address before it is swept into its chain's treasury.
+   * The merchant is paid from the float meanwhile; the sweep only refills the treasury, so a burst's payouts go first.
+   */
+  SWEEP_AFTER_SECONDS: int(30).pipe(z.number().max(86_400)),
+  /**
    * The build a worker runs, under Temporal Worker Versioning (docs/workflow-versioning.md): set, the worker joins
    * the deployment WORKER_DEPLOYMENT_NAME as this build; unset, it runs unversioned.
    */
@@ -195,6 +200,7 @@ export interface AppConfig {
     temporalMetricsBindAddress?: string;
     shutdownGraceSeconds: number;
     rebalanceIntervalMs: number;
+    sweepAfterSeconds: number;
     deployment?: { name: string; buildId: string };
     depositAddressPool: { size: number; lowWater: number };
   };
@@ -261,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS,
       shutdownGraceSeconds: e.WORKER_SHUTDOWN_GRACE_SECONDS,
       rebalanceIntervalMs: e.REBALANCE_INTERVAL_MS,
+      sweepAfterSeconds: e.SWEEP_AFTER_SECONDS,
       deployment: e.WORKER_BUILD_ID === undefined ? undefined : { name: e.WORKER_DEPLOYMENT_NAME, buildId: e.WORKER_BUILD_ID },
       depositAddressPool: { size: e.DEPOSIT_ADDRESS_POOL_SIZE, lowWater: Math.min(e.DEPOSIT_ADDRESS_POOL_LOW_WATER, e.DEPOSIT_ADDRESS_POOL_SIZE) },
     },

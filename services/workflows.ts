@@ -5,6 +5,7 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { DetectedPayin } from '../domain/payins';
+import { SETTLED_STATUSES } from '../domain/payment';
 import { formatUnits, parseUnits } from '../domain/money';
 import { markOrderWorkflowStarted } from '../db/queries/orders';
 import { markPaymentWorkflowsStarted } from '../db/queries/payments';
@@ -129,23 +130,28 @@ async function startPaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow):
 
 /**
  * Hands a payin to the run that owns its deposit address. A running payment takes it as a signal (a payment whose
- * workflow was never started is started with it); a closed payment's payin starts (or finds) its late-payin
- * workflow, which refunds it. Idempotent: payments and late-payin workflows both deduplicate on the payin.
+ * workflow was never started is started with it); a settled or closed payment's payin starts (or finds) its late-payin
+ * workflow, which claims it as a refund's funding or refunds it. Idempotent: payments and late-payin workflows both
+ * deduplicate on the payin.
  */
 export async function routePayin(deps: WorkflowStarterDeps, row: PaymentRow, payin: DetectedPayin): Promise<'payment' | 'late-payin'> {
   const { client, taskQueue } = deps.temporal;
-  try {
-    // No start delay here: a run this starts runs the payin at once (a signal-with-start that starts a delayed run
-    // waits out the delay); one that waits out its delay is woken by it.
-    await client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
-      ...paymentStartOptions(row, taskQueue),
-      signal: payinDetectedSignal,
-      signalArgs: [payin],
-    });
-    if (!row.workflow_started_at) await markPaymentWorkflowsStarted({ knex: deps.knex, ids: [row.id] });
-    return 'payment';
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  // A settled payment's run may still be open (its sweep waits its `SWEEP_AFTER_SECONDS`), but it counts no payin:
+  // the payin is late, and only a late-payin run claims it as the funding of a merchant's refund.
+  if (!SETTLED_STATUSES.includes(row.status)) {
+    try {
+      // No start delay here: a run this starts runs the payin at once (a signal-with-start that starts a delayed run
+      // waits out the delay); one that waits out its delay is woken by it.
+      await client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
+        ...paymentStartOptions(row, taskQueue),
+        signal: payinDetectedSignal,
+        signalArgs: [payin],
+      });
+      if (!row.workflow_started_at) await markPaymentWorkflowsStarted({ knex: deps.knex, ids: [row.id] });
+      return 'payment';
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
   }
   try {
     await client.workflow.start<typeof latePayinWorkflow>('latePayinWorkflow', {

@@ -88,6 +88,7 @@ export async function startWorker(config: AppConfig, env: NodeJS.ProcessEnv = pr
     chains,
     temporal: { client, taskQueue: config.temporal.taskQueue },
     latePayinWindowMs: config.latePayinWindowSeconds * 1000,
+    sweepAfterMs: config.worker.sweepAfterSeconds * 1000,
     refundClaimWindowDays: config.refundClaimWindowDays,
     depositAddressPool: config.worker.depositAddressPool,
     log,

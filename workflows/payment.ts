@@ -243,8 +243,10 @@ class PaymentRun {
     await this.record.transition('payment_completed');
     // The payment is completed without its sweep, and the run's drain waits for it to land. A chain that takes one
     // treasury transaction at a time (TON) lands a burst's sweeps one by one, and payments that waited for them took
-    // 56 s from payout to completed in a burst of 100, 3 s alone.
-    this.background.push(sweepLanded().then(() => undefined));
+    // 56 s from payout to completed in a burst of 100, 3 s alone. The sweep waits `sweepAfterMs` first: signed as
+    // each payment completed, a burst's sweeps took the chains and the worker from the payments still on their way.
+    const { sweepAfterMs } = this.terms;
+    this.background.push((sweepAfterMs > 0 ? sleep(sweepAfterMs).then(sweepLanded) : sweepLanded()).then(() => undefined));
   }
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */

@@ -118,6 +118,13 @@ export const RECORDINGS: Recording[] = [
     activities: PAID_SAME_CHAIN,
   }),
   paymentRecording({
+    name: 'payment-same-chain-swept-after-its-wait-completed',
+    terms: { sweepAfterMs: 45_000 },
+    drive: payWithSlowWebhooks('sweep-after'),
+    result: 'payment_completed',
+    activities: PAID_SAME_CHAIN,
+  }),
+  paymentRecording({
     name: 'payment-cross-chain-float-completed',
     terms: { crossChain: true },
     drive: payWithSlowWebhooks('cross-float'),

@@ -4,7 +4,7 @@ const { EventType } = temporal.api.enums.v1;
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 /** The activity type of an activity task's scheduling, or of a local activity's marker (its details name the type). */
-function activityTypeOf(event: temporal.api.history.v1.IHistoryEvent): string | undefined {
+export function activityTypeOf(event: temporal.api.history.v1.IHistoryEvent): string | undefined {
   const marker = event.markerRecordedEventAttributes;
   const data = marker?.markerName === LOCAL_ACTIVITY_MARKER ? marker.details?.data?.payloads?.[0]?.data : undefined;
   return event.activityTaskScheduledEventAttributes?.activityType?.name ?? (data ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type : undefined);

@@ -115,6 +115,7 @@ export function activityDeps(stack: Stack, services: StackServices, latePayinWin
     chains: services.chains,
     temporal: { client: services.client, taskQueue: stack.config.temporal.taskQueue },
     latePayinWindowMs,
+    sweepAfterMs: 0,
     refundClaimWindowDays: stack.config.refundClaimWindowDays,
     depositAddressPool: stack.config.worker.depositAddressPool,
     log: createLogger('silent', 'test'),

@@ -23,6 +23,8 @@ export const TEST_STACK_ENV = {
   // The rebalancer looks at the floats when a test asks it to (its checkFloats signal, test/support/float.ts), so
   // files that set a float aside on purpose (payments bridging their own funds) are not refilled behind their back.
   REBALANCE_INTERVAL_MS: '3600000',
+  // A completed payment's payin is swept at once, so tests read the treasuries and the books without waiting.
+  SWEEP_AFTER_SECONDS: '0',
 } as const;
 
 /**

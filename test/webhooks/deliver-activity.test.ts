@@ -65,7 +65,7 @@ describe('deliverWebhook (activity), called directly', function () {
     const payment = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: randomUUID(), chainId: '8453' }));
     assert.deepEqual(await activities().deliverWebhook({ paymentId: payment.id, eventType: PAYIN }), { status: 'not_configured' });
     assert.deepEqual(await deliveriesOf(services.knex, payment.id), {});
-    const terms = async (id: string) => paymentTerms((await findPaymentById({ knex: services.knex, id }))!, false);
+    const terms = async (id: string) => paymentTerms((await findPaymentById({ knex: services.knex, id }))!, { bridgeRoute: false, sweepAfterMs: 0 });
     assert.equal((await terms(payment.id)).webhooks, false, 'its run schedules no delivery at all');
     const { payment: withUrl } = await newPayment('with-url');
     assert.equal((await terms(withUrl.id)).webhooks, true, 'a payment that captured a URL delivers');

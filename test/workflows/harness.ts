@@ -63,6 +63,8 @@ export interface TermsOptions {
   expiresInMs?: number;
   /** Whether the payment captured a webhook URL; defaults to true. */
   webhooks?: boolean;
+  /** How long the completed payment's payin waits before its sweep; defaults to 0. */
+  sweepAfterMs?: number;
   /** The app's underpayment tolerance at creation, in basis points; defaults to 0. */
   toleranceBps?: number;
   /**
@@ -96,6 +98,7 @@ export function paymentTerms(opts: TermsOptions): PaymentTerms {
     bridgeRoute: crossChain && (opts.bridgeRoute ?? true),
     expiresAt: new Date(opts.now + (opts.expiresInMs ?? DEFAULT_PAYMENT_TTL_MS)).toISOString(),
     webhooks: opts.webhooks ?? true,
+    sweepAfterMs: opts.sweepAfterMs ?? 0,
   };
 }
 

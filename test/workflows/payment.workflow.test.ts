@@ -13,7 +13,7 @@ import { nextPaymentWriteSequence, type PaymentProgress, type PaymentStatus } fr
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
-import { firstTaskCommands, localActivities } from '../support/history';
+import { activityTypeOf, firstTaskCommands, localActivities } from '../support/history';
 import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import {
@@ -103,6 +103,26 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   const increasing = (numbers: number[]) => numbers.every((n, i) => i === 0 || n > numbers[i - 1]!);
   const callIndex = (fakes: FakeActivities, name: ActivityCall['name']) => fakes.calls.findIndex((c) => c.name === name);
   const completedIndex = (fakes: FakeActivities) => fakes.calls.findIndex((c) => c.name === 'recordPaymentTransition' && c.input.status === 'payment_completed');
+
+  it('a completed payment\'s payin waits sweepAfterMs at its deposit before its sweep, and the run ends once the sweep landed', async () => {
+    const { result, fakes, handle } = await pay({ sweepAfterMs: 45_000 }, async (h, f) => {
+      await h.signal(payinDetectedSignal, detectedPayin({ tx: 'sweep-after' }));
+      await f.reached('payment_completed');
+    });
+    assert.equal(result, 'payment_completed');
+    assert.deepEqual(fakes.statuses(), HAPPY_PATH);
+    assert.equal(fakes.callsOf('sweepDeposit').length, 1);
+    // What the run recorded from its completed status on: the timer, then the sweep once it fired.
+    const steps = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      if (e.timerStartedEventAttributes) return [`timer ${Number(e.timerStartedEventAttributes.startToFireTimeout?.seconds)} s`];
+      if (e.timerFiredEventAttributes) return ['timer fired'];
+      return e.markerRecordedEventAttributes ? [activityTypeOf(e)] : [];
+    });
+    const timer = steps.indexOf('timer 45 s');
+    assert.ok(timer > steps.indexOf('payOutFromTreasury'), `the sweep's wait starts once the payout was made: ${steps.join(', ')}`);
+    assert.equal(steps[timer + 1], 'timer fired', steps.join(', '));
+    assert.equal(steps[timer + 2], 'sweepDeposit', 'the sweep is signed once its wait is over');
+  });
 
   it('same chain: pays out from the treasury, sweeps exactly the amount, and the run ends Completed with the payment', async () => {
     const payin = detectedPayin({ tx: 'same-a' });
