@@ -129,6 +129,26 @@ async function startPaymentWorkflow(deps: WorkflowStarterDeps, row: PaymentRow):
 }
 
 /**
+ * Signals the payin to the payment's run, starting the run if it never started; false when the run has closed.
+ * No start delay here: a run this starts runs the payin at once (a signal-with-start that starts a delayed run
+ * waits out the delay); one that waits out its delay is woken by it.
+ */
+async function signalPaymentRun(deps: WorkflowStarterDeps, row: PaymentRow, payin: DetectedPayin): Promise<boolean> {
+  try {
+    await deps.temporal.client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
+      ...paymentStartOptions(row, deps.temporal.taskQueue),
+      signal: payinDetectedSignal,
+      signalArgs: [payin],
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+  if (!row.workflow_started_at) await markPaymentWorkflowsStarted({ knex: deps.knex, ids: [row.id] });
+  return true;
+}
+
+/**
  * Hands a payin to the run that owns its deposit address. A running payment takes it as a signal (a payment whose
  * workflow was never started is started with it); a settled or closed payment's payin starts (or finds) its late-payin
  * workflow, which claims it as a refund's funding or refunds it. Idempotent: payments and late-payin workflows both
@@ -138,21 +158,7 @@ export async function routePayin(deps: WorkflowStarterDeps, row: PaymentRow, pay
   const { client, taskQueue } = deps.temporal;
   // A settled payment's run may still be open (its sweep waits its `SWEEP_AFTER_SECONDS`), but it counts no payin:
   // the payin is late, and only a late-payin run claims it as the funding of a merchant's refund.
-  if (!SETTLED_STATUSES.includes(row.status)) {
-    try {
-      // No start delay here: a run this starts runs the payin at once (a signal-with-start that starts a delayed run
-      // waits out the delay); one that waits out its delay is woken by it.
-      await client.workflow.signalWithStart<typeof paymentWorkflow, [DetectedPayin]>('paymentWorkflow', {
-        ...paymentStartOptions(row, taskQueue),
-        signal: payinDetectedSignal,
-        signalArgs: [payin],
-      });
-      if (!row.workflow_started_at) await markPaymentWorkflowsStarted({ knex: deps.knex, ids: [row.id] });
-      return 'payment';
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
+  if (!SETTLED_STATUSES.includes(row.status) && (await signalPaymentRun(deps, row, payin))) return 'payment';
   try {
     await client.workflow.start<typeof latePayinWorkflow>('latePayinWorkflow', {
       workflowId: latePayinWorkflowId(payin),

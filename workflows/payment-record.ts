@@ -1,15 +1,12 @@
 import { getExternalWorkflowHandle, log, proxyLocalActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PaymentActivities } from '../activities';
 import type { DetectedPayin } from '../domain/payins';
-import { nextPaymentWriteSequence, type PaymentProgress, type PaymentStatus, type PaymentTransition } from '../domain/payment';
+import { nextPaymentWriteSequence, SETTLED_STATUSES, type PaymentProgress, type PaymentStatus, type PaymentTransition } from '../domain/payment';
 import { readModelOptions } from './activity-options';
 import { paymentUpdatedSignal } from './messages';
 import { PaymentStatusKey } from './search-attributes';
 
 const readModel = proxyLocalActivities<PaymentActivities>(readModelOptions);
-
-/** The statuses a payment run ends with; each keeps the deposit address watched for late payins. */
-const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set(['payment_completed', 'payment_refunded', 'payment_expired']);
 
 type PayinWrite = 'detected' | 'confirmed' | 'dropped';
 type StatusFields = Pick<PaymentTransition, 'payin' | 'payout'>;
@@ -32,7 +29,8 @@ export class PaymentRecord {
   /** Enters `status` and records it; a final status also keeps the deposit address watched, in the same write. */
   async transition(status: PaymentStatus, fields: StatusFields = {}): Promise<void> {
     const step = this.enter(status, fields);
-    return this.write(step, ...(FINAL_STATUSES.has(status) ? [{ kind: 'watch' as const }] : []));
+    // A settled status (the run's last) keeps the deposit address watched for late payins.
+    return this.write(step, ...(SETTLED_STATUSES.includes(status) ? [{ kind: 'watch' as const }] : []));
   }
 
   /** Records where a payin stands. */
