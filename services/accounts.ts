@@ -44,9 +44,7 @@ const atLimit = (count: number, limit: number) => limit > 0 && count >= limit;
  * for another one.
  */
 export async function sendLoginCode(deps: AccountServiceDeps, email: string, clientIp: string): Promise<{ loginId: string }> {
-  await deps.rateLimiter.consume('loginCodesPerIp', clientIp);
-  await deps.rateLimiter.consume('loginCodesPerEmail', email);
-  await deps.rateLimiter.consume('loginCodesGlobal', 'all');
+  await deps.rateLimiter.consume(['loginCodesPerIp', clientIp], ['loginCodesPerEmail', email], ['loginCodesGlobal', 'all']);
   const id = randomUUID();
   const code = generateLoginCode();
   await insertLoginCode({ knex: deps.knex, code: { id, email, code_hash: hashLoginCode(deps.jwtSecret, id, code) }, ttlSeconds: LOGIN_CODE_TTL_SECONDS });

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import { RateLimited } from '../domain/errors';
-import { incrementRateLimitCounter, type RateLimitWindow } from '../db/queries/rate-limits';
+import { incrementRateLimitCounters, type RateLimitWindow } from '../db/queries/rate-limits';
 import type { RateLimits } from '../lib/config';
 
 export type RateLimitKind = keyof RateLimits;
@@ -54,17 +54,25 @@ export class RateLimiter {
    * Counts a keyed create (a payment with the app's key, or a legacy order) against the app's budget of its kind and
    * against its developer's budget over all their apps, so registering more apps buys no more creates.
    */
-  async consumeCreate(kind: 'paymentCreatesPerApp' | 'orderCreatesPerApp', app: { app_id: string; developer_id: string | null }): Promise<void> {
-    await this.consume(kind, app.app_id);
-    if (app.developer_id) await this.consume('createsPerDeveloper', app.developer_id);
+  consumeCreate(kind: 'paymentCreatesPerApp' | 'orderCreatesPerApp', app: { app_id: string; developer_id: string | null }): Promise<void> {
+    return this.consume([kind, app.app_id], ...(app.developer_id ? [['createsPerDeveloper', app.developer_id] as const] : []));
   }
 
-  /** Counts one event for `subject`; refuses it (RateLimited) when it goes over the limit. */
-  async consume(kind: RateLimitKind, subject: string): Promise<void> {
-    const { limit, windowSeconds } = this.limits[kind];
-    if (limit === 0) return;
-    const window = await incrementRateLimitCounter({ knex: this.knex, bucket: this.bucket(kind, subject), windowSeconds });
-    if (window.count > limit) throw this.refuse(kind, window);
+  /**
+   * Counts one event against each limit in order, in one statement; refuses it (RateLimited) at the first limit it
+   * goes over, which leaves the limits after it uncounted.
+   */
+  async consume(...limits: Array<readonly [kind: RateLimitKind, subject: string]>): Promise<void> {
+    const on = limits.filter(([kind]) => this.limits[kind].limit !== 0);
+    if (on.length === 0) return;
+    const windows = await incrementRateLimitCounters({
+      knex: this.knex,
+      counts: on.map(([kind, subject]) => ({ bucket: this.bucket(kind, subject), ...this.limits[kind] })),
+    });
+    on.forEach(([kind], i) => {
+      const window = windows[i];
+      if (window && window.count > this.limits[kind].limit) throw this.refuse(kind, window);
+    });
   }
 
   /**
@@ -76,7 +84,7 @@ export class RateLimiter {
   async authenticate<T>(client: string, check: () => Promise<T | undefined>, failure: () => Error): Promise<T> {
     const result = await check();
     if (result !== undefined) return result;
-    await this.consume('authFailuresPerIp', client);
+    await this.consume(['authFailuresPerIp', client]);
     throw failure();
   }
 

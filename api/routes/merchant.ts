@@ -129,7 +129,7 @@ export function merchantRoutes(deps: MerchantRoutesDeps): Router<MerchantState> 
 
   router.post('/register', developer, async (ctx) => {
     const body = parseOrThrow(registerBodySchema, ctx.request.body, 'registration');
-    await services.rateLimiter.consume('registrationsPerIp', ctx.ip);
+    await services.rateLimiter.consume(['registrationsPerIp', ctx.ip]);
     const { app, webhookSecret } = await registerApp(services, ctx.state.developer.id, body);
     ctx.status = 201;
     ctx.body = { ...toAppResource(app), webhookSecret } satisfies RegisteredApp;

@@ -102,11 +102,10 @@ export function paymentRoutes(deps: PaymentRoutesDeps): Router<ApiKeyState> {
     const { appId, ...body } = parseOrThrow(createPaymentByAppIdBodySchema, ctx.request.body, 'payment');
     // Keyless creates have budgets of their own (per client, in all, per app): a flood of them never uses up the
     // merchant's keyed creates, and one client can't use up everyone's.
-    await deps.rateLimiter.consume('keylessCreatesPerIp', ctx.ip);
-    await deps.rateLimiter.consume('keylessCreatesGlobal', 'all');
+    await deps.rateLimiter.consume(['keylessCreatesPerIp', ctx.ip], ['keylessCreatesGlobal', 'all']);
     const app = await findMerchantApp({ knex, appId });
     if (!app) throw invalidRequest('invalid payment', [{ path: 'appId', message: `no merchant app ${appId}` }]);
-    await deps.rateLimiter.consume('keylessCreatesPerApp', app.app_id);
+    await deps.rateLimiter.consume(['keylessCreatesPerApp', app.app_id]);
     const { payment, created } = await createPayment(deps, app, body, { keyless: true });
     if (created) deps.metrics.paymentsCreated.inc({ interface: 'payment' });
     ctx.status = created ? 201 : 200;

@@ -8,22 +8,39 @@ export interface RateLimitWindow {
   retryAfterSeconds: number;
 }
 
+/** One bucket to count an event in, and the limit its count may reach before the next bucket is counted. */
+export interface RateLimitCount {
+  bucket: string;
+  windowSeconds: number;
+  limit: number;
+}
+
 // Windows are aligned on the database clock, so every API process agrees on where a window starts.
-const WINDOW_START = 'to_timestamp(floor(extract(epoch from now()) / :window) * :window)';
-const RETRY_AFTER = 'greatest(1, ceil(extract(epoch from window_start + make_interval(secs => :window) - now())))::int';
+const windowStart = (window: string) => `to_timestamp(floor(extract(epoch from now()) / :${window}) * :${window})`;
+const retryAfter = (window: string) => `greatest(1, ceil(extract(epoch from window_start + make_interval(secs => :${window}) - now())))::int`;
 
 /**
- * Counts one event in `bucket`'s current window (one atomic upsert, safe across processes). A relaxed commit: every
- * create of one app updates the same row, so waiting for the flush under its lock would serialise them.
+ * Counts one event in each bucket's current window, in order, in one statement (atomic upserts, safe across
+ * processes): a bucket is counted only while every bucket before it stayed within its limit, so an event the first
+ * limit refuses uses up none of the later ones. Answers each bucket's window, null for one not counted. A relaxed
+ * commit: every create of one app updates the same row, so waiting for the flush under its lock would serialise them.
  */
-export async function incrementRateLimitCounter(options: { knex: Knex; bucket: string; windowSeconds: number }): Promise<RateLimitWindow> {
-  const { rows } = await options.knex.raw<{ rows: Array<{ count: number; retry_after: number }> }>(
-    `insert into rate_limit_counters (bucket, window_start, count) select :bucket, ${WINDOW_START}, 1 from ${RELAXED_COMMIT}
-     on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-     returning count, ${RETRY_AFTER} as retry_after`,
-    { bucket: options.bucket, window: options.windowSeconds },
-  );
-  return { count: rows[0]!.count, retryAfterSeconds: rows[0]!.retry_after };
+export async function incrementRateLimitCounters(options: { knex: Knex; counts: RateLimitCount[] }): Promise<Array<RateLimitWindow | null>> {
+  const bindings: Record<string, string | number> = {};
+  const steps = options.counts.map((count, i) => {
+    Object.assign(bindings, { [`bucket${i}`]: count.bucket, [`window${i}`]: count.windowSeconds, [`limit${i}`]: count.limit });
+    const source = i === 0 ? `from ${RELAXED_COMMIT}` : `where (select count from counted${i - 1}) <= :limit${i - 1}`;
+    return `counted${i} as (
+      insert into rate_limit_counters (bucket, window_start, count) select :bucket${i}, ${windowStart(`window${i}`)}, 1 ${source}
+      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+      returning count, ${retryAfter(`window${i}`)} as retry_after)`;
+  });
+  const answers = options.counts.map((_, i) => `select ${i} as step, count, retry_after from counted${i}`).join(' union all ');
+  const { rows } = await options.knex.raw<{ rows: Array<{ step: number; count: number; retry_after: number }> }>(`with ${steps.join(', ')} ${answers}`, bindings);
+  return options.counts.map((_, i) => {
+    const row = rows.find((r) => r.step === i);
+    return row ? { count: row.count, retryAfterSeconds: row.retry_after } : null;
+  });
 }
 
 /** Drops windows that started over a day ago: no configured window is longer (lib/config.ts). */
