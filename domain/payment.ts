@@ -147,11 +147,22 @@ export interface PaymentTerms {
    */
   webhooks: boolean;
   /**
-   * How long the completed payment's payin waits at its deposit address before it is swept into the source chain's
-   * treasury (the worker's `SWEEP_AFTER_SECONDS`). A sweep only refills that treasury, so a burst's payouts take the
-   * chains and the worker first.
+   * How long at least the completed payment's payin waits at its deposit address before it is swept into the source
+   * chain's treasury (the worker's `SWEEP_AFTER_SECONDS`; `sweepWaitMs` adds up to as long again). A sweep only
+   * refills that treasury, so a burst's payouts take the chains and the worker first.
    */
   sweepAfterMs: number;
+}
+
+/**
+ * How long a completed payment's payin waits before its sweep: `sweepAfterMs`, then up to as long again, spread by
+ * the payment's id (random, so a burst's sweeps spread evenly over that second span instead of reaching the chains
+ * together, ahead of the payments that come next).
+ */
+export function sweepWaitMs(paymentId: string, sweepAfterMs: number): number {
+  let hash = 0;
+  for (let i = 0; i < paymentId.length; i++) hash = (Math.imul(hash, 31) + paymentId.charCodeAt(i)) >>> 0;
+  return sweepAfterMs + Math.floor(((hash % 1000) / 1000) * sweepAfterMs);
 }
 
 export function paymentRoute(record: Pick<PaymentRecord, 'source_token_address' | 'source_chain_id' | 'destination_chain_id'>): PaymentRoute {

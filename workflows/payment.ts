@@ -2,7 +2,7 @@ import { condition, log, proxyActivities, proxyLocalActivities, setHandler, slee
 import type { PaymentActivities } from '../activities';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId, type ConfirmedPayin, type DetectedPayin } from '../domain/payins';
-import { settledUnits, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
+import { settledUnits, sweepWaitMs, type PaymentStatus, type PaymentTerms, type PaymentTransition } from '../domain/payment';
 import type { WebhookEventType } from '../domain/webhook-events';
 import { chainWriteOptions, readModelOptions, webhookOptions } from './activity-options';
 import { ChainSteps } from './chain-steps';
@@ -241,12 +241,12 @@ class PaymentRun {
     }
     await this.chain.landed(payout, 'finality');
     await this.record.transition('payment_completed');
-    // The payment is completed without its sweep, and the run's drain waits for it to land. A chain that takes one
-    // treasury transaction at a time (TON) lands a burst's sweeps one by one, and payments that waited for them took
-    // 56 s from payout to completed in a burst of 100, 3 s alone. The sweep waits `sweepAfterMs` first: signed as
-    // each payment completed, a burst's sweeps took the chains and the worker from the payments still on their way.
-    const { sweepAfterMs } = this.terms;
-    this.background.push((sweepAfterMs > 0 ? sleep(sweepAfterMs).then(sweepLanded) : sweepLanded()).then(() => undefined));
+    // The payment is completed without its sweep, and the run's drain waits for it to land: a chain that takes one
+    // treasury transaction at a time (TON) lands a burst's sweeps one by one. The sweep waits `sweepAfterMs` first, so
+    // a burst's sweeps leave the chains and the worker to the payments still on their way, then up to as long again,
+    // spread by payment, so they trickle into the chains rather than reach them all at once (docs/scaling.md).
+    const sweepWait = sweepWaitMs(this.paymentId, this.terms.sweepAfterMs);
+    this.background.push((sweepWait > 0 ? sleep(sweepWait).then(sweepLanded) : sweepLanded()).then(() => undefined));
   }
 
   /** The payment expired with confirmed payins that do not add up: every one goes back to its sender. */

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { intentKeys } from '../../domain/chain-txs';
 import { payinId, type DetectedPayin } from '../../domain/payins';
-import { nextPaymentWriteSequence, type PaymentProgress, type PaymentStatus } from '../../domain/payment';
+import { nextPaymentWriteSequence, sweepWaitMs, type PaymentProgress, type PaymentStatus } from '../../domain/payment';
 import type { paymentWorkflow } from '../../workflows';
 import { paymentWorkflowId } from '../../workflows/ids';
 import { acceptAsPaidUpdate, payinDetectedSignal, paymentStateQuery, retryChainStepSignal } from '../../workflows/messages';
@@ -104,8 +104,8 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
   const callIndex = (fakes: FakeActivities, name: ActivityCall['name']) => fakes.calls.findIndex((c) => c.name === name);
   const completedIndex = (fakes: FakeActivities) => fakes.calls.findIndex((c) => c.name === 'recordPaymentTransition' && c.input.status === 'payment_completed');
 
-  it('a completed payment\'s payin waits sweepAfterMs at its deposit before its sweep, and the run ends once the sweep landed', async () => {
-    const { result, fakes, handle } = await pay({ sweepAfterMs: 45_000 }, async (h, f) => {
+  it('a completed payment\'s payin waits sweepAfterMs and up to as long again at its deposit before its sweep, and the run ends once the sweep landed', async () => {
+    const { result, fakes, handle, paymentId } = await pay({ sweepAfterMs: 45_000 }, async (h, f) => {
       await h.signal(payinDetectedSignal, detectedPayin({ tx: 'sweep-after' }));
       await f.reached('payment_completed');
     });
@@ -118,7 +118,10 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
       if (e.timerFiredEventAttributes) return ['timer fired'];
       return e.markerRecordedEventAttributes ? [activityTypeOf(e)] : [];
     });
-    const timer = steps.indexOf('timer 45 s');
+    // The sweep's wait: 45 s, and less than as long again, by the payment's id.
+    const waitMs = sweepWaitMs(paymentId, 45_000);
+    assert.ok(waitMs >= 45_000 && waitMs < 90_000, `${waitMs} ms`);
+    const timer = steps.indexOf(`timer ${Math.floor(waitMs / 1000)} s`);
     assert.ok(timer > steps.indexOf('payOutFromTreasury'), `the sweep's wait starts once the payout was made: ${steps.join(', ')}`);
     assert.equal(steps[timer + 1], 'timer fired', steps.join(', '));
     assert.equal(steps[timer + 2], 'sweepDeposit', 'the sweep is signed once its wait is over');
