@@ -77,7 +77,6 @@ interface Settled {
   confirmedAt: number;
   /** The payin at the chain's finality depth: the payout's release point (the payout never pays on a payin a reorg could take back). */
   finalAt: number;
-  sweepSignedAt: number;
   payoutBroadcastAt: number;
 }
 
@@ -190,7 +189,7 @@ async function payAndSettle(
     for (let r = 1; r <= (RANK[event.status] ?? 0); r++) if (!seen.has(r)) seen.set(r, event.at.getTime());
   }
 
-  const [sweeps, payouts] = [await signedAt(knex, ids, intentKeys.sweep), await signedAt(knex, ids, intentKeys.payout)];
+  const payouts = await signedAt(knex, ids, intentKeys.payout);
   return ids.map((id) => {
     const receipt = receipts.get(id);
     if (!receipt) throw new Error(`no receipt for the payin of ${id}`);
@@ -202,7 +201,6 @@ async function payAndSettle(
       completedAt: seen.get(COMPLETED) ?? Number.NaN,
       confirmedAt: clock.at(receipt.blockNumber + depths.confirmations - 1),
       finalAt: clock.at(receipt.blockNumber + depths.finalityDepth - 1),
-      sweepSignedAt: sweeps.get(id) ?? Number.NaN,
       payoutBroadcastAt: payouts.get(id) ?? Number.NaN,
     };
   });
@@ -217,8 +215,6 @@ function stepLatencies(settled: Settled[], depths: { confirmations: number; fina
   const toPayout = step((s) => s.payoutBroadcastAt - s.finalAt);
   line('payin mined → payment_started', toStarted);
   line(`payin confirmed → final (${depths.confirmations} → ${depths.finalityDepth} blocks)`, step((s) => s.finalAt - s.confirmedAt));
-  line('payin final → sweep signed', step((s) => s.sweepSignedAt - s.finalAt));
-  line('sweep signed → payout signed', step((s) => s.payoutBroadcastAt - s.sweepSignedAt));
   line('payin final → payout broadcast', toPayout);
   return { toStarted: percentile(toStarted, 99), toPayout: percentile(toPayout, 99) };
 }
