@@ -5,6 +5,8 @@ import { incrementRateLimitCounters, type RateLimitWindow } from '../db/queries/
 import type { RateLimits } from '../lib/config';
 
 export type RateLimitKind = keyof RateLimits;
+/** A limit and whom an event counts against under it (an app, a developer, a client address, `all`). */
+type RateLimitSubject = readonly [kind: RateLimitKind, subject: string];
 
 /** Each limit's bucket, the refusal's words, and whether its subject is a client address (bucketed by network). */
 const refusal: Record<RateLimitKind, { bucket: string; message: string; client?: true }> = {
@@ -55,14 +57,16 @@ export class RateLimiter {
    * against its developer's budget over all their apps, so registering more apps buys no more creates.
    */
   consumeCreate(kind: 'paymentCreatesPerApp' | 'orderCreatesPerApp', app: { app_id: string; developer_id: string | null }): Promise<void> {
-    return this.consume([kind, app.app_id], ...(app.developer_id ? [['createsPerDeveloper', app.developer_id] as const] : []));
+    const limits: RateLimitSubject[] = [[kind, app.app_id]];
+    if (app.developer_id) limits.push(['createsPerDeveloper', app.developer_id]);
+    return this.consume(...limits);
   }
 
   /**
    * Counts one event against each limit in order, in one statement; refuses it (RateLimited) at the first limit it
    * goes over, which leaves the limits after it uncounted.
    */
-  async consume(...limits: Array<readonly [kind: RateLimitKind, subject: string]>): Promise<void> {
+  async consume(...limits: RateLimitSubject[]): Promise<void> {
     const on = limits.filter(([kind]) => this.limits[kind].limit !== 0);
     if (on.length === 0) return;
     const windows = await incrementRateLimitCounters({

@@ -19,6 +19,12 @@ export interface RateLimitCount {
 const windowStart = (window: string) => `to_timestamp(floor(extract(epoch from now()) / :${window}) * :${window})`;
 const retryAfter = (window: string) => `greatest(1, ceil(extract(epoch from window_start + make_interval(secs => :${window}) - now())))::int`;
 
+/** The `i`th bucket's upsert, counting one event in it when `source` yields a row. */
+const step = (i: number, source: string) => `counted${i} as (
+  insert into rate_limit_counters (bucket, window_start, count) select :bucket${i}, ${windowStart(`window${i}`)}, 1 ${source}
+  on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
+  returning count, ${retryAfter(`window${i}`)} as retry_after)`;
+
 /**
  * Counts one event in each bucket's current window, in order, in one statement (atomic upserts, safe across
  * processes): a bucket is counted only while every bucket before it stayed within its limit, so an event the first
@@ -28,12 +34,11 @@ const retryAfter = (window: string) => `greatest(1, ceil(extract(epoch from wind
 export async function incrementRateLimitCounters(options: { knex: Knex; counts: RateLimitCount[] }): Promise<Array<RateLimitWindow | null>> {
   const bindings: Record<string, string | number> = {};
   const steps = options.counts.map((count, i) => {
-    Object.assign(bindings, { [`bucket${i}`]: count.bucket, [`window${i}`]: count.windowSeconds, [`limit${i}`]: count.limit });
-    const source = i === 0 ? `from ${RELAXED_COMMIT}` : `where (select count from counted${i - 1}) <= :limit${i - 1}`;
-    return `counted${i} as (
-      insert into rate_limit_counters (bucket, window_start, count) select :bucket${i}, ${windowStart(`window${i}`)}, 1 ${source}
-      on conflict (bucket, window_start) do update set count = rate_limit_counters.count + 1
-      returning count, ${retryAfter(`window${i}`)} as retry_after)`;
+    Object.assign(bindings, { [`bucket${i}`]: count.bucket, [`window${i}`]: count.windowSeconds });
+    if (i === 0) return step(i, `from ${RELAXED_COMMIT}`);
+    // Counted while the bucket before stayed within its limit.
+    bindings[`limitBefore${i}`] = options.counts[i - 1]!.limit;
+    return step(i, `where (select count from counted${i - 1}) <= :limitBefore${i}`);
   });
   const answers = options.counts.map((_, i) => `select ${i} as step, count, retry_after from counted${i}`).join(' union all ');
   const { rows } = await options.knex.raw<{ rows: Array<{ step: number; count: number; retry_after: number }> }>(`with ${steps.join(', ')} ${answers}`, bindings);
