@@ -73,16 +73,15 @@ export function createChainWriteActivities(deps: ActivityDeps) {
   async function reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
     const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
     if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
-    const available = await txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address);
-    const reserved = await reserveInTurn(deps.knex, {
+    const { reserved, balanceUnits } = await reserveInTurn(deps.knex, {
       paymentId: payment.id,
       chainId: payment.destination_chain_id,
       tokenAddress: payment.destination_token_address,
       amountUnits: payment.destination_amount_units,
-      balanceUnits: available,
+      readBalance: () => txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address),
     });
-    if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: available.toString() }, 'treasury short of a payout');
-    return { reserved, availableUnits: available.toString() };
+    if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: balanceUnits.toString() }, 'treasury short of a payout');
+    return { reserved, availableUnits: balanceUnits.toString() };
   }
 
   return {

@@ -1,7 +1,8 @@
 /**
  * Payout reservations against a treasury's balance, in batches per treasury (services/batches.ts): a batch takes the
- * treasury's reservation lock once, reads the open reservations once, reserves for every payout that waited for it
- * in one insert, and commits once: the same round trips under the lock whatever the batch's size.
+ * treasury's reservation lock once, reads the open reservations and then the treasury's balance once, reserves for
+ * every payout that waited for it in one insert, and commits once: the same round trips under the lock whatever the
+ * batch's size.
  */
 import type { Knex } from 'knex';
 import { insertTreasuryReservations, lockTreasuryReservations, readTreasuryReservations } from '../db/queries/treasury-reservations';
@@ -12,11 +13,17 @@ export interface ReservationRequest {
   chainId: number;
   tokenAddress: string;
   amountUnits: string;
-  /** The treasury's balance as the payout read it. */
+  /** Reads the treasury's balance of the token on its chain now (the batch calls one request's, once). */
+  readBalance: () => Promise<bigint>;
+}
+
+/** Whether the payment holds a reservation, and the treasury's balance its batch read. */
+export interface Reservation {
+  reserved: boolean;
   balanceUnits: bigint;
 }
 
-type Job = BatchJob<ReservationRequest, boolean>;
+type Job = BatchJob<ReservationRequest, Reservation>;
 
 const reservationBatches = perDatabase((knex: Knex) => new KeyedBatches((batch: Job[]) => reserveBatch(knex, batch)));
 
@@ -24,21 +31,26 @@ const reservationBatches = perDatabase((knex: Knex) => new KeyedBatches((batch: 
  * Sets the payout aside in the treasury's next batch of reservations, unless other open reservations leave too
  * little of the balance. True when the payment holds a reservation.
  */
-export function reserveInTurn(knex: Knex, request: ReservationRequest): Promise<boolean> {
+export function reserveInTurn(knex: Knex, request: ReservationRequest): Promise<Reservation> {
   return reservationBatches(knex).submit(`${request.chainId}:${request.tokenAddress.toLowerCase()}`, request);
 }
 
-/** Never rejects: every job is settled by its batch. */
+/**
+ * Never rejects: every job is settled by its batch. The balance is read after the open reservations: a payout
+ * released in what they show was mined before, so the balance shows it spent. (Read before, the balance could still
+ * hold the tokens of a payout released meanwhile, and count them twice.)
+ */
 async function reserveBatch(knex: Knex, batch: Job[]): Promise<void> {
   const [{ item: first }] = batch as [Job];
-  let answers: boolean[];
+  let answers: Reservation[];
   try {
     answers = await knex.transaction(async (trx) => {
       await lockTreasuryReservations({ trx, chainId: first.chainId, tokenAddress: first.tokenAddress });
       const open = await readTreasuryReservations({ trx, chainId: first.chainId, tokenAddress: first.tokenAddress, paymentIds: batch.map((job) => job.item.paymentId) });
-      const decided = decideReservations(open, batch.map((job) => job.item));
+      const balanceUnits = await first.readBalance();
+      const decided = decideReservations(open, balanceUnits, batch.map((job) => job.item));
       await insertTreasuryReservations({ trx, reservations: decided.reserved });
-      return decided.answers;
+      return decided.answers.map((reserved) => ({ reserved, balanceUnits }));
     });
   } catch (err) {
     // Nothing of the batch was committed.
@@ -50,17 +62,17 @@ async function reserveBatch(knex: Knex, batch: Job[]): Promise<void> {
 
 /**
  * In the order the payouts waited, each seeing the ones before: a payment that holds a reservation keeps it (a
- * retry, short as the treasury may be now); another is reserved when its balance, less every open reservation,
- * covers its amount.
+ * retry, short as the treasury may be now); another is reserved when the treasury's balance, less every open
+ * reservation, covers its amount.
  */
-function decideReservations(open: { openUnits: bigint; heldBy: Set<string> }, requests: ReservationRequest[]): { answers: boolean[]; reserved: ReservationRequest[] } {
+function decideReservations(open: { openUnits: bigint; heldBy: Set<string> }, balanceUnits: bigint, requests: ReservationRequest[]): { answers: boolean[]; reserved: ReservationRequest[] } {
   let openUnits = open.openUnits;
   const heldBy = new Set(open.heldBy);
   const reserved: ReservationRequest[] = [];
   const answers = requests.map((request) => {
     if (heldBy.has(request.paymentId)) return true;
     const amountUnits = BigInt(request.amountUnits);
-    if (request.balanceUnits - openUnits < amountUnits) return false;
+    if (balanceUnits - openUnits < amountUnits) return false;
     openUnits += amountUnits;
     heldBy.add(request.paymentId);
     reserved.push(request);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import { releaseTreasuryReservation, sumOpenReservations } from '../../db/queries/treasury-reservations';
+import { lockTreasuryReservations, releaseTreasuryReservation, sumOpenReservations } from '../../db/queries/treasury-reservations';
 import { reserveInTurn } from '../../services/treasury-reservations';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
@@ -27,15 +27,15 @@ describe('payout reservations: one treasury’s reservations in batches, each se
     knex = services.knex;
     const merchant = await newMerchant(stack, knex);
     // Reservations belong to payments: any forty will do.
-    paymentIds = await Promise.all(Array.from({ length: 43 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
+    paymentIds = await Promise.all(Array.from({ length: 45 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
   });
   after(async () => {
     await knex?.('treasury_reservations').where({ chain_id: CHAIN_ID }).delete();
     await services?.close();
   });
 
-  const reserve = (paymentId: string, tokenAddress: string, balanceUnits: bigint) =>
-    reserveInTurn(knex, { paymentId, chainId: CHAIN_ID, tokenAddress, amountUnits: AMOUNT.toString(), balanceUnits });
+  const reserve = async (paymentId: string, tokenAddress: string, balanceUnits: bigint | (() => bigint)) =>
+    (await reserveInTurn(knex, { paymentId, chainId: CHAIN_ID, tokenAddress, amountUnits: AMOUNT.toString(), readBalance: () => Promise.resolve(typeof balanceUnits === 'bigint' ? balanceUnits : balanceUnits()) })).reserved;
   const openUnits = async (tokenAddress: string) => (await sumOpenReservations({ knex })).find((r) => r.chainId === CHAIN_ID && r.tokenAddress === tokenAddress)?.units ?? 0n;
 
   it('thirty payouts at once against a balance for twenty-five: exactly twenty-five are reserved, never more than the balance', async () => {
@@ -62,7 +62,7 @@ describe('payout reservations: one treasury’s reservations in batches, each se
 
   it('a payment asking twice at once holds one reservation; one whose payout was mined keeps its own and takes no more', async () => {
     const token = '0x00000000000000000000000000000000000000cc';
-    const [twice, released, next] = paymentIds.slice(40) as [string, string, string];
+    const [twice, released, next] = paymentIds.slice(40, 43) as [string, string, string];
     assert.deepEqual(await Promise.all([reserve(twice, token, 2n * AMOUNT), reserve(twice, token, 2n * AMOUNT), reserve(released, token, 2n * AMOUNT)]), [true, true, true]);
     assert.equal(await openUnits(token), 2n * AMOUNT);
     assert.equal(await knex('treasury_reservations').where({ payment_id: twice }).count<Array<{ count: string }>>('* as count').then(([row]) => Number(row!.count)), 1);
@@ -73,5 +73,30 @@ describe('payout reservations: one treasury’s reservations in batches, each se
     assert.equal(await openUnits(token), AMOUNT);
     assert.equal(await reserve(next, token, 2n * AMOUNT), true);
     assert.equal(await openUnits(token), 2n * AMOUNT);
+  });
+
+  it('a payout mined while another waits for the treasury: the waiting one reads the balance without its tokens', async () => {
+    const token = '0x00000000000000000000000000000000000000dd';
+    const [mined, waiting] = paymentIds.slice(43) as [string, string];
+    let onChain = (3n * AMOUNT) / 2n;
+    const balance = () => onChain;
+    assert.equal(await reserve(mined, token, balance), true);
+
+    // The next payout's batch waits for the treasury's lock while the first payout is mined and released.
+    const held = await knex.transaction();
+    try {
+      await lockTreasuryReservations({ trx: held, chainId: CHAIN_ID, tokenAddress: token });
+      const answer = reserve(waiting, token, balance);
+      const waitingForLock = async () => Number((await knex.raw<{ rows: Array<{ n: string }> }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n);
+      while ((await waitingForLock()) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      onChain -= AMOUNT;
+      await releaseTreasuryReservation({ knex, paymentId: mined });
+      await held.commit();
+      // Half the amount is left: the released reservation no longer counts, and neither do the tokens it paid out.
+      assert.equal(await answer, false);
+    } finally {
+      if (!held.isCompleted()) await held.rollback();
+    }
+    assert.equal(await openUnits(token), 0n);
   });
 });
