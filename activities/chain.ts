@@ -1,6 +1,6 @@
 import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { lastingRefusals, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
+import { intentKeys, lastingRefusals, type ChainDepth, type ChainTxIntent, type ChainTxResult } from '../domain/chain-txs';
 import { payinId, type DetectedPayin, type PayinConfirmation } from '../domain/payins';
 import type { BridgeArrival, BridgeOwner, BridgeQuote } from '../domain/bridges';
 import { findPaymentById } from '../db/queries/payments';
@@ -10,7 +10,7 @@ import { createChainTxService, EstimateReverted, type IntentPending, type SweepR
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import { payoutAfterNetting } from '../services/refund-netting';
-import { reserveInTurn } from '../services/treasury-reservations';
+import { reserveInTurn, TreasuryShort } from '../services/treasury-reservations';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -45,15 +45,16 @@ const MISSING_CHECKS_BEFORE_DROPPED = 3;
 const REFUSALS_BEFORE_OPERATOR = 10;
 
 /**
- * A transfer the database's terms refuse, or a call that would revert, fails for good with the error's name as its
- * type (`TransferRefused`, `EstimateReverted`): the workflow stops for an operator instead of retrying forever. So do
- * the waits, which prepare queued transfers and sign again those that can no longer land.
+ * A transfer the database's terms refuse, a call that would revert, or a merchant refund the treasury cannot cover
+ * fails for good with the error's name as its type (`TransferRefused`, `EstimateReverted`, `TreasuryShort`): the
+ * workflow stops for an operator instead of retrying forever. So do the waits, which prepare queued transfers and sign
+ * again those that can no longer land.
  */
 export async function signing<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof TransferRefused || err instanceof EstimateReverted) throw ApplicationFailure.nonRetryable(err.message, err.name);
+    if (err instanceof TransferRefused || err instanceof EstimateReverted || err instanceof TreasuryShort) throw ApplicationFailure.nonRetryable(err.message, err.name);
     throw err;
   }
 }
@@ -74,6 +75,7 @@ export function createChainWriteActivities(deps: ActivityDeps) {
     const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
     if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
     const { reserved, balanceUnits } = await reserveInTurn(deps.knex, {
+      intentKey: intentKeys.payout(payment.id),
       paymentId: payment.id,
       chainId: payment.destination_chain_id,
       tokenAddress: payment.destination_token_address,

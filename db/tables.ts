@@ -175,6 +175,8 @@ export interface ChainTxQueueRow {
 
 /** Treasury balance set aside for a payout before it is signed; released once the payout is mined. */
 export interface TreasuryReservationRow {
+  /** The transfer the tokens are set aside for: `payout:<paymentId>` or `merchant-refund:<refundId>`. */
+  intent_key: string;
   payment_id: string;
   chain_id: number;
   token_address: string;

@@ -43,6 +43,7 @@ import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordFailedTxEntries, recordMinedTxEntries } from './ledger';
 import { signAtNonce, signInTurn, type ChainTxDraft } from './signing-queue';
+import { reservesTreasury } from './treasury-reservations';
 import { assertFuelOnTerms, assertTransferOnTerms, TransferRefused, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
@@ -505,7 +506,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
     // confirmations): the writes below are done already. The row is marked last, so a crash between them leaves
     // it unmarked and the next check does them all again (each is idempotent).
     if (row.status !== status || row.tx_hash !== check.txHash || Number(row.block_number) !== check.blockNumber) {
-      if (intentKey.startsWith('payout:') && row.payment_id) await releaseTreasuryReservation({ knex, paymentId: row.payment_id });
+      if (reservesTreasury(intentKey)) await releaseTreasuryReservation({ knex, intentKey });
       if (check.succeeded) await recordMinedTxEntries({ knex, chains }, row, check.txHash);
       else {
         log.error({ intentKey, txHash: check.txHash }, 'chain transaction reverted');

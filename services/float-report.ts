@@ -1,6 +1,6 @@
 /**
  * The treasuries' float as `npm run reconcile` shows it: each treasury's position against its marks (its balance on
- * chain, as reconcile read it, less open payout reservations), the totals of each token across chains, the
+ * chain, as reconcile read it, less open reservations), the totals of each token across chains, the
  * rebalances bridging and the needs no bridge meets (an operator's transfer). Reads no key: treasuries are the
  * addresses the ledger names.
  */

@@ -139,7 +139,7 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
   const whole = (units: bigint, decimals: number) => Number(formatUnits(units, decimals));
   new Gauge({
     name: `${METRIC_PREFIX}treasury_float`,
-    help: "The treasury's float per chain and token, in whole tokens: its balance less open payout reservations; position is short, within or surplus against the token's floatMarks",
+    help: "The treasury's float per chain and token, in whole tokens: its balance less open reservations (payouts and merchant refunds); position is short, within or surplus against the token's floatMarks",
     labelNames: ['chain', 'token', 'position'],
     registers: [registry],
     async collect() {

@@ -14,10 +14,11 @@ import { fullyRefunded, leftToRefund, merchantFunds, REFUNDABLE_STATUS } from '.
 import { applyPaymentTransition, findPaymentById } from '../db/queries/payments';
 import { findRefund, findRefundByKey, insertRefund, listPaymentRefunds, lockPaymentForRefund, updateRefundStatus } from '../db/queries/refunds';
 import type { PaymentRow, RefundRow } from '../db/tables';
-import { createChainTxService, type ChainTxServiceDeps } from './chain-txs';
+import { createChainTxService, type ChainTxService, type ChainTxServiceDeps } from './chain-txs';
 import { recordRefundOwed, refundCreditCovers } from './refund-netting';
 import { watchDepositForFunding } from './refund-funding';
 import { claimTokenHashOf, mailClaimLink, refundAddressOf, type RefundClaimDeps } from './refund-claims';
+import { reserveInTurn, TreasuryShort } from './treasury-reservations';
 import { startRefundWorkflow } from './workflows';
 
 export type RefundServiceDeps = RefundClaimDeps;
@@ -145,9 +146,19 @@ export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: str
   const transfer = { paymentId: payment.id, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, amountUnits: refund.amount_units };
   const sent = merchantFunds(refund)
     ? await txs.sweepDeposit({ ...transfer, intentKey: intentKeys.fundedRefund(refund.id), recipient: { kind: 'address', address: refund.address }, purpose: 'merchant refund (funded)' })
-    : await txs.transferFromTreasury({ ...transfer, intentKey: intentKeys.merchantRefund(refund.id), to: refund.address, purpose: 'merchant refund' });
+    : await sendFromTreasury(deps.knex, txs, { ...transfer, intentKey: intentKeys.merchantRefund(refund.id), to: refund.address, purpose: 'merchant refund' });
   await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'sent', ...(sent.txHash ? { txHash: sent.txHash } : {}) });
   return { intentKey: sent.intentKey };
+}
+
+/**
+ * A refund from the treasury reserves its amount there first, beside the payouts' reservations, so neither spends
+ * tokens the other counts on; a treasury short of it throws `TreasuryShort` (the refund's run waits for an operator).
+ */
+async function sendFromTreasury(knex: Knex, txs: ChainTxService, transfer: Parameters<ChainTxService['transferFromTreasury']>[0] & { paymentId: string }): Promise<{ intentKey: string; txHash: string | null }> {
+  const { reserved, balanceUnits } = await reserveInTurn(knex, { ...transfer, readBalance: () => txs.treasuryBalance(transfer.chainId, transfer.tokenAddress) });
+  if (!reserved) throw new TreasuryShort(transfer.intentKey, balanceUnits, transfer.amountUnits);
+  return txs.transferFromTreasury(transfer);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The treasuries' floats as operators watch them: each treasury's balance of each token and native coin, read from
- * its chain, less what open payout reservations set aside, against the token's `floatMarks`; and the rebalances that
- * would bring the short ones back (domain/float.ts).
+ * its chain, less what open reservations (payouts, merchant refunds) set aside, against the token's `floatMarks`; and
+ * the rebalances that would bring the short ones back (domain/float.ts).
  */
 import type { Knex } from 'knex';
 import type { ChainAdapters } from '../chains/adapters';

@@ -11,9 +11,10 @@ export type OperatorWait = 'chain_step_reverts' | 'treasury_short' | 'chain_tx_r
 
 /**
  * Failures of a chain step an operator can mend, by their type: a call that would revert (`EstimateReverted`), a
- * transaction the node keeps refusing (`ChainTxRefused`: the fee payer cannot pay, …).
+ * transaction the node keeps refusing (`ChainTxRefused`: the fee payer cannot pay, …), a merchant refund the
+ * treasury cannot cover (`TreasuryShort`).
  */
-const OPERATOR_MENDS: Partial<Record<string, OperatorWait>> = { EstimateReverted: 'chain_step_reverts', ChainTxRefused: 'chain_tx_refused' };
+const OPERATOR_MENDS: Partial<Record<string, OperatorWait>> = { EstimateReverted: 'chain_step_reverts', ChainTxRefused: 'chain_tx_refused', TreasuryShort: 'treasury_short' };
 
 /**
  * How a payment run's steps on the chain run (workflows/payment.ts): writes whose call would revert wait for an

@@ -11,45 +11,45 @@ export async function lockTreasuryReservations(options: { trx: Knex.Transaction;
 
 /**
  * Under the treasury's lock (`lockTreasuryReservations`): what the treasury's open reservations set aside, and which
- * of `paymentIds` hold a reservation already (a retry's, open or released). One statement, its snapshot taken after
+ * of `intentKeys` hold a reservation already (a retry's, open or released). One statement, its snapshot taken after
  * the lock, so it sees every reservation made before.
  */
 export async function readTreasuryReservations(options: {
   trx: Knex.Transaction;
   chainId: number;
   tokenAddress: string;
-  paymentIds: string[];
+  intentKeys: string[];
 }): Promise<{ openUnits: bigint; heldBy: Set<string> }> {
-  const { trx, chainId, paymentIds } = options;
+  const { trx, chainId, intentKeys } = options;
   const tokenAddress = options.tokenAddress.toLowerCase();
   const { rows } = await trx.raw<{ rows: Array<{ open_units: string; held_by: string[] }> }>(
     `select (select coalesce(sum(amount_units), 0) from treasury_reservations where chain_id = ? and token_address = ? and released_at is null)::text as open_units,
-            array(select payment_id::text from treasury_reservations where payment_id = any(?::uuid[])) as held_by`,
-    [chainId, tokenAddress, paymentIds],
+            array(select intent_key from treasury_reservations where intent_key = any(?::text[])) as held_by`,
+    [chainId, tokenAddress, intentKeys],
   );
   const [row] = rows as [{ open_units: string; held_by: string[] }];
   return { openUnits: BigInt(row.open_units), heldBy: new Set(row.held_by) };
 }
 
-/** Under the treasury's lock: sets each payout's amount aside, one reservation per payment. */
+/** Under the treasury's lock: sets each transfer's amount aside, one reservation per intent. */
 export async function insertTreasuryReservations(options: {
   trx: Knex.Transaction;
-  reservations: Array<{ paymentId: string; chainId: number; tokenAddress: string; amountUnits: string }>;
+  reservations: Array<{ intentKey: string; paymentId: string; chainId: number; tokenAddress: string; amountUnits: string }>;
 }): Promise<void> {
   if (options.reservations.length === 0) return;
   await options
     .trx<TreasuryReservationRow>('treasury_reservations')
-    .insert(options.reservations.map((r) => ({ payment_id: r.paymentId, chain_id: r.chainId, token_address: r.tokenAddress.toLowerCase(), amount_units: r.amountUnits })))
-    .onConflict('payment_id')
+    .insert(options.reservations.map((r) => ({ intent_key: r.intentKey, payment_id: r.paymentId, chain_id: r.chainId, token_address: r.tokenAddress.toLowerCase(), amount_units: r.amountUnits })))
+    .onConflict('intent_key')
     .ignore();
 }
 
-/** The payout is mined: the chain's balance shows it now, so the reservation no longer counts. Idempotent. */
-export async function releaseTreasuryReservation(options: { knex: Knex; paymentId: string }): Promise<void> {
-  await options.knex<TreasuryReservationRow>('treasury_reservations').where({ payment_id: options.paymentId }).whereNull('released_at').update({ released_at: options.knex.fn.now() as unknown as Date });
+/** The transfer is mined: the chain's balance shows it now, so its reservation (if it has one) no longer counts. Idempotent. */
+export async function releaseTreasuryReservation(options: { knex: Knex; intentKey: string }): Promise<void> {
+  await options.knex<TreasuryReservationRow>('treasury_reservations').where({ intent_key: options.intentKey }).whereNull('released_at').update({ released_at: options.knex.fn.now() as unknown as Date });
 }
 
-/** What open payout reservations set aside per chain and token (lowercased address), in base units. */
+/** What open reservations set aside per chain and token (lowercased address), in base units. */
 export async function sumOpenReservations(options: { knex: Knex }): Promise<Array<{ chainId: number; tokenAddress: string; units: bigint }>> {
   const rows = await options
     .knex<TreasuryReservationRow>('treasury_reservations')

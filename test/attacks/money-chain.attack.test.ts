@@ -17,7 +17,7 @@ import { intentKeys } from '../../domain/chain-txs';
 import type { DetectedPayin } from '../../domain/payins';
 import type { Stack } from '../../tools/stack/stack';
 import { listQuarantinedTransfers } from '../../services/ledger';
-import { latePayinWorkflowId, paymentWorkflowId } from '../../workflows/ids';
+import { latePayinWorkflowId, paymentWorkflowId, refundWorkflowId } from '../../workflows/ids';
 import { payinDetectedSignal, retryChainStepSignal } from '../../workflows/messages';
 import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import { bearer, login } from '../merchant/helpers';
@@ -239,6 +239,46 @@ describe('attacks on the money path', function () {
       assert.equal((await tokenBalance(stack.info, CHAIN, 'USDC', merchant)) - merchantBefore, payoutOf(done));
       assert.equal((await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey), undefined);
     } finally {
+      const left = await tokenBalance(stack.info, CHAIN, 'USDC', vault.address);
+      if (left > 0n) await ((await usdc.connect(vault).getFunction('transfer')(treasury.address, left)) as { wait(): Promise<unknown> }).wait();
+    }
+  });
+
+  it('a merchant refund racing a payout for the last tokens of the treasury: it waits, visibly, instead of one of them reverting', async () => {
+    const usdc = new Contract(tokenAddress(stack.info, CHAIN, 'USDC'), erc20Abi, treasury);
+    // Paid in USDC on Base and settled (its sweep included): the refund goes back from the Base treasury's USDC.
+    const refunded = await newPayment('race-refunded', '3');
+    await customerTransfer(stack.info, CHAIN, 'USDC', refunded.source.receiverAddress, '3');
+    await waitForStatus(api, refunded.id, 'payment_completed', 120_000);
+    await paymentRunEnded(services, refunded.id);
+    // The treasury keeps 4 USDC: enough for the next payout or for the refund, not for both.
+    const vault = Wallet.createRandom().connect(treasury.provider);
+    await ((await treasury.sendTransaction({ to: vault.address, value: parseUnits('1', 18) })).wait());
+    const kept = await tokenBalance(stack.info, CHAIN, 'USDC', treasury.address) - units('4');
+    await ((await usdc.getFunction('transfer')(vault.address, kept)) as { wait(): Promise<unknown> }).wait();
+    try {
+      // Paid in USDT, paid out in USDC: its payout is reserved and signed, and stays unmined.
+      const paidOut = await newPayment('race-paid-out', '3', 'USDT');
+      await customerTransfer(stack.info, CHAIN, 'USDT', paidOut.source.receiverAddress, '3');
+      await frozenUntilPayoutSigned(paidOut.id);
+      const customer = Wallet.createRandom().address;
+      const created = await request<{ id: string }>(`${api}/${refunded.id}/refunds`, { headers: { 'x-api-key': shop.adminKey, 'idempotency-key': randomUUID() }, body: { address: customer } });
+      assert.equal(created.status, 201, created.text);
+      const run = services.client.workflow.getHandle(refundWorkflowId(created.body.id));
+      await eventually('the refund to wait for the treasury', 60_000, async () => ((await run.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'treasury_short' ? true : undefined));
+      assert.ok(!(await findChainTx({ knex: services.knex, intentKey: intentKeys.merchantRefund(created.body.id) })), 'nothing signed against tokens the payout holds');
+
+      await resumeMining();
+      await waitForStatus(api, paidOut.id, 'payment_completed', 120_000);
+      await ((await usdc.connect(vault).getFunction('transfer')(treasury.address, kept)) as { wait(): Promise<unknown> }).wait();
+      await run.signal(retryChainStepSignal);
+      assert.equal(await run.result(), 'completed');
+      assert.equal(await tokenBalance(stack.info, CHAIN, 'USDC', customer), units('3'));
+      for (const intentKey of [intentKeys.payout(paidOut.id), intentKeys.merchantRefund(created.body.id)]) {
+        assert.equal((await findChainTx({ knex: services.knex, intentKey }))?.status, 'confirmed', `${intentKey} mined, not reverted`);
+      }
+    } finally {
+      await resumeMining();
       const left = await tokenBalance(stack.info, CHAIN, 'USDC', vault.address);
       if (left > 0n) await ((await usdc.connect(vault).getFunction('transfer')(treasury.address, left)) as { wait(): Promise<unknown> }).wait();
     }

@@ -103,6 +103,10 @@ describe('merchant refunds end to end on the devnet (real API, Temporal, Postgre
       booked.map((e) => [e.ref, e.debit_account, e.credit_account, e.amount_units]),
       [[`tx:merchant-refund:${done.id}`, 'external', 'treasury', units('12.5').toString()]],
     );
+    // The treasury set the refund's amount aside before it was signed, and let it go once it was mined.
+    const reservation = await services.knex('treasury_reservations').where({ intent_key: `merchant-refund:${done.id}` }).first<{ amount_units: string; released_at: Date | null } | undefined>();
+    assert.equal(reservation?.amount_units, units('12.5').toString());
+    assert.ok(reservation?.released_at, 'released once mined');
     await assertAppReconciled(services, shop.appId);
     // Nothing is left to refund.
     const again = await refund(payment.id, { address: customer });

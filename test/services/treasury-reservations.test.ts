@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import { lockTreasuryReservations, releaseTreasuryReservation, sumOpenReservations } from '../../db/queries/treasury-reservations';
+import { intentKeys } from '../../domain/chain-txs';
 import { reserveInTurn } from '../../services/treasury-reservations';
 import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from '../support/api';
@@ -27,15 +28,16 @@ describe('payout reservations: one treasury’s reservations in batches, each se
     knex = services.knex;
     const merchant = await newMerchant(stack, knex);
     // Reservations belong to payments: any forty will do.
-    paymentIds = await Promise.all(Array.from({ length: 45 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
+    paymentIds = await Promise.all(Array.from({ length: 46 }, async () => (await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody())).id));
   });
   after(async () => {
     await knex?.('treasury_reservations').where({ chain_id: CHAIN_ID }).delete();
     await services?.close();
   });
 
-  const reserve = async (paymentId: string, tokenAddress: string, balanceUnits: bigint | (() => bigint)) =>
-    (await reserveInTurn(knex, { paymentId, chainId: CHAIN_ID, tokenAddress, amountUnits: AMOUNT.toString(), readBalance: () => Promise.resolve(typeof balanceUnits === 'bigint' ? balanceUnits : balanceUnits()) })).reserved;
+  const reserveFor = async (intentKey: string, paymentId: string, tokenAddress: string, balanceUnits: bigint | (() => bigint)) =>
+    (await reserveInTurn(knex, { intentKey, paymentId, chainId: CHAIN_ID, tokenAddress, amountUnits: AMOUNT.toString(), readBalance: () => Promise.resolve(typeof balanceUnits === 'bigint' ? balanceUnits : balanceUnits()) })).reserved;
+  const reserve = (paymentId: string, tokenAddress: string, balanceUnits: bigint | (() => bigint)) => reserveFor(intentKeys.payout(paymentId), paymentId, tokenAddress, balanceUnits);
   const openUnits = async (tokenAddress: string) => (await sumOpenReservations({ knex })).find((r) => r.chainId === CHAIN_ID && r.tokenAddress === tokenAddress)?.units ?? 0n;
 
   it('thirty payouts at once against a balance for twenty-five: exactly twenty-five are reserved, never more than the balance', async () => {
@@ -68,7 +70,7 @@ describe('payout reservations: one treasury’s reservations in batches, each se
     assert.equal(await knex('treasury_reservations').where({ payment_id: twice }).count<Array<{ count: string }>>('* as count').then(([row]) => Number(row!.count)), 1);
 
     // Released, the reservation no longer counts against the balance, and asking again does not reserve anew.
-    await releaseTreasuryReservation({ knex, paymentId: released });
+    await releaseTreasuryReservation({ knex, intentKey: intentKeys.payout(released) });
     assert.equal(await reserve(released, token, 2n * AMOUNT), true);
     assert.equal(await openUnits(token), AMOUNT);
     assert.equal(await reserve(next, token, 2n * AMOUNT), true);
@@ -77,7 +79,7 @@ describe('payout reservations: one treasury’s reservations in batches, each se
 
   it('a payout mined while another waits for the treasury: the waiting one reads the balance without its tokens', async () => {
     const token = '0x00000000000000000000000000000000000000dd';
-    const [mined, waiting] = paymentIds.slice(43) as [string, string];
+    const [mined, waiting] = paymentIds.slice(43, 45) as [string, string];
     let onChain = (3n * AMOUNT) / 2n;
     const balance = () => onChain;
     assert.equal(await reserve(mined, token, balance), true);
@@ -90,7 +92,7 @@ describe('payout reservations: one treasury’s reservations in batches, each se
       const waitingForLock = async () => Number((await knex.raw<{ rows: Array<{ n: string }> }>(`select count(*) as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0]!.n);
       while ((await waitingForLock()) === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       onChain -= AMOUNT;
-      await releaseTreasuryReservation({ knex, paymentId: mined });
+      await releaseTreasuryReservation({ knex, intentKey: intentKeys.payout(mined) });
       await held.commit();
       // Half the amount is left: the released reservation no longer counts, and neither do the tokens it paid out.
       assert.equal(await answer, false);
@@ -98,5 +100,22 @@ describe('payout reservations: one treasury’s reservations in batches, each se
       if (!held.isCompleted()) await held.rollback();
     }
     assert.equal(await openUnits(token), 0n);
+  });
+
+  it('a merchant refund from the treasury holds a reservation of its own, which the payouts count (and it theirs)', async () => {
+    const token = '0x00000000000000000000000000000000000000ee';
+    const [payment] = paymentIds.slice(45) as [string];
+    const refund = intentKeys.merchantRefund('00000000-0000-4000-8000-000000000001');
+    const balance = (3n * AMOUNT) / 2n;
+    assert.equal(await reserveFor(refund, payment, token, balance), true);
+    // The same payment's payout is another transfer: half its amount is left beside the refund.
+    assert.equal(await reserve(payment, token, balance), false);
+    assert.equal(await reserveFor(refund, payment, token, balance), true, 'a retry keeps its reservation');
+    assert.equal(await openUnits(token), AMOUNT);
+
+    await releaseTreasuryReservation({ knex, intentKey: refund });
+    assert.equal(await reserve(payment, token, balance - AMOUNT), false, 'mined, the refund is in the balance instead');
+    assert.equal(await reserve(payment, token, balance), true);
+    assert.equal(await openUnits(token), AMOUNT);
   });
 });

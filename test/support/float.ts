@@ -3,6 +3,8 @@ import type { Stack } from '../../tools/stack/stack';
 import { createPayment, paymentBody } from './api';
 import type { TestMerchant } from './merchant';
 import type { StackServices } from './services';
+import { releaseTreasuryReservation } from '../../db/queries/treasury-reservations';
+import { intentKeys } from '../../domain/chain-txs';
 import { REBALANCER_WORKFLOW_ID } from '../../workflows/ids';
 import { checkFloatsSignal } from '../../workflows/messages';
 import { eventually } from './poll';
@@ -19,10 +21,9 @@ export async function holdTreasuryFloat(stack: Stack, services: StackServices, m
   const token = services.chains.registry.token(chainId, tokenSymbol);
   const adapter = services.chains.adapter(chainId);
   const balance = await adapter.balanceOf(adapter.treasuryAddress(), token.address);
-  await services.knex('treasury_reservations').insert({ payment_id: holder.id, chain_id: chainId, token_address: token.address.toLowerCase(), amount_units: balance.toString() });
-  return async () => {
-    await services.knex('treasury_reservations').where({ payment_id: holder.id }).update({ released_at: services.knex.fn.now() });
-  };
+  const intentKey = intentKeys.payout(holder.id);
+  await services.knex('treasury_reservations').insert({ intent_key: intentKey, payment_id: holder.id, chain_id: chainId, token_address: token.address.toLowerCase(), amount_units: balance.toString() });
+  return () => releaseTreasuryReservation({ knex: services.knex, intentKey });
 }
 
 /** Asks the stack's rebalancer to look at the floats now (the test stack's interval is an hour). */

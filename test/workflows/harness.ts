@@ -159,6 +159,8 @@ export class FakeActivities {
   readonly reverted = new Set<string>();
   /** The next N `payOutFromTreasury` calls find the treasury short. */
   treasuryShortFor = 0;
+  /** The next N `sendMerchantRefund` calls from the treasury find it short (`TreasuryShort`). */
+  treasuryShortForRefunds = 0;
   /** Amounts (base units) below this are dust: `holdDust` holds them. */
   dustUnits = 0n;
   /** Chain-write calls still to fail as `EstimateReverted` (the call would revert): payouts, refund sweeps, bridge starts. */
@@ -393,6 +395,7 @@ export class FakeActivities {
       const funded = this.refundFundings.get(input.refundId)?.includes('funded');
       const intentKey = funded ? intentKeys.fundedRefund(input.refundId) : intentKeys.merchantRefund(input.refundId);
       if (this.revertingEstimates.refunds-- > 0) throw this.wouldRevert(intentKey);
+      if (!funded && this.treasuryShortForRefunds-- > 0) throw ApplicationFailure.nonRetryable(`the treasury cannot cover ${intentKey}`, 'TreasuryShort');
       return this.submitted(intentKey);
     },
     completeMerchantRefund: async (input) => {

@@ -65,17 +65,20 @@ describe('merchant refund workflow (mocked activities, time-skipping server)', f
     assert.deepEqual(fakes.callsOf('completeMerchantRefund'), []);
   });
 
-  it('a refund whose call would revert (a treasury short of it) waits for an operator’s retryChainStep, then sends', async () => {
-    const { result, fakes } = await refund(
-      (f) => (f.revertingEstimates.refunds = 1),
-      async (handle) => {
-        await eventually('the refund to wait for an operator', 10_000, async () => ((await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === 'chain_step_reverts' ? true : undefined));
+  const operatorWaits: Array<[string, (f: FakeActivities) => void, string]> = [
+    ['the treasury cannot cover beside what others reserved', (f) => (f.treasuryShortForRefunds = 1), 'treasury_short'],
+    ['whose call would revert (the treasury out of gas coin)', (f) => (f.revertingEstimates.refunds = 1), 'chain_step_reverts'],
+  ];
+  for (const [why, setUp, waitsAs] of operatorWaits) {
+    it(`a refund ${why} waits, visibly (${waitsAs}), for an operator’s retryChainStep, then sends`, async () => {
+      const { result, fakes } = await refund(setUp, async (handle) => {
+        await eventually('the refund to wait for an operator', 10_000, async () => ((await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === waitsAs ? true : undefined));
         await handle.signal(retryChainStepSignal);
-      },
-    );
-    assert.equal(result, 'completed');
-    assert.equal(fakes.callsOf('sendMerchantRefund').length, 2, 'tried again once the operator said so');
-  });
+      });
+      assert.equal(result, 'completed');
+      assert.equal(fakes.callsOf('sendMerchantRefund').length, 2, 'tried again once the operator said so');
+    });
+  }
 
   it('past the refund credit: waits for its funding, woken by refundFunded, then sends from the deposit and returns the excess', async () => {
     let running: FakeActivities | undefined;
