@@ -10,7 +10,7 @@ import { createChainTxService, EstimateReverted, type IntentPending, type SweepR
 import { TransferRefused } from '../services/money-terms';
 import { checkPayinConfirmation } from '../services/payins';
 import { payoutAfterNetting } from '../services/refund-netting';
-import { reserveInTurn, TreasuryShort } from '../services/treasury-reservations';
+import { TreasuryShort } from '../services/treasury-reservations';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -74,13 +74,12 @@ export function createChainWriteActivities(deps: ActivityDeps) {
   async function reservePayoutFunds(input: { paymentId: string }): Promise<{ reserved: boolean; availableUnits: string }> {
     const payment = await findPaymentById({ knex: deps.knex, id: input.paymentId });
     if (!payment) throw new Error(`payment ${input.paymentId} does not exist`);
-    const { reserved, balanceUnits } = await reserveInTurn(deps.knex, {
+    const { reserved, balanceUnits } = await txs.reserveFromTreasury({
       intentKey: intentKeys.payout(payment.id),
       paymentId: payment.id,
       chainId: payment.destination_chain_id,
       tokenAddress: payment.destination_token_address,
       amountUnits: payment.destination_amount_units,
-      readBalance: () => txs.treasuryBalance(payment.destination_chain_id, payment.destination_token_address),
     });
     if (!reserved) deps.log.warn({ paymentId: payment.id, chainId: payment.destination_chain_id, availableUnits: balanceUnits.toString() }, 'treasury short of a payout');
     return { reserved, availableUnits: balanceUnits.toString() };

@@ -173,7 +173,7 @@ export interface ChainTxQueueRow {
   created_at: Date;
 }
 
-/** Treasury balance set aside for a payout before it is signed; released once the payout is mined. */
+/** Treasury balance set aside for a payout or a merchant refund before it is signed; released once it is mined. */
 export interface TreasuryReservationRow {
   /** The transfer the tokens are set aside for: `payout:<paymentId>` or `merchant-refund:<refundId>`. */
   intent_key: string;

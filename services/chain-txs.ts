@@ -43,7 +43,7 @@ import type { ChainTxRow } from '../db/tables';
 import type { Logger } from '../lib/logger';
 import { recordFailedTxEntries, recordMinedTxEntries } from './ledger';
 import { signAtNonce, signInTurn, type ChainTxDraft } from './signing-queue';
-import { reservesTreasury } from './treasury-reservations';
+import { reserveInTurn, reservesTreasury, type Reservation, type ReservationRequest } from './treasury-reservations';
 import { assertFuelOnTerms, assertTransferOnTerms, TransferRefused, type BridgeStep, type TransferRequest } from './money-terms';
 
 export interface ChainTxServiceDeps {
@@ -570,10 +570,13 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
 
     checkIntent,
 
-    /** What the treasury holds of `tokenAddress` on `chainId` now (base units). */
-    treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
-      const adapter = chains.adapter(chainId);
-      return adapter.balanceOf(adapter.treasuryAddress(), tokenAddress);
+    /**
+     * Sets the transfer's amount aside in the treasury's next batch of reservations (services/treasury-reservations.ts),
+     * against what the treasury holds of the token on its chain when the batch reads it.
+     */
+    reserveFromTreasury(request: Omit<ReservationRequest, 'readBalance'>): Promise<Reservation> {
+      const adapter = chains.adapter(request.chainId);
+      return reserveInTurn(knex, { ...request, readBalance: () => adapter.balanceOf(adapter.treasuryAddress(), request.tokenAddress) });
     },
   };
 }

@@ -18,7 +18,7 @@ import { createChainTxService, type ChainTxService, type ChainTxServiceDeps } fr
 import { recordRefundOwed, refundCreditCovers } from './refund-netting';
 import { watchDepositForFunding } from './refund-funding';
 import { claimTokenHashOf, mailClaimLink, refundAddressOf, type RefundClaimDeps } from './refund-claims';
-import { reserveInTurn, TreasuryShort } from './treasury-reservations';
+import { TreasuryShort } from './treasury-reservations';
 import { startRefundWorkflow } from './workflows';
 
 export type RefundServiceDeps = RefundClaimDeps;
@@ -146,7 +146,7 @@ export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: str
   const transfer = { paymentId: payment.id, chainId: payment.source_chain_id, tokenAddress: payment.source_token_address, amountUnits: refund.amount_units };
   const sent = merchantFunds(refund)
     ? await txs.sweepDeposit({ ...transfer, intentKey: intentKeys.fundedRefund(refund.id), recipient: { kind: 'address', address: refund.address }, purpose: 'merchant refund (funded)' })
-    : await sendFromTreasury(deps.knex, txs, { ...transfer, intentKey: intentKeys.merchantRefund(refund.id), to: refund.address, purpose: 'merchant refund' });
+    : await sendFromTreasury(txs, { ...transfer, intentKey: intentKeys.merchantRefund(refund.id), to: refund.address, purpose: 'merchant refund' });
   await updateRefundStatus({ knex: deps.knex, id: refund.id, status: 'sent', ...(sent.txHash ? { txHash: sent.txHash } : {}) });
   return { intentKey: sent.intentKey };
 }
@@ -155,8 +155,8 @@ export async function sendMerchantRefund(deps: ChainTxServiceDeps, refundId: str
  * A refund from the treasury reserves its amount there first, beside the payouts' reservations, so neither spends
  * tokens the other counts on; a treasury short of it throws `TreasuryShort` (the refund's run waits for an operator).
  */
-async function sendFromTreasury(knex: Knex, txs: ChainTxService, transfer: Parameters<ChainTxService['transferFromTreasury']>[0] & { paymentId: string }): Promise<{ intentKey: string; txHash: string | null }> {
-  const { reserved, balanceUnits } = await reserveInTurn(knex, { ...transfer, readBalance: () => txs.treasuryBalance(transfer.chainId, transfer.tokenAddress) });
+async function sendFromTreasury(txs: ChainTxService, transfer: Parameters<ChainTxService['transferFromTreasury']>[0] & { paymentId: string }): Promise<{ intentKey: string; txHash: string | null }> {
+  const { reserved, balanceUnits } = await txs.reserveFromTreasury(transfer);
   if (!reserved) throw new TreasuryShort(transfer.intentKey, balanceUnits, transfer.amountUnits);
   return txs.transferFromTreasury(transfer);
 }
