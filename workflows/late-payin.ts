@@ -1,9 +1,11 @@
-import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { ChainWaitActivities, PaymentActivities } from '../activities';
+import { ApplicationFailure, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { PaymentActivities } from '../activities';
 import { intentKeys } from '../domain/chain-txs';
 import { payinId } from '../domain/payins';
 import { LATE_PAYIN_SEQUENCE_BASE, type PaymentStatus } from '../domain/payment';
-import { chainWaitsTaskQueue, chainWaitOptions, chainWriteOptions, readModelOptions } from './activity-options';
+import { chainWriteOptions, readModelOptions } from './activity-options';
+import { ChainSteps } from './chain-steps';
+import { retryChainStepSignal } from './messages';
 import type { LatePayinOutcome, LatePayinWorkflowInput } from './types';
 
 const readModel = proxyActivities<PaymentActivities>(readModelOptions);
@@ -12,11 +14,15 @@ const chainWrites = proxyActivities<PaymentActivities>(chainWriteOptions);
 /**
  * A payin that reached a deposit address after its payment's run ended (`late-payin-<chainId>-<txHash>-<logIndex>`):
  * once confirmed, it goes back to its sender, unless its payment counted it. An expired payment that receives one
- * becomes `payment_bounced`, then `payment_refunded`; a completed payment stays completed.
+ * becomes `payment_bounced`, then `payment_refunded`; a completed payment stays completed. A refund whose call would
+ * revert, or that the node keeps refusing, waits visibly (`AwaitingOperator`) for an operator's `retryChainStep`, as a
+ * payment's refunds do: the payin is never left unrefunded by a failed run.
  */
 export async function latePayinWorkflow(input: LatePayinWorkflowInput): Promise<LatePayinOutcome> {
   const { paymentId } = input;
-  const waits = proxyActivities<ChainWaitActivities>({ ...chainWaitOptions, taskQueue: chainWaitsTaskQueue(workflowInfo().taskQueue) });
+  const chain = new ChainSteps(paymentId);
+  setHandler(retryChainStepSignal, () => chain.operatorRetried());
+  const { waits } = chain;
   let sequence = LATE_PAYIN_SEQUENCE_BASE;
 
   const confirmation = await waits.awaitPayinConfirmation({ paymentId, payin: input.payin, depth: 'confirmations' });
@@ -34,16 +40,18 @@ export async function latePayinWorkflow(input: LatePayinWorkflowInput): Promise<
   const transition = (next: PaymentStatus) => readModel.recordPaymentTransition({ paymentId, status: next, sequence: ++sequence });
   const wasExpired = status === 'payment_expired';
   if (wasExpired) await transition('payment_bounced');
-  const refund = await chainWrites.sweepDeposit({
-    intentKey: intentKeys.refund(payinId(payin)),
-    paymentId,
-    chainId: payin.chainId,
-    tokenAddress: payin.tokenAddress,
-    recipient: { kind: 'address', address: payin.from },
-    amountUnits: payin.amountUnits,
-    purpose: 'refund (late payin)',
-  });
-  const landed = await waits.awaitChainTx({ intentKey: refund.intentKey, depth: 'confirmations' });
+  const refund = await chain.untilOperatorFixes(() =>
+    chainWrites.sweepDeposit({
+      intentKey: intentKeys.refund(payinId(payin)),
+      paymentId,
+      chainId: payin.chainId,
+      tokenAddress: payin.tokenAddress,
+      recipient: { kind: 'address', address: payin.from },
+      amountUnits: payin.amountUnits,
+      purpose: 'refund (late payin)',
+    }),
+  );
+  const landed = await chain.untilOperatorFixes(() => waits.awaitChainTx({ intentKey: refund.intentKey, depth: 'confirmations' }));
   if (!landed.succeeded) throw ApplicationFailure.nonRetryable(`chain transaction ${refund.intentKey} reverted (${landed.txHash})`, 'ChainTxReverted');
   if (wasExpired) await transition('payment_refunded');
   return 'refunded';

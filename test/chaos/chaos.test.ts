@@ -281,7 +281,7 @@ describe('chaos on the production topology', function () {
     console.log(`      stream: ${streamed.length} in ${((Date.now() - started) / 1000).toFixed(0)} s ${JSON.stringify(counts)}; faults ${JSON.stringify(faults)}`);
 
     // Every payment and order ends where its payins put it.
-    for (const s of streamed) {
+    const settles = async (s: Streamed): Promise<void> => {
       const expected = EXPECTED[s.kind];
       await waitForStatus(apiUrl(0), s.paymentId, expected.status, SETTLE_TIMEOUT_MS);
       const dispositions = (payins: Array<{ status: string; disposition: PayinDisposition | null }>) =>
@@ -317,6 +317,25 @@ describe('chaos on the production topology', function () {
           (await knex<OrderRow>('orders').where({ id: orderId }).first())?.status === 'paid' ? true : undefined,
         );
       }
+    };
+    // What a payment that did not settle shows, for the failure's message: its payins, its intents and its runs.
+    const whereItStands = async (s: Streamed): Promise<string> => {
+      const payins = (await listPayins({ knex, paymentId: s.paymentId })).map((p) => `${p.tx_hash}:${p.log_index} ${p.status} ${p.disposition ?? '-'}`);
+      const intents = (await knex<ChainTxRow>('chain_txs').where({ payment_id: s.paymentId }).select('intent_key', 'status')).map((t) => `${t.intent_key} ${t.status}`);
+      const runs = [paymentWorkflowId(s.paymentId), ...(await listWorkflows(client, 'WorkflowType="latePayinWorkflow"')).map((wf) => wf.workflowId).filter((id) => s.lateTx !== undefined && id.includes(s.lateTx))];
+      const described = await Promise.all(
+        runs.map(async (id) => {
+          const d = await client.workflow.getHandle(id).describe();
+          const pending = d.raw.pendingActivities?.map((a) => `${a.activityType?.name ?? '?'} attempt ${a.attempt ?? 0}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`) ?? [];
+          return `${id} ${d.status.name}${pending.length > 0 ? `, pending: ${pending.join('; ')}` : ''}`;
+        }),
+      );
+      return `payins: ${payins.join(', ') || 'none'}\n  intents: ${intents.join(', ') || 'none'}\n  runs: ${described.join(' | ')}${s.lateTx && runs.length === 1 ? ' (no late-payin run)' : ''}`;
+    };
+    for (const s of streamed) {
+      await settles(s).catch(async (err: Error) => {
+        throw new Error(`${err.message}\n  ${await whereItStands(s)}`, { cause: err });
+      });
     }
 
     // No intent has two transactions in the table, nor two of its broadcast attempts mined on chain.

@@ -173,8 +173,8 @@ export class FakeActivities {
   bridgeExpectedSeconds = 60;
   /** While set, `awaitBridgeArrival` waits for it (Iris has not attested the burn yet). */
   bridgeArrivalGate?: Promise<void>;
-  /** Waits for a payout still to fail as `ChainTxRefused` (the node keeps refusing its transaction). */
-  refusedPayoutWaits = 0;
+  /** Waits still to fail as `ChainTxRefused` (the node keeps refusing the transaction): payouts, refunds. */
+  readonly refusedWaits = { payouts: 0, refunds: 0 };
   /** While set, `deliverWebhook` waits for it (the merchant's endpoint is slow). */
   webhookGate?: Promise<void>;
   /** Makes `deliverWebhook` fail for good (as if the database stayed unreachable through every retry). */
@@ -428,8 +428,9 @@ export class FakeActivities {
       if (!this.written.has(input.intentKey)) {
         throw ApplicationFailure.nonRetryable(`awaited intent ${input.intentKey} that was never submitted`, 'UnknownIntent');
       }
-      if (input.intentKey.startsWith('payout:') && this.refusedPayoutWaits > 0) {
-        this.refusedPayoutWaits--;
+      const refusedOf = input.intentKey.startsWith('payout:') ? 'payouts' : input.intentKey.startsWith(intentKeys.refund('')) ? 'refunds' : undefined;
+      if (refusedOf && this.refusedWaits[refusedOf] > 0) {
+        this.refusedWaits[refusedOf]--;
         throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: insufficient funds for fee`, 'ChainTxRefused');
       }
       return {

@@ -1,5 +1,6 @@
 /** The late-payin workflow against faked activities: a payin reaching a closed payment's deposit address. */
 import assert from 'node:assert/strict';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { intentKeys } from '../../domain/chain-txs';
@@ -7,7 +8,10 @@ import { payinId, type DetectedPayin } from '../../domain/payins';
 import { LATE_PAYIN_SEQUENCE_BASE, type PaymentStatus } from '../../domain/payment';
 import type { latePayinWorkflow } from '../../workflows';
 import { latePayinWorkflowId } from '../../workflows/ids';
+import { retryChainStepSignal } from '../../workflows/messages';
+import { AwaitingOperatorKey } from '../../workflows/search-attributes';
 import type { LatePayinOutcome } from '../../workflows/types';
+import { eventually } from '../support/poll';
 import { getTestEnv, getWorkflowBundle } from '../support/temporal';
 import { FakeActivities, OTHER_SENDER_ADDRESS, OTHER_TOKEN, detectedPayin, paymentTerms, runWorkflow } from './harness';
 
@@ -22,7 +26,7 @@ describe('late-payin workflow (mocked activities, time-skipping server)', functi
     [env, workflowBundle] = await Promise.all([getTestEnv(), getWorkflowBundle()]);
   });
 
-  async function late(payin: DetectedPayin, status: PaymentStatus, prepare?: (fakes: FakeActivities) => void) {
+  async function late(payin: DetectedPayin, status: PaymentStatus, prepare?: (fakes: FakeActivities) => void, whileRunning?: (handle: WorkflowHandle<typeof latePayinWorkflow>) => Promise<void>) {
     const paymentId = `late_${Date.now().toString(36)}_${++seq}`;
     const fakes = new FakeActivities();
     fakes.terms.set(paymentId, { ...paymentTerms({ paymentId, now: await env.currentTimeMs() }), status });
@@ -35,7 +39,10 @@ describe('late-payin workflow (mocked activities, time-skipping server)', functi
       workflowId: latePayinWorkflowId(payin),
       args: [{ paymentId, payin }],
       searchAttributes: false,
-      body: (handle) => handle.result(),
+      body: async (handle) => {
+        await whileRunning?.(handle);
+        return handle.result();
+      },
     });
     return { result, fakes, paymentId };
   }
@@ -82,4 +89,20 @@ describe('late-payin workflow (mocked activities, time-skipping server)', functi
     assert.deepEqual(fakes.chainWrites(), []);
     assert.equal(fakes.callsOf('recordPayin')[0]!.status, 'dropped');
   });
+
+  const operatorWaits: Array<[string, (f: FakeActivities) => void, string]> = [
+    ['whose call would revert', (f) => (f.revertingEstimates.refunds = 1), 'chain_step_reverts'],
+    ['whose transaction the node keeps refusing', (f) => (f.refusedWaits.refunds = 1), 'chain_tx_refused'],
+  ];
+  for (const [why, setUp, waitsAs] of operatorWaits) {
+    it(`a refund ${why} waits, visibly (${waitsAs}), for an operator’s retryChainStep, then lands`, async () => {
+      const payin = detectedPayin({ tx: `late-operator-${waitsAs}` });
+      const { result, fakes } = await late(payin, 'payment_completed', setUp, async (handle) => {
+        await eventually('the refund to wait for an operator', 10_000, async () => ((await handle.describe()).typedSearchAttributes.get(AwaitingOperatorKey) === waitsAs ? true : undefined));
+        await handle.signal(retryChainStepSignal);
+      });
+      assert.equal(result, 'refunded');
+      assert.deepEqual(fakes.callsOf('awaitChainTx').map((c) => c.intentKey).at(-1), intentKeys.refund(payinId(payin)), 'the refund landed');
+    });
+  }
 });

@@ -726,7 +726,7 @@ describe('payment workflow (mocked activities, time-skipping server)', function 
         await h.signal(retryChainStepSignal);
       },
       // The local wait and the activity task it is handed to both find the node refusing.
-      (f) => (f.refusedPayoutWaits = 2),
+      (f) => (f.refusedWaits.payouts = 2),
     );
     assert.equal(waiting, 'chain_tx_refused');
     assert.equal(result, 'payment_completed');
