@@ -17,11 +17,12 @@ export type OperatorWait = 'chain_step_reverts' | 'treasury_short' | 'chain_tx_r
 const OPERATOR_MENDS: Partial<Record<string, OperatorWait>> = { EstimateReverted: 'chain_step_reverts', ChainTxRefused: 'chain_tx_refused', TreasuryShort: 'treasury_short' };
 
 /**
- * How a payment run's steps on the chain run (workflows/payment.ts): writes whose call would revert wait for an
- * operator, waits run in the run's own workflow task first, and a transaction that reverted fails the run.
+ * How a run's steps on the chain run (payments, merchant refunds, late payins, rebalances): writes whose call would
+ * revert wait for an operator, waits run in the run's own workflow task first, and a transaction that reverted fails
+ * the run.
  */
 export class ChainSteps {
-  /** Chain waits as activity tasks on the chain-waits queue: the waits handed over, and the bridge's long wait. */
+  /** Chain waits as activity tasks on the chain-waits queue: the waits handed over, the bridge's long wait, a late payin's. */
   readonly waits = proxyActivities<ChainWaitActivities>({ ...chainWaitOptions, taskQueue: chainWaitsTaskQueue(workflowInfo().taskQueue) });
   /** `retryChainStep` signals received: each lets the steps waiting for an operator try again. */
   private operatorRetries = 0;
