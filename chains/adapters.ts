@@ -123,6 +123,12 @@ export class ChainAdapters implements BridgeEndpoints {
     return this.entry(chainId).headWatch.after(seen, withinMs);
   }
 
+  /** What the chain's treasury holds of `tokenAddress` now (base units), read from the chain, never shared. */
+  treasuryBalance(chainId: number, tokenAddress: string): Promise<bigint> {
+    const adapter = this.adapter(chainId);
+    return adapter.balanceOf(adapter.treasuryAddress(), tokenAddress);
+  }
+
   /** The payment's deposit address on `chainId`. */
   depositAddressFor(chainId: number, paymentId: string): string {
     return this.adapter(chainId).depositAddress(paymentId);

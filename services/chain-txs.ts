@@ -575,8 +575,7 @@ export function createChainTxService(deps: ChainTxServiceDeps) {
      * against what the treasury holds of the token on its chain when the batch reads it.
      */
     reserveFromTreasury(request: Omit<ReservationRequest, 'readBalance'>): Promise<Reservation> {
-      const adapter = chains.adapter(request.chainId);
-      return reserveInTurn(knex, { ...request, readBalance: () => adapter.balanceOf(adapter.treasuryAddress(), request.tokenAddress) });
+      return reserveInTurn(knex, { ...request, readBalance: () => chains.treasuryBalance(request.chainId, request.tokenAddress) });
     },
   };
 }

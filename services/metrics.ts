@@ -124,8 +124,7 @@ export function registerStateGauges(registry: Registry, deps: { knex: Knex; chai
       await Promise.all(
         chains.registry.chains.flatMap((chain) =>
           Object.entries(chain.tokens).map(async ([symbol, token]) => {
-            const adapter = chains.adapter(chain.chainId);
-            const units = await adapter.balanceOf(adapter.treasuryAddress(), token.address).catch(() => undefined);
+            const units = await chains.treasuryBalance(chain.chainId, token.address).catch(() => undefined);
             if (units !== undefined) this.set({ chain: String(chain.chainId), token: symbol }, Number(formatUnits(units, token.decimals)));
           }),
         ),

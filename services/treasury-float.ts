@@ -22,8 +22,7 @@ export async function readTreasuryFloats(deps: { knex: Knex; chains: ChainAdapte
     chains.registry.chains.flatMap((chain) => {
       const native = chains.registry.findNativeToken(chain.chainId);
       return [...Object.entries(chain.tokens).map(([symbol, token]) => ({ ...token, symbol })), ...(native ? [native] : [])].map(async (token) => {
-        const adapter = chains.adapter(chain.chainId);
-        const balance = await adapter.balanceOf(adapter.treasuryAddress(), token.address).catch(() => undefined);
+        const balance = await chains.treasuryBalance(chain.chainId, token.address).catch(() => undefined);
         if (balance === undefined) return undefined;
         const held = reserved.find((r) => r.chainId === chain.chainId && r.tokenAddress === token.address.toLowerCase())?.units ?? 0n;
         return {

@@ -19,8 +19,7 @@ export async function holdTreasuryFloat(stack: Stack, services: StackServices, m
   await rebalancerBetweenRounds(services);
   const holder = await createPayment(stack.info.paymentApiUrl, merchant.ordersKey, paymentBody({ orderId: `float-hold-${randomUUID()}`, chainId: String(chainId), tokenSymbol, amount: '1' }));
   const token = services.chains.registry.token(chainId, tokenSymbol);
-  const adapter = services.chains.adapter(chainId);
-  const balance = await adapter.balanceOf(adapter.treasuryAddress(), token.address);
+  const balance = await services.chains.treasuryBalance(chainId, token.address);
   const intentKey = intentKeys.payout(holder.id);
   await services.knex('treasury_reservations').insert({ intent_key: intentKey, payment_id: holder.id, chain_id: chainId, token_address: token.address.toLowerCase(), amount_units: balance.toString() });
   return () => releaseTreasuryReservation({ knex: services.knex, intentKey });

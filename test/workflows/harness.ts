@@ -428,7 +428,7 @@ export class FakeActivities {
       if (!this.written.has(input.intentKey)) {
         throw ApplicationFailure.nonRetryable(`awaited intent ${input.intentKey} that was never submitted`, 'UnknownIntent');
       }
-      const refusedOf = input.intentKey.startsWith('payout:') ? 'payouts' : input.intentKey.startsWith(intentKeys.refund('')) ? 'refunds' : undefined;
+      const refusedOf = input.intentKey.startsWith(intentKeys.payout('')) ? 'payouts' : input.intentKey.startsWith(intentKeys.refund('')) ? 'refunds' : undefined;
       if (refusedOf && this.refusedWaits[refusedOf] > 0) {
         this.refusedWaits[refusedOf]--;
         throw ApplicationFailure.nonRetryable(`the node keeps refusing ${input.intentKey}: insufficient funds for fee`, 'ChainTxRefused');
